@@ -1,0 +1,63 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import { meRoutes } from './features/accounts/me.routes.js';
+import { healthRoutes } from './features/health/health.routes.js';
+import { Authenticator, type Principal } from './http/auth.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { installValidation } from './http/validation.js';
+import { loggerOptions, RequestLogController } from './http/logging.js';
+import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
+import type { Clock } from './lib/clock.js';
+import { newId } from './lib/ids.js';
+
+export interface AppServices {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+}
+
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** Builds the HTTP application: cross-cutting plugins, then every feature's routes. */
+export async function buildApp({ config, database, clock }: AppServices): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel),
+    genReqId: () => newId('req'),
+    logController: new RequestLogController(),
+    bodyLimit: JSON_BODY_LIMIT,
+    // Fastify accepts a hop count at run time, though its types omit it.
+    trustProxy: config.trustProxy as boolean | string[],
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1/') || route.url === OPENAPI_PATH) return;
+    if (route.config?.permission === undefined) {
+      throw new Error(`${route.method} ${route.url} must declare config.permission (null for any valid key)`);
+    }
+    documentErrors(route);
+  });
+  installValidation(app);
+  installErrorHandling(app);
+  await registerOpenApi(app, config);
+
+  await app.register(healthRoutes(database.db));
+
+  const authenticator = new Authenticator(database.db, clock, config, app.log);
+  app.decorateRequest('principal', null as unknown as Principal);
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', async (request) => {
+        request.principal = await authenticator.authenticate(request, request.routeOptions.config.permission ?? null);
+      });
+      await v1.register(meRoutes);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type TrustProxy = boolean | number | string[];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL connection string; SQLite in dataDir when absent. */
+  databaseUrl?: string;
+  /** PostgreSQL schema to use (created when missing); `public` when absent. */
+  databaseSchema?: string;
+  /** Connections per process in the PostgreSQL pool. */
+  databasePoolSize: number;
+  redisUrl?: string;
+  publicBaseUrl: string;
+  sandboxBaseUrl?: string;
+  trustProxy: TrustProxy;
+  secretKey: string;
+  logLevel: string;
+  allowPrivateNetworks: boolean;
+  /** Delays between webhook delivery attempts, in milliseconds. */
+  webhookRetrySchedule: number[];
+  sandboxRetentionDays: number;
+}
+
+/** A setting that cannot be used; the message names the variable so the operator can fix it. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`Invalid ${variable}: ${reason}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+const SECRET_FILE = 'secret.key';
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function baseUrl(env: Env, name: string, fallback?: string): string | undefined {
+  const raw = read(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a URL: "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http or https URL');
+  if (url.search || url.hash) throw new ConfigError(name, 'must not contain a query or fragment');
+  return url.toString().replace(/\/+$/, '');
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  // A list of addresses, CIDR ranges or proxy-addr names (loopback, linklocal, uniquelocal).
+  return raw.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `5s,5m,30m` into milliseconds. */
+export function parseDurations(name: string, raw: string): number[] {
+  return raw.split(',').map((part) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(part.trim());
+    if (!match) throw new ConfigError(name, `"${part.trim()}" is not a duration like 5s, 5m or 2h`);
+    return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  });
+}
+
+function schemaName(env: Env): string | undefined {
+  const raw = read(env, 'DATABASE_SCHEMA');
+  if (raw !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) {
+    throw new ConfigError('DATABASE_SCHEMA', 'use lower-case letters, digits and _ only');
+  }
+  return raw;
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const raw = read(env, 'DATABASE_URL');
+  if (raw !== undefined && !/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// URL (leave it unset for embedded SQLite)');
+  }
+  return raw;
+}
+
+/** The secret used for HMACs; generated once and kept in DATA_DIR when not configured. */
+function secretKey(env: Env, dataDir: string): string {
+  const configured = read(env, 'SECRET_KEY');
+  if (configured !== undefined) {
+    if (configured.length < 32) throw new ConfigError('SECRET_KEY', 'must be at least 32 characters');
+    return configured;
+  }
+  const file = join(dataDir, SECRET_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const generated = randomBytes(32).toString('base64url');
+  writeFileSync(file, generated, { mode: 0o600, flag: 'wx' });
+  return generated;
+}
+
+/** Reads and validates every setting; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const dataDir = resolve(read(env, 'DATA_DIR') ?? './data');
+  const logLevel = read(env, 'LOG_LEVEL')?.toLowerCase() ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+  const redisUrl = read(env, 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  }
+  const config: Config = {
+    port,
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    dataDir,
+    databaseUrl: databaseUrl(env),
+    databaseSchema: schemaName(env),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    redisUrl,
+    publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`)!,
+    sandboxBaseUrl: baseUrl(env, 'SANDBOX_BASE_URL'),
+    trustProxy: trustProxy(env),
+    secretKey: '',
+    logLevel,
+    allowPrivateNetworks: boolean(env, 'ALLOW_PRIVATE_NETWORKS', false),
+    webhookRetrySchedule: parseDurations('WEBHOOK_RETRY_SCHEDULE', read(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
+    sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
+  };
+  // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
+  config.secretKey = secretKey(env, dataDir);
+  return config;
+}

@@ -1,0 +1,161 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Environment, KeyScope } from '../db/schema.js';
+import { findKeyForAuthentication, touchKeyLastUsed } from '../features/accounts/accounts.repository.js';
+import { hashKeyValue, parseKeyValue } from '../features/accounts/key-format.js';
+import type { Permission } from '../features/accounts/permissions.js';
+import { PLAN_LIMITS, type Plan } from '../features/accounts/plans.js';
+import type { Clock } from '../lib/clock.js';
+import { ipInRanges } from '../lib/ip.js';
+import { AuthFailureLimiter } from './auth-failure-limiter.js';
+import { ApiError, forbidden, unauthorized } from './errors.js';
+
+/** Who is calling: the API key and the account it acts for. */
+export interface Principal {
+  keyId: string;
+  keyName: string;
+  userId: string;
+  email: string;
+  organizationId: string | null;
+  organizationName: string | null;
+  environment: Environment;
+  scope: KeyScope;
+  permissions: readonly Permission[];
+  /** Addresses and CIDR ranges the key may be used from; null when unrestricted. */
+  ipAllowlist: readonly string[] | null;
+  /** The plan that governs this key: the organization's for an organization key, else the user's. */
+  plan: Plan;
+}
+
+/** `permission: null` marks a route any valid key may call; every /v1 route must say which. */
+export type RoutePermission = Permission | null;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    permission?: RoutePermission;
+  }
+}
+
+const LAST_USED_INTERVAL_MS = 60_000;
+
+function keyFromHeaders(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match ? match[1] : authorization.trim();
+  }
+  const header = request.headers['x-api-key'];
+  return Array.isArray(header) ? header[0] : header;
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  return url ? new URL(url).host.toLowerCase() : undefined;
+}
+
+/** Turns the API key of a request into a Principal, or throws the spec's 401/403/429. */
+export class Authenticator {
+  private readonly failures = new AuthFailureLimiter();
+  private readonly lastUsedWrites = new Map<string, number>();
+  private readonly productionHost: string | undefined;
+  private readonly sandboxHost: string | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl'>,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    const production = hostOf(config.publicBaseUrl);
+    const sandbox = hostOf(config.sandboxBaseUrl);
+    // The host rule only applies when the operator runs a distinct sandbox address.
+    if (sandbox && sandbox !== production) {
+      this.productionHost = production;
+      this.sandboxHost = sandbox;
+    }
+  }
+
+  async authenticate(request: FastifyRequest, permission: RoutePermission): Promise<Principal> {
+    const nowMs = this.clock.now().getTime();
+    const retryAfter = this.failures.retryAfterSeconds(request.ip, nowMs);
+    if (retryAfter > 0) {
+      throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address', { retryAfter });
+    }
+    let principal: Principal;
+    try {
+      principal = await this.identify(request);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'unauthorized') this.failures.recordFailure(request.ip, nowMs);
+      throw error;
+    }
+    this.recordUse(principal.keyId, nowMs);
+    this.authorize(request, principal, permission);
+    return principal;
+  }
+
+  private async identify(request: FastifyRequest): Promise<Principal> {
+    const value = keyFromHeaders(request);
+    if (!value) throw unauthorized('Missing API key: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"');
+    const parsed = parseKeyValue(value);
+    if (!parsed) throw unauthorized('Invalid API key');
+    const hash = hashKeyValue(value);
+    const row = await findKeyForAuthentication(this.db, hash);
+    if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');
+    if (row.enabled !== 1) throw unauthorized('This API key is disabled');
+    this.checkHost(request, row.environment);
+    return {
+      keyId: row.id,
+      keyName: row.name,
+      userId: row.user_id,
+      email: row.email,
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+      environment: row.environment,
+      scope: row.scope,
+      permissions: JSON.parse(row.permissions) as Permission[],
+      ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
+      plan: row.organization_plan ?? row.user_plan,
+    };
+  }
+
+  private checkHost(request: FastifyRequest, environment: Environment): void {
+    if (!this.sandboxHost) return;
+    const host = request.host.toLowerCase();
+    if (environment === 'live' && host === this.sandboxHost) {
+      throw unauthorized(`Live keys (svc_live_) cannot be used with the sandbox; use ${this.config.publicBaseUrl}/v1`);
+    }
+    if (environment === 'test' && host === this.productionHost) {
+      throw unauthorized(`Test keys (svc_test_) only work with the sandbox; use ${this.config.sandboxBaseUrl}/v1`);
+    }
+  }
+
+  private authorize(request: FastifyRequest, principal: Principal, permission: RoutePermission): void {
+    if (principal.ipAllowlist && !ipInRanges(request.ip, principal.ipAllowlist)) {
+      throw forbidden('This API key is not allowed from this IP address');
+    }
+    if (!PLAN_LIMITS[principal.plan].apiAccess) throw forbidden('API access requires the Pro or Enterprise plan');
+    if (permission && !principal.permissions.includes(permission)) {
+      throw forbidden(`This API key lacks the ${permission} permission`);
+    }
+  }
+
+  // last_used_at is written at most once a minute per key, never on every request.
+  private recordUse(keyId: string, nowMs: number): void {
+    const last = this.lastUsedWrites.get(keyId) ?? 0;
+    if (nowMs - last < LAST_USED_INTERVAL_MS) return;
+    this.lastUsedWrites.set(keyId, nowMs);
+    touchKeyLastUsed(this.db, keyId, new Date(nowMs).toISOString()).catch((error: unknown) => {
+      this.log.warn({ err: error, key_id: keyId }, 'could not record last_used_at');
+    });
+  }
+}

@@ -1,0 +1,43 @@
+import { Type, type TSchema } from 'typebox';
+
+/** The response envelope shapes shared by every route (spec "Common response envelope"). */
+
+export const ErrorBody = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.String({ description: 'Machine-readable error code, e.g. validation_error' }),
+      message: Type.String(),
+      field: Type.Optional(Type.String({ description: 'The offending input, e.g. content[3].level' })),
+      retry_after: Type.Optional(Type.Integer({ description: 'Seconds to wait before retrying' })),
+      request_id: Type.String(),
+    }),
+  },
+  { description: 'Error' },
+);
+
+export const Pagination = Type.Object({
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  has_more: Type.Boolean(),
+});
+
+export const PaginationQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100' }),
+  offset: Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' }),
+};
+
+export function dataEnvelope<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Literal(true), data });
+}
+
+export function listEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: Pagination });
+}
+
+export const DeletedBody = Type.Object({ success: Type.Literal(true), message: Type.String() });
+
+export function pagination(total: number, limit: number, offset: number) {
+  return { total, limit, offset, has_more: offset + limit < total };
+}

@@ -1,0 +1,100 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, invalidRequest, validationError } from './errors.js';
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** `/content/3/level` → `content[3].level`; the missing or unknown property is appended. */
+export function fieldFromIssue(issue: AjvIssue): string | undefined {
+  const segments = issue.instancePath.split('/').filter(Boolean);
+  const extra = issue.params.missingProperty ?? issue.params.additionalProperty;
+  if (typeof extra === 'string') segments.push(extra);
+  let field = '';
+  for (const segment of segments) {
+    field += /^\d+$/.test(segment) ? `[${segment}]` : field ? `.${segment}` : segment;
+  }
+  return field || undefined;
+}
+
+function describeIssue(issue: AjvIssue, field: string | undefined, context: string): string {
+  const subject = field ?? `the ${context}`;
+  switch (issue.keyword) {
+    case 'required':
+      return `${subject} is required`;
+    case 'additionalProperties':
+      return `${subject} is not a known field`;
+    case 'enum':
+      return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+    default:
+      return `${subject} ${issue.message ?? 'is invalid'}`;
+  }
+}
+
+function fromValidation(error: FastifyError): ApiError {
+  const issue = error.validation![0] as AjvIssue;
+  const context = error.validationContext ?? 'request';
+  const field = fieldFromIssue(issue);
+  const message = describeIssue(issue, field, context === 'querystring' ? 'query' : context);
+  return field ? validationError(field, message) : new ApiError('validation_error', message);
+}
+
+/** Maps framework errors (parsing, limits) onto the spec's codes. */
+function fromFramework(error: FastifyError): ApiError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return invalidRequest('Request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Unsupported Content-Type: send application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalidRequest('Request body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return invalidRequest('Request body is not valid JSON');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+    return invalidRequest('Request body is not valid JSON');
+  }
+  const status = error.statusCode;
+  if (status === 404) return new ApiError('not_found', 'Not found');
+  if (status && status >= 400 && status < 500) return invalidRequest(error.message);
+  return undefined;
+}
+
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError?.validation) return fromValidation(fastifyError);
+  return fromFramework(fastifyError);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.details.retryAfter !== undefined) reply.header('retry-after', String(error.details.retryAfter));
+  return reply.code(error.status).send({
+    success: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details.field !== undefined ? { field: error.details.field } : {}),
+      ...(error.details.retryAfter !== undefined ? { retry_after: error.details.retryAfter } : {}),
+      request_id: request.id,
+    },
+  });
+}
+
+/** Renders every error and unknown route in the envelope; internals never reach the client. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError) return sendError(request, reply, apiError);
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/app.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-startup-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('startup configuration', () => {
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['LOG_LEVEL', 'loud'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['PUBLIC_BASE_URL', 'ftp://example.com'],
+    ['SANDBOX_BASE_URL', 'not a url'],
+    ['ALLOW_PRIVATE_NETWORKS', 'maybe'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5s,soon'],
+    ['SECRET_KEY', 'short'],
+    ['SANDBOX_RETENTION_DAYS', '0'],
+  ])('stops with one line naming %s=%s', async (variable, value) => {
+    const result = await runCli(['serve'], { DATA_DIR: dataDir, [variable]: value });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+  });
+});
+
+describe('serve', () => {
+  it('starts, answers, and exits cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['bin/tagsvc', 'serve'], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const listening = new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
+    });
+    const url = await listening;
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('shutting down');
+  });
+});

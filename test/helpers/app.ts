@@ -1,0 +1,194 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import * as accounts from '../../src/features/accounts/accounts.service.js';
+import { TestClock } from './clock.js';
+
+/**
+ * A real server on a fresh database: SQLite in a temp dir, or a fresh PostgreSQL schema when
+ * TEST_DATABASE_URL is set. Requests go over real HTTP.
+ */
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  database: DatabaseHandle;
+  clock: TestClock;
+  baseUrl: string;
+  /** Environment that points a CLI process at the same data. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export const PUBLIC_BASE_URL = 'http://tagsvc.test';
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Listen address; '::' accepts IPv4 and IPv6 clients. */
+  host?: string;
+  /** Extra routes registered before the server starts (test fixtures for shared mechanisms). */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-test-'));
+  const databaseUrl = process.env.TEST_DATABASE_URL;
+  const schema = databaseUrl ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema!, DATABASE_POOL_SIZE: '4' } : {}),
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const database = await openDatabase(config);
+  await migrateToLatest(database);
+  const clock = new TestClock();
+  const app = await buildApp({ config, database, clock });
+  await options.extend?.(app);
+  await app.listen({ port: 0, host: options.host ?? '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    config,
+    database,
+    clock,
+    baseUrl: `http://127.0.0.1:${port}`,
+    env,
+    async close() {
+      await app.close();
+      await database.close();
+      if (databaseUrl && schema) {
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await client.end();
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let accountCounter = 0;
+
+export interface Account {
+  userId: string;
+  email: string;
+  /** A live key with every permission. */
+  key: string;
+}
+
+/** A user on `plan` with one all-permission live key. */
+export async function createAccount(t: TestApp, plan: 'free' | 'pro' | 'enterprise' = 'pro'): Promise<Account> {
+  const email = `user${++accountCounter}-${randomBytes(3).toString('hex')}@example.com`;
+  const user = await accounts.createUser(t.database.db, t.clock, { email, password: 'correct horse battery', plan });
+  const key = await accounts.createKey(t.database.db, t.clock, { email, name: 'default' });
+  return { userId: user.id, email, key: key.key };
+}
+
+export async function createKey(
+  t: TestApp,
+  email: string,
+  options: { permissions?: string; test?: boolean; organizationId?: string; ip?: string; name?: string } = {},
+) {
+  return accounts.createKey(t.database.db, t.clock, { email, name: options.name ?? 'key', ...options });
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // Tests read whatever the endpoint returns; shapes are asserted field by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+  raw: Buffer;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  baseUrl?: string;
+}
+
+/**
+ * One HTTP request to the test server over node:http (fetch would not let a test set Host);
+ * JSON bodies are parsed when the response is JSON.
+ */
+export async function request(t: TestApp, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | Buffer | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const url = new URL(`${options.baseUrl ?? t.baseUrl}${path}`);
+  const { status, headers: responseHeaders, payload } = await new Promise<{ status: number; headers: Headers; payload: Buffer }>(
+    (resolve, reject) => {
+      const req = http.request(url, { method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, payload: Buffer.concat(chunks) });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
+  const text = payload.toString('utf8');
+  const isJson = responseHeaders.get('content-type')?.includes('json');
+  return { status, headers: responseHeaders, body: isJson && text ? JSON.parse(text) : undefined, text, raw: payload };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `bin/tagsvc` with the test app's settings, as an operator would. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/tagsvc', ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The error envelope every failure must use. */
+export function expectError(response: ApiResponse, status: number, code: string, field?: string): void {
+  const context = `${response.status} ${response.text}`;
+  if (response.status !== status) throw new Error(`expected ${status} ${code}, got ${context}`);
+  const error = response.body?.error;
+  if (response.body?.success !== false || error?.code !== code) throw new Error(`expected code ${code}, got ${context}`);
+  if (typeof error.message !== 'string' || error.message.length === 0) throw new Error(`no message: ${context}`);
+  if (error.request_id !== response.headers.get('x-request-id')) throw new Error(`request_id mismatch: ${context}`);
+  if (field !== undefined && error.field !== field) throw new Error(`expected field ${field}, got ${context}`);
+}
