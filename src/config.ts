@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseCidr } from './lib/ip.js';
 
 export type TrustProxy = boolean | number | string[];
 
@@ -36,6 +37,7 @@ export class ConfigError extends Error {
   }
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 const SECRET_FILE = 'secret.key';
@@ -84,7 +86,13 @@ function trustProxy(env: Env): TrustProxy {
   if (raw.toLowerCase() === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
   // A list of addresses, CIDR ranges or proxy-addr names (loopback, linklocal, uniquelocal).
-  return raw.split(',').map((part) => part.trim()).filter(Boolean);
+  const entries = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!PROXY_NAMES.includes(entry) && !parseCidr(entry)) {
+      throw new ConfigError('TRUST_PROXY', `"${entry}" is not true, false, a hop count, an address, a CIDR range or one of ${PROXY_NAMES.join(', ')}`);
+    }
+  }
+  return entries;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -16,7 +16,8 @@ async function main(argv: string[]): Promise<void> {
 function fail(error: unknown): void {
   const json = process.argv.includes('--json');
   if (error instanceof ConfigError) {
-    process.stderr.write(`tagsvc: ${error.message}\n`);
+    const body = { error: { code: 'invalid_configuration', message: error.message, field: error.variable } };
+    process.stderr.write(json ? `${JSON.stringify(body)}\n` : `tagsvc: ${error.message}\n`);
     process.exitCode = 1;
   } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`tagsvc: ${(error as Error).message}\n\n${USAGE}\n`);

@@ -76,6 +76,8 @@ describe('error envelope and request ids', () => {
   it('answers a body that is not JSON with 415 unsupported_media_type', async () => {
     const response = await request(t, 'POST', '/fixtures/echo', { rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expectError(response, 415, 'unsupported_media_type');
+    const text = await request(t, 'POST', '/fixtures/echo', { rawBody: '{"title":"x"}', headers: { 'content-type': 'text/plain' } });
+    expectError(text, 415, 'unsupported_media_type');
   });
 
   it('answers bodies over 1 MB with 400 invalid_request', async () => {

@@ -21,6 +21,7 @@ describe('startup configuration', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '5s,soon'],
     ['SECRET_KEY', 'short'],
     ['SANDBOX_RETENTION_DAYS', '0'],
+    ['TRUST_PROXY', 'garbage'],
   ])('stops with one line naming %s=%s', async (variable, value) => {
     const result = await runCli(['serve'], { DATA_DIR: dataDir, [variable]: value });
     expect(result.code).toBe(1);
