@@ -3,7 +3,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { meRoutes } from './features/accounts/me.routes.js';
+import { folderRoutes } from './features/folders/folders.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
+import { pageRoutes } from './features/pages/pages.routes.js';
+import { tagRoutes } from './features/tags/tags.routes.js';
 import { Authenticator, type Principal } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installValidation } from './http/validation.js';
@@ -41,12 +44,17 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
     }
     documentErrors(route);
   });
+  // JSON is the only body the API takes (uploads register their own parser); text/plain would
+  // otherwise reach the schema as a string instead of being refused as the wrong media type.
+  app.removeContentTypeParser('text/plain');
   installValidation(app);
   installErrorHandling(app);
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes(database.db));
+  await app.register(pageRoutes(database.db));
 
+  const tagsContext = { db: database.db, clock, config };
   const authenticator = new Authenticator(database.db, clock, config, app.log);
   app.decorateRequest('principal', null as unknown as Principal);
   await app.register(
@@ -55,6 +63,8 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
         request.principal = await authenticator.authenticate(request, request.routeOptions.config.permission ?? null);
       });
       await v1.register(meRoutes);
+      await v1.register(tagRoutes(tagsContext));
+      await v1.register(folderRoutes(tagsContext));
     },
     { prefix: '/v1' },
   );

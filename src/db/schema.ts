@@ -54,9 +54,63 @@ export interface ApiKeysTable {
   last_used_at: string | null;
 }
 
+/** Columns every tenant-owned row carries: its environment and who owns it. */
+interface Owned {
+  environment: Environment;
+  owner_id: string;
+  organization_id: string | null;
+}
+
+export interface FoldersTable extends Owned {
+  id: string;
+  parent_id: string | null;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ShortIdsTable {
+  short_id: string;
+  created_at: string;
+}
+
+export type ReadPermission = 'public' | 'organization' | 'private';
+export type WritePermission = 'owner' | 'organization';
+
+export interface TagsTable extends Owned {
+  id: string;
+  short_id: string;
+  folder_id: string | null;
+  title: string;
+  /** JSON array of content blocks, each with its id. */
+  content: string;
+  read_permission: ReadPermission;
+  write_permission: WritePermission;
+  access_logging: number;
+  /** Bumped on every change; keys caches of the rendered page. */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable extends Owned {
+  id: string;
+  type: string;
+  tag_id: string | null;
+  /** JSON of the body receivers get: { id, event, created_at, data }. */
+  payload: string;
+  created_at: string;
+  /** When the worker turned the event into deliveries; null while pending. */
+  dispatched_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
   api_keys: ApiKeysTable;
+  folders: FoldersTable;
+  short_ids: ShortIdsTable;
+  tags: TagsTable;
+  events: EventsTable;
 }

@@ -1,4 +1,5 @@
 import type { Job } from './runner.js';
+import { sandboxPurgeJob } from './sandbox-purge.js';
 
 /** Every periodic job the worker runs. Features add theirs here. */
-export const jobs: Job[] = [];
+export const jobs: Job[] = [sandboxPurgeJob];

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/database.js';
+import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import type { Clock } from '../../lib/clock.js';
+import { scopeOf } from '../accounts/scope.js';
+import * as folders from './folders.service.js';
+
+const FOLDERS = ['Folders'];
+
+const Folder = Type.Object({
+  id: Type.String({ description: 'fld_…' }),
+  name: Type.String(),
+  parent_id: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+const FolderParams = Type.Object({ id: Type.String() });
+const name = Type.String({ description: '1-255 characters after trimming' });
+const parentId = Type.Union([Type.String(), Type.Null()], { description: 'Parent folder (fld_…), or null' });
+
+/** Folders (extension): give `folder_id` on tags a meaning. They follow the tags permissions. */
+export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/folders',
+      {
+        config: { permission: 'tags:read' },
+        schema: {
+          summary: 'List folders',
+          tags: FOLDERS,
+          querystring: Type.Object({ ...PaginationQuery, parent_id: Type.Optional(Type.String()) }),
+          response: { 200: listEnvelope(Folder) },
+        },
+      },
+      async (request) => {
+        const { total, folders: items } = await folders.listFolders(ctx.db, scopeOf(request.principal), request.query);
+        return { success: true as const, data: items, pagination: pagination(total, request.query.limit, request.query.offset) };
+      },
+    );
+
+    app.post(
+      '/folders',
+      {
+        config: { permission: 'tags:write' },
+        schema: {
+          summary: 'Create a folder',
+          tags: FOLDERS,
+          body: Type.Object({ name, parent_id: Type.Optional(parentId) }, { additionalProperties: false }),
+          response: { 201: dataEnvelope(Folder) },
+        },
+      },
+      async (request, reply) => {
+        const folder = await folders.createFolder(ctx.db, ctx.clock, scopeOf(request.principal), request.body);
+        return reply.code(201).send({ success: true as const, data: folder });
+      },
+    );
+
+    app.get(
+      '/folders/:id',
+      { config: { permission: 'tags:read' }, schema: { summary: 'Get a folder', tags: FOLDERS, params: FolderParams, response: { 200: dataEnvelope(Folder) } } },
+      async (request) => ({ success: true as const, data: await folders.getFolder(ctx.db, scopeOf(request.principal), request.params.id) }),
+    );
+
+    app.patch(
+      '/folders/:id',
+      {
+        config: { permission: 'tags:write' },
+        schema: {
+          summary: 'Rename or move a folder',
+          tags: FOLDERS,
+          params: FolderParams,
+          body: Type.Object({ name: Type.Optional(name), parent_id: Type.Optional(parentId) }, { additionalProperties: false }),
+          response: { 200: dataEnvelope(Folder) },
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await folders.updateFolder(ctx.db, ctx.clock, scopeOf(request.principal), request.params.id, request.body),
+      }),
+    );
+
+    app.delete(
+      '/folders/:id',
+      {
+        config: { permission: 'tags:delete' },
+        schema: { summary: 'Delete an empty folder', tags: FOLDERS, params: FolderParams, response: { 200: DeletedBody } },
+      },
+      async (request) => {
+        await folders.deleteFolder(ctx.db, scopeOf(request.principal), request.params.id);
+        return { success: true as const, message: 'Folder deleted' };
+      },
+    );
+  };
+}

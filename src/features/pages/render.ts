@@ -1,0 +1,61 @@
+import escapeHtml from 'escape-html';
+import type { Block } from '../tags/blocks.js';
+import { sanitizeUserHtml } from '../tags/sanitize.js';
+
+/** Server-rendered, accessible, mobile-friendly HTML of a tag's page. */
+
+export interface PageTag {
+  title: string;
+  blocks: Block[];
+}
+
+const CALLOUT_LABEL = { info: 'Note', warning: 'Warning', success: 'Success', error: 'Error' } as const;
+
+function renderText(block: Extract<Block, { type: 'text' }>): string {
+  let html = escapeHtml(block.content);
+  if (block.format.italic) html = `<em>${html}</em>`;
+  if (block.format.bold) html = `<strong>${html}</strong>`;
+  return `<p>${html}</p>`;
+}
+
+function renderBlock(block: Block, imageUrl: (fileId: string) => string): string {
+  switch (block.type) {
+    case 'text':
+      return renderText(block);
+    case 'heading': {
+      // The page title is the only h1, so block headings start one level below it.
+      const level = Math.min(block.level + 1, 6);
+      return `<h${level}>${escapeHtml(block.content)}</h${level}>`;
+    }
+    case 'callout':
+      return `<aside class="callout callout-${block.style}" role="note" aria-label="${CALLOUT_LABEL[block.style]}"><p>${escapeHtml(block.content)}</p></aside>`;
+    case 'html':
+      // Sanitized on write already; sanitizing again on render guards rows written by older rules.
+      return `<div class="html-block">${sanitizeUserHtml(block.content)}</div>`;
+    case 'image':
+      return `<figure><img src="${escapeHtml(imageUrl(block.file_id))}" alt="${escapeHtml(block.alt)}" loading="lazy"></figure>`;
+    case 'link':
+      return `<p><a href="${escapeHtml(block.url)}" rel="noopener noreferrer nofollow">${escapeHtml(block.label || block.url)}</a></p>`;
+    case 'divider':
+      return '<hr>';
+  }
+}
+
+function document(title: string, body: string): string {
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/page.css"></head>` +
+    `<body><main>${body}</main></body></html>`
+  );
+}
+
+export function renderTagPage(tag: PageTag, imageUrl: (fileId: string) => string): string {
+  const blocks = tag.blocks.map((block) => renderBlock(block, imageUrl)).join('');
+  return document(tag.title, `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}</article>`);
+}
+
+export const NOT_FOUND_PAGE = document(
+  'Page not found',
+  '<div class="not-found"><h1>Page not found</h1><p>This tag does not exist, was deleted, or is not shared publicly.</p></div>',
+);

@@ -1,0 +1,94 @@
+import type { Db } from '../../db/database.js';
+import type { TagsTable } from '../../db/schema.js';
+import { inScope, type Scope } from '../accounts/scope.js';
+
+/** All SQL for tags and their short ids. */
+
+export function findTagById(db: Db, id: string) {
+  return db
+    .selectFrom('tags')
+    .innerJoin('users', 'users.id', 'tags.owner_id')
+    .selectAll('tags')
+    .select('users.email as owner_email')
+    .where('tags.id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findTagByShortId(db: Db, shortId: string) {
+  return db
+    .selectFrom('tags')
+    .innerJoin('users', 'users.id', 'tags.owner_id')
+    .selectAll('tags')
+    .select('users.email as owner_email')
+    .where('tags.short_id', '=', shortId)
+    .executeTakeFirst();
+}
+
+export type TagRow = NonNullable<Awaited<ReturnType<typeof findTagById>>>;
+
+/** Claims a short id for good; false when it was ever issued before. */
+export async function claimShortId(db: Db, shortId: string, at: string): Promise<boolean> {
+  const result = await db
+    .insertInto('short_ids')
+    .values({ short_id: shortId, created_at: at })
+    .onConflict((oc) => oc.column('short_id').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export function insertTag(db: Db, tag: TagsTable) {
+  return db.insertInto('tags').values(tag).execute();
+}
+
+export function updateTagRow(db: Db, id: string, changes: Partial<TagsTable>) {
+  return db.updateTable('tags').set(changes).where('id', '=', id).execute();
+}
+
+export function deleteTagRow(db: Db, id: string) {
+  return db.deleteFrom('tags').where('id', '=', id).execute();
+}
+
+export const TAG_SORTS = { created: 'id', updated: 'updated_at', title: 'title' } as const;
+export type TagSort = keyof typeof TAG_SORTS;
+
+export interface TagListQuery {
+  folderId?: string;
+  sort: TagSort;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
+  let base = db.selectFrom('tags').where(inScope(scope));
+  if (query.folderId) base = base.where('folder_id', '=', query.folderId);
+  const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+  let page = base.select(['id', 'short_id', 'title', 'folder_id', 'read_permission', 'write_permission', 'created_at', 'updated_at']);
+  // The id breaks ties so pages never overlap; ids sort in creation order.
+  if (query.sort === 'title') page = page.orderBy((eb) => eb.fn('lower', ['title']), query.order);
+  else if (query.sort === 'updated') page = page.orderBy('updated_at', query.order);
+  const rows = await page.orderBy('id', query.order).limit(query.limit).offset(query.offset).execute();
+  return { total: Number(total), rows };
+}
+
+export function countTagsInFolder(db: Db, folderId: string) {
+  return db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('folder_id', '=', folderId)
+    .executeTakeFirstOrThrow()
+    .then((r) => Number(r.count));
+}
+
+/** Just what the public page needs to decide whether its cached rendering is current. */
+export function findPageHeader(db: Db, shortId: string) {
+  return db
+    .selectFrom('tags')
+    .select(['id', 'version', 'read_permission', 'environment', 'owner_id', 'organization_id'])
+    .where('short_id', '=', shortId)
+    .executeTakeFirst();
+}
+
+export function deleteTestTagsCreatedBefore(db: Db, before: string) {
+  return db.deleteFrom('tags').where('environment', '=', 'test').where('created_at', '<', before).executeTakeFirst();
+}

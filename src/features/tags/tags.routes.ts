@@ -1,0 +1,132 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import { qrImage } from './qr.js';
+import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
+import * as tags from './tags.service.js';
+
+const TAGS = ['Tags'];
+
+export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/tags',
+      {
+        config: { permission: 'tags:read' },
+        schema: {
+          summary: 'List tags',
+          tags: TAGS,
+          querystring: Type.Object({
+            ...PaginationQuery,
+            folder: Type.Optional(Type.String({ description: 'Only tags in this folder (fld_…)' })),
+            sort: Type.Enum(['created', 'updated', 'title'], { default: 'created' }),
+            order: Type.Enum(['asc', 'desc'], { default: 'desc' }),
+          }),
+          response: { 200: listEnvelope(TagListItem) },
+        },
+      },
+      async (request) => {
+        const { limit, offset } = request.query;
+        const { total, tags: items } = await tags.listTags(ctx, request.principal, request.query);
+        return { success: true as const, data: items, pagination: pagination(total, limit, offset) };
+      },
+    );
+
+    app.post(
+      '/tags',
+      {
+        config: { permission: 'tags:write' },
+        schema: { summary: 'Create a tag', tags: TAGS, body: TagCreateBody, response: { 201: dataEnvelope(Tag) } },
+      },
+      async (request, reply) => {
+        const tag = await tags.createTag(ctx, request.principal, request.body);
+        return reply.code(201).send({ success: true as const, data: tag });
+      },
+    );
+
+    app.post(
+      '/tags/batch',
+      {
+        config: { permission: 'tags:write' },
+        schema: {
+          summary: 'Create up to 100 tags at once (all or nothing)',
+          tags: TAGS,
+          body: TagBatchBody,
+          response: {
+            201: dataEnvelope(Type.Object({ created: Type.Integer(), tags: Type.Array(Type.Object({ id: Type.String(), short_id: Type.String() })) })),
+          },
+        },
+      },
+      async (request, reply) => {
+        const result = await tags.createTags(ctx, request.principal, request.body.tags);
+        return reply.code(201).send({ success: true as const, data: result });
+      },
+    );
+
+    app.get(
+      '/tags/:id',
+      {
+        config: { permission: 'tags:read' },
+        schema: { summary: 'Get a tag by id or short id', tags: TAGS, params: TagIdParams, response: { 200: dataEnvelope(Tag) } },
+      },
+      async (request) => ({ success: true as const, data: await tags.getTag(ctx, request.principal, request.params.id) }),
+    );
+
+    app.put(
+      '/tags/:id',
+      {
+        config: { permission: 'tags:write' },
+        schema: {
+          summary: 'Update a tag (omitted fields keep their value; content replaces the block list)',
+          tags: TAGS,
+          params: TagIdParams,
+          body: TagUpdateBody,
+          response: { 200: dataEnvelope(Tag) },
+        },
+      },
+      async (request) => ({ success: true as const, data: await tags.updateTag(ctx, request.principal, request.params.id, request.body) }),
+    );
+
+    app.delete(
+      '/tags/:id',
+      {
+        config: { permission: 'tags:delete' },
+        schema: { summary: 'Delete a tag, its files and its analytics', tags: TAGS, params: TagIdParams, response: { 200: DeletedBody } },
+      },
+      async (request) => {
+        await tags.deleteTag(ctx, request.principal, request.params.id);
+        return { success: true as const, message: 'Tag deleted' };
+      },
+    );
+
+    app.get(
+      '/tags/:id/qr',
+      {
+        config: { permission: 'tags:read' },
+        schema: {
+          summary: "The tag's QR code, encoding its scan address",
+          tags: TAGS,
+          params: TagIdParams,
+          querystring: QrQuery,
+          response: {
+            200: {
+              description: 'The image',
+              content: { 'image/png': { schema: { type: 'string', format: 'binary' } }, 'image/svg+xml': { schema: { type: 'string' } } },
+            },
+            304: { description: 'Not modified (If-None-Match)', type: 'null' },
+          },
+        },
+      },
+      async (request, reply) => {
+        const tag = await tags.requireTag(ctx.db, request.principal, request.params.id);
+        const options = { ...request.query, color: request.query.color.toLowerCase(), background: request.query.background.toLowerCase() };
+        const image = await qrImage(tags.scanUrl(ctx.config, tag), options);
+        await tags.recordQrGenerated(ctx, tag, options);
+        reply.header('etag', image.etag).header('cache-control', 'private, max-age=86400');
+        // The response schemas above document binary bodies; the type provider only models JSON ones.
+        if (request.headers['if-none-match'] === image.etag) return reply.code(304).send(null as never);
+        return reply.type(image.contentType).send(image.body as never);
+      },
+    );
+  };
+}

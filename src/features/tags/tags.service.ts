@@ -1,0 +1,267 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
+import type { Principal } from '../../http/auth.js';
+import { forbidden, validationError } from '../../http/errors.js';
+import { isoNow, type Clock } from '../../lib/clock.js';
+import { newId, randomBase62 } from '../../lib/ids.js';
+import { requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
+import { emit } from '../events/outbox.js';
+import { requireOwnFolder } from '../folders/folders.service.js';
+import { blocksFromHtml, parseBlocks, type Block } from './blocks.js';
+import * as repo from './tags.repository.js';
+
+export interface TagsContext {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl'>;
+}
+
+/** The request body of create (either shape), of each batch item, and of PUT. */
+export interface TagInput {
+  title?: string;
+  content?: unknown[] | string;
+  folder_id?: string | null;
+  permissions?: { read?: ReadPermission; write?: WritePermission };
+  readPermission?: ReadPermission;
+  writePermission?: WritePermission;
+  access_logging?: boolean;
+}
+
+export const MAX_TITLE = 255;
+export const MAX_BATCH = 100;
+const SHORT_ID_LENGTH = 8;
+
+/** Addresses of a tag live on the sandbox host for test data when one is configured. */
+function baseUrlFor(config: TagsContext['config'], environment: Environment): string {
+  return environment === 'test' && config.sandboxBaseUrl ? config.sandboxBaseUrl : config.publicBaseUrl;
+}
+
+export function publicPageUrl(config: TagsContext['config'], tag: Pick<TagsTable, 'short_id' | 'environment'>): string {
+  return `${baseUrlFor(config, tag.environment)}/t/${tag.short_id}`;
+}
+
+/** What the QR code encodes: the scan address, which records the view as a QR scan. */
+export function scanUrl(config: TagsContext['config'], tag: Pick<TagsTable, 'short_id' | 'environment'>): string {
+  return `${baseUrlFor(config, tag.environment)}/s/${tag.short_id}`;
+}
+
+/** The one API representation of a tag, used by every endpoint and by tag.* events. */
+export function toTagView(config: TagsContext['config'], row: repo.TagRow) {
+  return {
+    id: row.id,
+    short_id: row.short_id,
+    title: row.title,
+    content: JSON.parse(row.content) as Block[],
+    folder_id: row.folder_id,
+    permissions: { read: row.read_permission, write: row.write_permission },
+    access_logging: row.access_logging === 1,
+    owner: { id: row.owner_id, email: row.owner_email },
+    qr_url: `${baseUrlFor(config, row.environment)}/v1/tags/${row.id}/qr`,
+    url: publicPageUrl(config, row),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export type TagView = ReturnType<typeof toTagView>;
+
+/** The short form used by tag.deleted, tag.viewed, qr.* and file.* events. */
+export function tagSummary(row: Pick<TagsTable, 'id' | 'short_id' | 'title'>) {
+  return { id: row.id, short_id: row.short_id, title: row.title };
+}
+
+function cleanTitle(title: string, field: string): string {
+  const trimmed = title.trim();
+  if (trimmed.length < 1) throw validationError(field, `${field} must not be empty`);
+  if (trimmed.length > MAX_TITLE) throw validationError(field, `${field} must be at most ${MAX_TITLE} characters`);
+  return trimmed;
+}
+
+/** Resolves one permission given either as permissions.x or as the top-level alias. */
+function permission<T extends string>(input: TagInput, key: 'read' | 'write', prefix: string): { value?: T; field: string } {
+  const nested = input.permissions?.[key] as T | undefined;
+  const aliasName = key === 'read' ? 'readPermission' : 'writePermission';
+  const alias = input[aliasName] as T | undefined;
+  if (nested !== undefined && alias !== undefined) {
+    throw validationError(`${prefix}${aliasName}`, `give ${prefix}permissions.${key} or ${prefix}${aliasName}, not both`);
+  }
+  return alias !== undefined ? { value: alias, field: `${prefix}${aliasName}` } : { value: nested, field: `${prefix}permissions.${key}` };
+}
+
+interface ResolvedFields {
+  title?: string;
+  content?: Block[];
+  folder_id?: string | null;
+  read_permission?: ReadPermission;
+  write_permission?: WritePermission;
+  access_logging?: number;
+}
+
+/**
+ * Validates a body against the rules the schema cannot express (trimmed title, blocks, folder
+ * ownership, organization-only permission values). `prefix` names batch items: `tags[2].`.
+ */
+async function resolveFields(db: Db, scope: Scope, input: TagInput, prefix: string, existing?: repo.TagRow): Promise<ResolvedFields> {
+  const fields: ResolvedFields = {};
+  if (input.title !== undefined) fields.title = cleanTitle(input.title, `${prefix}title`);
+  if (typeof input.content === 'string') fields.content = blocksFromHtml(input.content, `${prefix}content`);
+  else if (input.content !== undefined) {
+    const keep = new Set(existing ? (JSON.parse(existing.content) as Block[]).map((b) => b.id) : []);
+    fields.content = parseBlocks(input.content, `${prefix}content`, keep);
+  }
+  if (input.folder_id !== undefined) {
+    if (input.folder_id !== null) await requireOwnFolder(db, scope, input.folder_id, `${prefix}folder_id`);
+    fields.folder_id = input.folder_id;
+  }
+  const read = permission<ReadPermission>(input, 'read', prefix);
+  const write = permission<WritePermission>(input, 'write', prefix);
+  for (const { value, field } of [read, write]) {
+    if (value === 'organization' && !scope.organizationId) {
+      throw validationError(field, `${field} can be organization only for tags created with an organization key`);
+    }
+  }
+  if (read.value !== undefined) fields.read_permission = read.value;
+  if (write.value !== undefined) fields.write_permission = write.value;
+  if (input.access_logging !== undefined) fields.access_logging = input.access_logging ? 1 : 0;
+  return fields;
+}
+
+function requireTitle(input: TagInput, prefix: string): void {
+  if (input.title === undefined) throw validationError(`${prefix}title`, `${prefix}title is required`);
+}
+
+/** Issues an 8-character short id that was never issued before. */
+async function issueShortId(db: Db, at: string): Promise<string> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const candidate = randomBase62(SHORT_ID_LENGTH);
+    if (await repo.claimShortId(db, candidate, at)) return candidate;
+  }
+  throw new Error('could not issue a unique short id');
+}
+
+async function insertNewTag(trx: Db, ctx: TagsContext, principal: Principal, fields: ResolvedFields) {
+  const now = isoNow(ctx.clock);
+  const row: TagsTable = {
+    id: newId('tag'),
+    short_id: await issueShortId(trx, now),
+    environment: principal.environment,
+    owner_id: principal.userId,
+    organization_id: principal.organizationId,
+    folder_id: fields.folder_id ?? null,
+    title: fields.title!,
+    content: JSON.stringify(fields.content ?? []),
+    read_permission: fields.read_permission ?? 'public',
+    write_permission: fields.write_permission ?? 'owner',
+    access_logging: fields.access_logging ?? 0,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  await repo.insertTag(trx, row);
+  const view = toTagView(ctx.config, { ...row, owner_email: principal.email });
+  await emit(trx, eventFor(row, 'tag.created', { tag: view }, now));
+  return view;
+}
+
+function eventFor(row: Pick<TagsTable, 'id' | 'environment' | 'owner_id' | 'organization_id'>, type: 'tag.created' | 'tag.updated' | 'tag.deleted' | 'qr.generated', data: Record<string, unknown>, at: string) {
+  return { type, environment: row.environment, ownerId: row.owner_id, organizationId: row.organization_id, tagId: row.id, data, at };
+}
+
+export async function createTag(ctx: TagsContext, principal: Principal, input: TagInput): Promise<TagView> {
+  requireTitle(input, '');
+  const fields = await resolveFields(ctx.db, scopeOf(principal), input, '');
+  return ctx.db.transaction().execute((trx) => insertNewTag(trx, ctx, principal, fields));
+}
+
+/** All or nothing: every item is validated before anything is written, then one transaction. */
+export async function createTags(ctx: TagsContext, principal: Principal, inputs: TagInput[]) {
+  const scope = scopeOf(principal);
+  const resolved: ResolvedFields[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const prefix = `tags[${index}].`;
+    requireTitle(input, prefix);
+    resolved.push(await resolveFields(ctx.db, scope, input, prefix));
+  }
+  const views = await ctx.db.transaction().execute(async (trx) => {
+    const created: TagView[] = [];
+    for (const fields of resolved) created.push(await insertNewTag(trx, ctx, principal, fields));
+    return created;
+  });
+  return { created: views.length, tags: views.map((v) => ({ id: v.id, short_id: v.short_id })) };
+}
+
+/** Finds a tag by long id (`tag_…`) or 8-character short id. */
+export function findTag(db: Db, idOrShortId: string): Promise<repo.TagRow | undefined> {
+  if (idOrShortId.startsWith('tag_')) return repo.findTagById(db, idOrShortId);
+  if (/^[A-Za-z0-9]{8}$/.test(idOrShortId)) return repo.findTagByShortId(db, idOrShortId);
+  return Promise.resolve(undefined);
+}
+
+export async function requireTag(db: Db, principal: Principal, idOrShortId: string): Promise<repo.TagRow> {
+  return requireAccess(await findTag(db, idOrShortId), scopeOf(principal), 'Tag');
+}
+
+/** `write: owner` lets only the tag's owner change it; `organization` any key of its organization. */
+function requireWritable(tag: repo.TagRow, principal: Principal): void {
+  if (tag.write_permission === 'owner' && tag.owner_id !== principal.userId) {
+    throw forbidden('Only the owner of this tag may change it (permissions.write is owner)');
+  }
+}
+
+export async function getTag(ctx: TagsContext, principal: Principal, idOrShortId: string): Promise<TagView> {
+  return toTagView(ctx.config, await requireTag(ctx.db, principal, idOrShortId));
+}
+
+export async function listTags(ctx: TagsContext, principal: Principal, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
+  const scope = scopeOf(principal);
+  if (query.folder) await requireOwnFolder(ctx.db, scope, query.folder, 'folder');
+  const { total, rows } = await repo.listTags(ctx.db, scope, { ...query, folderId: query.folder });
+  const tags = rows.map((row) => ({
+    id: row.id,
+    short_id: row.short_id,
+    title: row.title,
+    folder_id: row.folder_id,
+    permissions: { read: row.read_permission, write: row.write_permission },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }));
+  return { total, tags };
+}
+
+/** PUT: omitted fields keep their value; content, when given, replaces the whole list. */
+export async function updateTag(ctx: TagsContext, principal: Principal, idOrShortId: string, input: TagInput): Promise<TagView> {
+  const tag = await requireTag(ctx.db, principal, idOrShortId);
+  requireWritable(tag, principal);
+  const fields = await resolveFields(ctx.db, scopeOf(principal), input, '', tag);
+  const now = isoNow(ctx.clock);
+  const changes: Partial<TagsTable> = {
+    ...fields,
+    content: fields.content ? JSON.stringify(fields.content) : undefined,
+    version: tag.version + 1,
+    updated_at: now,
+  };
+  if (changes.content === undefined) delete changes.content;
+  const updated: repo.TagRow = { ...tag, ...changes };
+  const view = toTagView(ctx.config, updated);
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.updateTagRow(trx, tag.id, changes);
+    await emit(trx, eventFor(tag, 'tag.updated', { tag: view }, now));
+  });
+  return view;
+}
+
+export async function deleteTag(ctx: TagsContext, principal: Principal, idOrShortId: string): Promise<void> {
+  const tag = await requireTag(ctx.db, principal, idOrShortId);
+  requireWritable(tag, principal);
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.deleteTagRow(trx, tag.id);
+    await emit(trx, eventFor(tag, 'tag.deleted', { tag: tagSummary(tag) }, isoNow(ctx.clock)));
+  });
+}
+
+/** Records that a QR code of the tag was generated (qr.generated). */
+export async function recordQrGenerated(ctx: TagsContext, tag: repo.TagRow, qr: Record<string, unknown>): Promise<void> {
+  await emit(ctx.db, eventFor(tag, 'qr.generated', { tag: tagSummary(tag), qr }, isoNow(ctx.clock)));
+}
+
