@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { matchesIfNoneMatch } from '../../http/conditional.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
 import { qrImage } from './qr.js';
 import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
@@ -119,12 +120,13 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const tag = await tags.requireTag(ctx.db, request.principal, request.params.id);
-        const options = { ...request.query, color: request.query.color.toLowerCase(), background: request.query.background.toLowerCase() };
+        const { format, size, color, background } = request.query;
+        const options = { format, size, color: color.toLowerCase(), background: background.toLowerCase() };
         const image = await qrImage(tags.scanUrl(ctx.config, tag), options);
         await tags.recordQrGenerated(ctx, tag, options);
         reply.header('etag', image.etag).header('cache-control', 'private, max-age=86400');
         // The response schemas above document binary bodies; the type provider only models JSON ones.
-        if (request.headers['if-none-match'] === image.etag) return reply.code(304).send(null as never);
+        if (matchesIfNoneMatch(request.headers['if-none-match'], image.etag)) return reply.code(304).send(null as never);
         return reply.type(image.contentType).send(image.body as never);
       },
     );
