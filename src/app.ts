@@ -9,6 +9,8 @@ import { pageRoutes } from './features/pages/pages.routes.js';
 import { tagRoutes } from './features/tags/tags.routes.js';
 import { Authenticator, type Principal } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { RateLimiter } from './http/rate-limit/limiter.js';
+import { createRateLimitStore } from './http/rate-limit/store.js';
 import { installValidation } from './http/validation.js';
 import { loggerOptions, RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
@@ -55,12 +57,24 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
   await app.register(pageRoutes(database.db));
 
   const tagsContext = { db: database.db, clock, config };
-  const authenticator = new Authenticator(database.db, clock, config, app.log);
+  const limiter = new RateLimiter(await createRateLimitStore(config), clock, app.log, config.rateLimits);
+  app.addHook('onClose', () => limiter.close());
+  const authenticator = new Authenticator(database.db, clock, config, app.log, limiter);
   app.decorateRequest('principal', null as unknown as Principal);
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', async (request) => {
-        request.principal = await authenticator.authenticate(request, request.routeOptions.config.permission ?? null);
+      // The order of ARCHITECTURE.md: key → address, plan, permission → rate limits → handler.
+      v1.addHook('onRequest', async (request, reply) => {
+        const { permission, rateLimit } = request.routeOptions.config;
+        const principal = await authenticator.authenticate(request);
+        request.principal = principal;
+        try {
+          authenticator.authorize(request, principal, permission ?? null);
+        } catch (error) {
+          await limiter.annotate(reply, principal, rateLimit);
+          throw error;
+        }
+        await limiter.admit(reply, principal, rateLimit);
       });
       await v1.register(meRoutes);
       await v1.register(tagRoutes(tagsContext));

@@ -16,6 +16,8 @@ export interface Config {
   /** Connections per process in the PostgreSQL pool. */
   databasePoolSize: number;
   redisUrl?: string;
+  /** Per-key and endpoint rate limits; failed-authentication limits apply regardless. */
+  rateLimits: boolean;
   publicBaseUrl: string;
   sandboxBaseUrl?: string;
   trustProxy: TrustProxy;
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseSchema: schemaName(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl,
+    rateLimits: boolean(env, 'RATE_LIMITS', true),
     publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`)!,
     sandboxBaseUrl: baseUrl(env, 'SANDBOX_BASE_URL'),
     trustProxy: trustProxy(env),

@@ -9,8 +9,8 @@ import type { Permission } from '../features/accounts/permissions.js';
 import { PLAN_LIMITS, type Plan } from '../features/accounts/plans.js';
 import type { Clock } from '../lib/clock.js';
 import { ipInRanges } from '../lib/ip.js';
-import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { ApiError, forbidden, unauthorized } from './errors.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
 
 /** Who is calling: the API key and the account it acts for. */
 export interface Principal {
@@ -65,7 +65,6 @@ function hostOf(url: string | undefined): string | undefined {
 
 /** Turns the API key of a request into a Principal, or throws the spec's 401/403/429. */
 export class Authenticator {
-  private readonly failures = new AuthFailureLimiter();
   private readonly lastUsedWrites = new Map<string, number>();
   private readonly productionHost: string | undefined;
   private readonly sandboxHost: string | undefined;
@@ -75,6 +74,7 @@ export class Authenticator {
     private readonly clock: Clock,
     private readonly config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl'>,
     private readonly log: FastifyBaseLogger,
+    private readonly limiter: RateLimiter,
   ) {
     const production = hostOf(config.publicBaseUrl);
     const sandbox = hostOf(config.sandboxBaseUrl);
@@ -85,9 +85,9 @@ export class Authenticator {
     }
   }
 
-  async authenticate(request: FastifyRequest, permission: RoutePermission): Promise<Principal> {
-    const nowMs = this.clock.now().getTime();
-    const retryAfter = this.failures.retryAfterSeconds(request.ip, nowMs);
+  /** The caller's key as a Principal, or 401; addresses that keep failing get 429. */
+  async authenticate(request: FastifyRequest): Promise<Principal> {
+    const retryAfter = await this.limiter.authRetryAfter(request.ip);
     if (retryAfter > 0) {
       throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address', { retryAfter });
     }
@@ -95,11 +95,10 @@ export class Authenticator {
     try {
       principal = await this.identify(request);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unauthorized') this.failures.recordFailure(request.ip, nowMs);
+      if (error instanceof ApiError && error.code === 'unauthorized') await this.limiter.recordAuthFailure(request.ip);
       throw error;
     }
-    this.recordUse(principal.keyId, nowMs);
-    this.authorize(request, principal, permission);
+    this.recordUse(principal.keyId, this.clock.now().getTime());
     return principal;
   }
 
@@ -139,7 +138,8 @@ export class Authenticator {
     }
   }
 
-  private authorize(request: FastifyRequest, principal: Principal, permission: RoutePermission): void {
+  /** 403 when the address, the plan or the key's permissions do not allow the route. */
+  authorize(request: FastifyRequest, principal: Principal, permission: RoutePermission): void {
     if (principal.ipAllowlist && !ipInRanges(request.ip, principal.ipAllowlist)) {
       throw forbidden('This API key is not allowed from this IP address');
     }

@@ -46,6 +46,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL,
     SECRET_KEY: randomBytes(32).toString('hex'),
+    // Feature tests make many requests with one key; the limiter has its own tests that turn it on.
+    RATE_LIMITS: 'false',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema!, DATABASE_POOL_SIZE: '4' } : {}),
     ...options.env,
   };

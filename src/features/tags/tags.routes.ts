@@ -48,7 +48,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
     app.post(
       '/tags/batch',
       {
-        config: { permission: 'tags:write' },
+        config: { permission: 'tags:write', rateLimit: 'bulk' },
         schema: {
           summary: 'Create up to 100 tags at once (all or nothing)',
           tags: TAGS,
@@ -103,7 +103,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
     app.get(
       '/tags/:id/qr',
       {
-        config: { permission: 'tags:read' },
+        config: { permission: 'tags:read', rateLimit: 'qr' },
         schema: {
           summary: "The tag's QR code, encoding its scan address",
           tags: TAGS,

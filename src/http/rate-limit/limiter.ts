@@ -1,0 +1,109 @@
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { ENDPOINT_LIMITS_PER_MINUTE, PLAN_LIMITS } from '../../features/accounts/plans.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Principal } from '../auth.js';
+import { ApiError } from '../errors.js';
+import { tightestWindow, type RateDecision, type RateLimitStore, type WindowRule, type WindowState } from './window.js';
+
+export type EndpointBucket = keyof typeof ENDPOINT_LIMITS_PER_MINUTE;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An endpoint bucket counted on top of the key's own windows. */
+    rateLimit?: EndpointBucket;
+  }
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Failed authentications allowed per client address in a rolling minute (DECISIONS.md). */
+export const AUTH_FAILURES_PER_MINUTE = 100;
+
+/**
+ * The minute rolls exactly (1-second buckets). Hour and day are sliding windows counted in
+ * 1-minute and 15-minute buckets: they may refuse up to one bucket early, never admit too many.
+ */
+export function keyRules(principal: Principal, bucket: EndpointBucket | undefined): WindowRule[] {
+  const plan = PLAN_LIMITS[principal.plan];
+  const id = principal.keyId;
+  const rules: WindowRule[] = [
+    { key: `key:${id}:minute`, limit: plan.requestsPerMinute, windowMs: MINUTE, bucketMs: SECOND },
+    { key: `key:${id}:hour`, limit: plan.requestsPerHour, windowMs: HOUR, bucketMs: MINUTE },
+    { key: `key:${id}:day`, limit: plan.requestsPerDay, windowMs: DAY, bucketMs: 15 * MINUTE },
+  ];
+  if (bucket) rules.push({ key: `key:${id}:${bucket}`, limit: ENDPOINT_LIMITS_PER_MINUTE[bucket], windowMs: MINUTE, bucketMs: SECOND });
+  return rules;
+}
+
+function authFailureRule(address: string): WindowRule {
+  return { key: `authfail:${address}`, limit: AUTH_FAILURES_PER_MINUTE, windowMs: MINUTE, bucketMs: SECOND };
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** Applies the spec's limits through one store; the only place that knows about windows. */
+export class RateLimiter {
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+    /** Off only for benchmarks and trusted on-premise setups; failed-auth limits always apply. */
+    private readonly enforceKeyLimits: boolean,
+  ) {}
+
+  /** Counts the request against its key (and endpoint bucket), or throws 429. Sets the headers. */
+  async admit(reply: FastifyReply, principal: Principal, bucket: EndpointBucket | undefined): Promise<void> {
+    if (!this.enforceKeyLimits) return;
+    const nowMs = this.clock.now().getTime();
+    const decision = await this.check(keyRules(principal, bucket), nowMs, true);
+    this.setHeaders(reply, decision.windows, nowMs);
+    if (!decision.allowed) {
+      const retryAfter = seconds(Math.max(...decision.windows.map((w) => w.retryAfterMs)));
+      throw new ApiError('rate_limit_exceeded', `Rate limit exceeded; retry in ${retryAfter} s`, { retryAfter });
+    }
+  }
+
+  /** Headers without counting, for authenticated requests refused before the limiter (403). */
+  async annotate(reply: FastifyReply, principal: Principal, bucket: EndpointBucket | undefined): Promise<void> {
+    if (!this.enforceKeyLimits) return;
+    const nowMs = this.clock.now().getTime();
+    const decision = await this.check(keyRules(principal, bucket), nowMs, false).catch(() => undefined);
+    if (decision) this.setHeaders(reply, decision.windows, nowMs);
+  }
+
+  /** Seconds until `address` may try authenticating again; 0 when it may now. */
+  async authRetryAfter(address: string): Promise<number> {
+    const decision = await this.check([authFailureRule(address)], this.clock.now().getTime(), false);
+    return decision.allowed ? 0 : seconds(decision.windows[0]!.retryAfterMs);
+  }
+
+  async recordAuthFailure(address: string): Promise<void> {
+    await this.check([authFailureRule(address)], this.clock.now().getTime(), true);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  private async check(rules: WindowRule[], nowMs: number, consume: boolean): Promise<RateDecision> {
+    try {
+      return await this.store.check(rules, nowMs, consume);
+    } catch (error) {
+      // Failing open would silently lift every limit; refuse instead and say why.
+      this.log.error({ err: error }, 'rate limit store unavailable');
+      throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryAfter: 1 });
+    }
+  }
+
+  private setHeaders(reply: FastifyReply, windows: WindowState[], nowMs: number): void {
+    const tightest = tightestWindow(windows);
+    if (!tightest) return;
+    reply
+      .header('x-ratelimit-limit', String(tightest.rule.limit))
+      .header('x-ratelimit-remaining', String(tightest.remaining))
+      .header('x-ratelimit-reset', String(Math.ceil((nowMs + (tightest.remaining === 0 ? tightest.retryAfterMs : tightest.resetMs)) / 1000)));
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Rolling windows counted in small buckets. A window of `windowMs` with buckets of `bucketMs`
+ * counts every bucket that overlaps the last `windowMs`, the oldest one in full. That errs on
+ * the safe side: in no interval of `windowMs` can more than `limit` requests be admitted, and
+ * the time until a bucket leaves the window is known exactly, so Retry-After is honest.
+ */
+export interface WindowRule {
+  /** Store key, e.g. `key:key_01…:minute`. */
+  key: string;
+  limit: number;
+  windowMs: number;
+  bucketMs: number;
+}
+
+/** Bucket start (ms) → requests admitted in that bucket. */
+export type Buckets = Array<[start: number, count: number]>;
+
+export interface WindowState {
+  rule: WindowRule;
+  count: number;
+  remaining: number;
+  /** Milliseconds until there is room again (0 when there is room now). */
+  retryAfterMs: number;
+  /** Milliseconds until the oldest counted bucket leaves the window (the window's next "reset"). */
+  resetMs: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  windows: WindowState[];
+}
+
+/** Whether a bucket starting at `start` still counts at `nowMs`. */
+export function isLive(rule: WindowRule, start: number, nowMs: number): boolean {
+  return start + rule.bucketMs > nowMs - rule.windowMs;
+}
+
+export function bucketStart(rule: WindowRule, nowMs: number): number {
+  return Math.floor(nowMs / rule.bucketMs) * rule.bucketMs;
+}
+
+/** Describes a window from its live buckets (after any request this check admitted). */
+export function describeWindow(rule: WindowRule, buckets: Buckets, nowMs: number): WindowState {
+  const live = buckets.filter(([start]) => isLive(rule, start, nowMs)).sort((a, b) => a[0] - b[0]);
+  const count = live.reduce((sum, [, n]) => sum + n, 0);
+  const leavesAt = (start: number) => start + rule.bucketMs + rule.windowMs - nowMs;
+  let retryAfterMs = 0;
+  if (count >= rule.limit) {
+    // Room for one more once enough of the oldest requests have left the window.
+    let freed = 0;
+    for (const [start, n] of live) {
+      freed += n;
+      if (count - freed < rule.limit) {
+        retryAfterMs = leavesAt(start);
+        break;
+      }
+    }
+  }
+  const resetMs = live.length > 0 ? leavesAt(live[0]![0]) : rule.windowMs;
+  return { rule, count, remaining: Math.max(0, rule.limit - count), retryAfterMs, resetMs };
+}
+
+/** The window closest to running out: the fewest requests left, then the latest reset. */
+export function tightestWindow(windows: WindowState[]): WindowState | undefined {
+  return windows.reduce<WindowState | undefined>((best, w) => {
+    if (!best) return w;
+    if (w.remaining !== best.remaining) return w.remaining < best.remaining ? w : best;
+    return w.resetMs > best.resetMs ? w : best;
+  }, undefined);
+}
+
+/**
+ * A store checks every rule and, only when all have room and `consume` is set, counts the
+ * request in each — atomically, so concurrent requests (or processes) admit exactly the limit.
+ */
+export interface RateLimitStore {
+  check(rules: WindowRule[], nowMs: number, consume: boolean): Promise<RateDecision>;
+  close(): Promise<void>;
+}
