@@ -57,9 +57,14 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
   await app.register(pageRoutes(database.db));
 
   const tagsContext = { db: database.db, clock, config };
-  const limiter = new RateLimiter(await createRateLimitStore(config), clock, app.log, config.rateLimits);
+  // RATE_LIMITS=false lifts key limits (benchmarks, trusted on-premise); failed-auth limits stay.
+  const limiter = new RateLimiter(await createRateLimitStore(config), clock, app.log, {
+    enforceKeyLimits: config.rateLimits,
+    multiplier: config.rateLimitMultiplier,
+  });
   app.addHook('onClose', () => limiter.close());
-  const authenticator = new Authenticator(database.db, clock, config, app.log, limiter);
+  const authenticator = new Authenticator(database, clock, config, app.log, limiter);
+  app.addHook('onClose', async () => authenticator.close());
   app.decorateRequest('principal', null as unknown as Principal);
   await app.register(
     async (v1) => {

@@ -18,6 +18,8 @@ export interface Config {
   redisUrl?: string;
   /** Per-key and endpoint rate limits; failed-authentication limits apply regardless. */
   rateLimits: boolean;
+  /** Multiplies every plan's request limits (self-hosters with bigger machines; benchmarks). */
+  rateLimitMultiplier: number;
   publicBaseUrl: string;
   sandboxBaseUrl?: string;
   trustProxy: TrustProxy;
@@ -158,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl,
     rateLimits: boolean(env, 'RATE_LIMITS', true),
+    rateLimitMultiplier: integer(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 1_000_000),
     publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`)!,
     sandboxBaseUrl: baseUrl(env, 'SANDBOX_BASE_URL'),
     trustProxy: trustProxy(env),

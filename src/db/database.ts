@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
@@ -13,6 +14,11 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;
+  /**
+   * A number that changes whenever another connection (another process: the CLI, a worker)
+   * commits; null where no such signal exists. Lets hot-path caches stay exact.
+   */
+  externalChanges: (() => number) | null;
   /** The PostgreSQL schema in use, when not the default. */
   schema?: string;
   close(): Promise<void>;
@@ -29,8 +35,23 @@ function openSqlite(dataDir: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  // Kysely prepares every query anew; preparing costs more than running a point lookup, so
+  // statements are kept per SQL text (the SQL of a query builder chain is always the same).
+  const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });
+  const database = {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db, dialect: 'sqlite', externalChanges: () => dataVersion.get() as number, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DatabaseHandle> {
@@ -49,7 +70,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', schema, close: () => db.destroy() };
+  return { db, dialect: 'postgres', schema, externalChanges: null, close: () => db.destroy() };
 }
 
 export async function openDatabase(

@@ -195,3 +195,17 @@ describe('Redis unreachable', () => {
     expect(response.headers.get('retry-after')).toBe('1');
   });
 });
+
+describe('RATE_LIMIT_MULTIPLIER', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { RATE_LIMITS: 'true', RATE_LIMIT_MULTIPLIER: '2' } });
+  });
+  afterAll(() => t.close());
+
+  it('scales every plan limit', async () => {
+    const pro = await createAccount(t, 'pro');
+    expect((await request(t, 'GET', '/v1/me', { key: pro.key })).headers.get('x-ratelimit-limit')).toBe('120');
+    expect((await burst(t, 130, pro.key)).ok).toBe(119);
+  });
+});

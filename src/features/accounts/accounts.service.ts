@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Db } from '../../db/database.js';
 import type { ApiKeysTable, Environment, KeyScope, OrgRole } from '../../db/schema.js';
 import { ApiError, notFound, validationError } from '../../http/errors.js';
@@ -11,6 +12,14 @@ import { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 import { isPlan, type Plan } from './plans.js';
 
 /** Account administration: used by the command line (and later the dashboard). */
+
+/**
+ * Emits 'changed' after any change to keys, so authentication caches in this process drop at
+ * once; other processes notice through the database (DatabaseHandle.externalChanges).
+ */
+export const keyChanges = new EventEmitter();
+keyChanges.setMaxListeners(0);
+const announceKeyChange = () => keyChanges.emit('changed');
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -172,6 +181,7 @@ export async function setKeyEnabled(db: Db, clock: Clock, id: string, enabled: b
   const key = await requireKey(db, id);
   const updated_at = isoNow(clock);
   await repo.updateKey(db, id, { enabled: enabled ? 1 : 0, updated_at });
+  announceKeyChange();
   return toKeyView({ ...key, enabled: enabled ? 1 : 0, updated_at });
 }
 
@@ -181,11 +191,13 @@ export async function regenerateKey(db: Db, clock: Clock, id: string) {
   const value = generateKeyValue(key.environment);
   const changes = { key_hash: hashKeyValue(value), prefix: displayPrefix(value), updated_at: isoNow(clock) };
   await repo.updateKey(db, id, changes);
+  announceKeyChange();
   return { ...toKeyView({ ...key, ...changes }), key: value };
 }
 
 export async function deleteKey(db: Db, id: string) {
   await requireKey(db, id);
   await repo.deleteKeyRow(db, id);
+  announceKeyChange();
   return { id, deleted: true };
 }

@@ -26,15 +26,17 @@ export const AUTH_FAILURES_PER_MINUTE = 100;
  * The minute rolls exactly (1-second buckets). Hour and day are sliding windows counted in
  * 1-minute and 15-minute buckets: they may refuse up to one bucket early, never admit too many.
  */
-export function keyRules(principal: Principal, bucket: EndpointBucket | undefined): WindowRule[] {
+export function keyRules(principal: Principal, bucket: EndpointBucket | undefined, multiplier = 1): WindowRule[] {
   const plan = PLAN_LIMITS[principal.plan];
   const id = principal.keyId;
   const rules: WindowRule[] = [
-    { key: `key:${id}:minute`, limit: plan.requestsPerMinute, windowMs: MINUTE, bucketMs: SECOND },
-    { key: `key:${id}:hour`, limit: plan.requestsPerHour, windowMs: HOUR, bucketMs: MINUTE },
-    { key: `key:${id}:day`, limit: plan.requestsPerDay, windowMs: DAY, bucketMs: 15 * MINUTE },
+    { key: `key:${id}:minute`, limit: plan.requestsPerMinute * multiplier, windowMs: MINUTE, bucketMs: SECOND },
+    { key: `key:${id}:hour`, limit: plan.requestsPerHour * multiplier, windowMs: HOUR, bucketMs: MINUTE },
+    { key: `key:${id}:day`, limit: plan.requestsPerDay * multiplier, windowMs: DAY, bucketMs: 15 * MINUTE },
   ];
-  if (bucket) rules.push({ key: `key:${id}:${bucket}`, limit: ENDPOINT_LIMITS_PER_MINUTE[bucket], windowMs: MINUTE, bucketMs: SECOND });
+  if (bucket) {
+    rules.push({ key: `key:${id}:${bucket}`, limit: ENDPOINT_LIMITS_PER_MINUTE[bucket] * multiplier, windowMs: MINUTE, bucketMs: SECOND });
+  }
   return rules;
 }
 
@@ -50,15 +52,14 @@ export class RateLimiter {
     private readonly store: RateLimitStore,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
-    /** Off only for benchmarks and trusted on-premise setups; failed-auth limits always apply. */
-    private readonly enforceKeyLimits: boolean,
+    private readonly settings: { enforceKeyLimits: boolean; multiplier: number },
   ) {}
 
   /** Counts the request against its key (and endpoint bucket), or throws 429. Sets the headers. */
   async admit(reply: FastifyReply, principal: Principal, bucket: EndpointBucket | undefined): Promise<void> {
-    if (!this.enforceKeyLimits) return;
+    if (!this.settings.enforceKeyLimits) return;
     const nowMs = this.clock.now().getTime();
-    const decision = await this.check(keyRules(principal, bucket), nowMs, true);
+    const decision = await this.check(keyRules(principal, bucket, this.settings.multiplier), nowMs, true);
     this.setHeaders(reply, decision.windows, nowMs);
     if (!decision.allowed) {
       const retryAfter = seconds(Math.max(...decision.windows.map((w) => w.retryAfterMs)));
@@ -68,9 +69,9 @@ export class RateLimiter {
 
   /** Headers without counting, for authenticated requests refused before the limiter (403). */
   async annotate(reply: FastifyReply, principal: Principal, bucket: EndpointBucket | undefined): Promise<void> {
-    if (!this.enforceKeyLimits) return;
+    if (!this.settings.enforceKeyLimits) return;
     const nowMs = this.clock.now().getTime();
-    const decision = await this.check(keyRules(principal, bucket), nowMs, false).catch(() => undefined);
+    const decision = await this.check(keyRules(principal, bucket, this.settings.multiplier), nowMs, false).catch(() => undefined);
     if (decision) this.setHeaders(reply, decision.windows, nowMs);
   }
 

@@ -1,8 +1,11 @@
-import { bucketStart, describeWindow, isLive, type RateDecision, type RateLimitStore, type WindowRule } from './window.js';
+import { bucketStart, describeWindow, isLive, type Buckets, type RateDecision, type RateLimitStore, type WindowRule } from './window.js';
 
+/** One window's buckets, oldest first, with their running total (this is the hot path). */
 interface Counter {
   rule: WindowRule;
-  buckets: Map<number, number>;
+  starts: number[];
+  counts: number[];
+  total: number;
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -15,29 +18,52 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async check(rules: WindowRule[], nowMs: number, consume: boolean): Promise<RateDecision> {
     // Synchronous from here on: no other request can interleave between the check and the count.
     const counters = rules.map((rule) => this.counter(rule, nowMs));
-    const allowed = counters.every(({ rule, buckets }) => total(buckets) < rule.limit);
+    const allowed = counters.every((c, i) => (c?.total ?? 0) < rules[i]!.limit);
     if (allowed && consume) {
-      for (const { rule, buckets } of counters) {
-        const start = bucketStart(rule, nowMs);
-        buckets.set(start, (buckets.get(start) ?? 0) + 1);
-      }
+      rules.forEach((rule, i) => {
+        counters[i] = this.count(counters[i] ?? this.create(rule), bucketStart(rule, nowMs));
+      });
     }
     this.sweep(nowMs);
-    return { allowed, windows: counters.map(({ rule, buckets }) => describeWindow(rule, [...buckets.entries()], nowMs)) };
+    return { allowed, windows: rules.map((rule, i) => describeWindow(rule, buckets(counters[i]), nowMs)) };
   }
 
   async close(): Promise<void> {
     this.counters.clear();
   }
 
-  private counter(rule: WindowRule, nowMs: number): Counter {
-    let counter = this.counters.get(rule.key);
-    if (!counter) {
-      counter = { rule, buckets: new Map() };
-      this.counters.set(rule.key, counter);
-    }
+  /** The rule's counter with expired buckets dropped; undefined when it has none (a peek creates nothing). */
+  private counter(rule: WindowRule, nowMs: number): Counter | undefined {
+    const counter = this.counters.get(rule.key);
+    if (!counter) return undefined;
     counter.rule = rule;
-    for (const start of counter.buckets.keys()) if (!isLive(rule, start, nowMs)) counter.buckets.delete(start);
+    while (counter.starts.length > 0 && !isLive(rule, counter.starts[0]!, nowMs)) {
+      counter.starts.shift();
+      counter.total -= counter.counts.shift()!;
+    }
+    return counter;
+  }
+
+  private create(rule: WindowRule): Counter {
+    const counter: Counter = { rule, starts: [], counts: [], total: 0 };
+    this.counters.set(rule.key, counter);
+    return counter;
+  }
+
+  private count(counter: Counter, start: number): Counter {
+    const last = counter.starts.length - 1;
+    if (last >= 0 && counter.starts[last] === start) counter.counts[last]! += 1;
+    else {
+      // Time only moves forward in production; an injected clock may step back, so keep order.
+      let at = counter.starts.length;
+      while (at > 0 && counter.starts[at - 1]! > start) at--;
+      if (counter.starts[at] === start) counter.counts[at]! += 1;
+      else {
+        counter.starts.splice(at, 0, start);
+        counter.counts.splice(at, 0, 1);
+      }
+    }
+    counter.total += 1;
     return counter;
   }
 
@@ -45,14 +71,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private sweep(nowMs: number): void {
     if (nowMs - this.lastSweep < SWEEP_INTERVAL_MS) return;
     this.lastSweep = nowMs;
-    for (const [key, { rule, buckets }] of this.counters) {
-      if (![...buckets.keys()].some((start) => isLive(rule, start, nowMs))) this.counters.delete(key);
+    for (const [key, counter] of this.counters) {
+      const newest = counter.starts.at(-1);
+      if (newest === undefined || !isLive(counter.rule, newest, nowMs)) this.counters.delete(key);
     }
   }
 }
 
-function total(buckets: Map<number, number>): number {
-  let sum = 0;
-  for (const n of buckets.values()) sum += n;
-  return sum;
+function buckets(counter: Counter | undefined): Buckets {
+  if (!counter) return [];
+  return counter.starts.map((start, i) => [start, counter.counts[i]!]);
 }

@@ -67,10 +67,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
+/** Redis hashes are unordered: sort the live buckets oldest first. */
 function pairs(flat: string[]): Buckets {
   const out: Buckets = [];
   for (let i = 0; i < flat.length; i += 2) out.push([Number(flat[i]), Number(flat[i + 1])]);
-  return out;
+  return out.sort((a, b) => a[0] - b[0]);
 }
 
 /**

@@ -39,10 +39,10 @@ export function bucketStart(rule: WindowRule, nowMs: number): number {
   return Math.floor(nowMs / rule.bucketMs) * rule.bucketMs;
 }
 
-/** Describes a window from its live buckets (after any request this check admitted). */
-export function describeWindow(rule: WindowRule, buckets: Buckets, nowMs: number): WindowState {
-  const live = buckets.filter(([start]) => isLive(rule, start, nowMs)).sort((a, b) => a[0] - b[0]);
-  const count = live.reduce((sum, [, n]) => sum + n, 0);
+/** Describes a window from its live buckets, oldest first (after any request this check admitted). */
+export function describeWindow(rule: WindowRule, live: Buckets, nowMs: number): WindowState {
+  let count = 0;
+  for (const [, n] of live) count += n;
   const leavesAt = (start: number) => start + rule.bucketMs + rule.windowMs - nowMs;
   let retryAfterMs = 0;
   if (count >= rule.limit) {

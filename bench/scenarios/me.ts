@@ -1,0 +1,15 @@
+import type { Scenario } from '../lib/scenario.js';
+
+/**
+ * GET /v1/me: the cheapest authenticated route, so it measures the fixed cost every API call
+ * pays (routing, key lookup, envelope serialisation) and little else.
+ */
+export const me: Scenario = {
+  name: 'me',
+  description: 'authenticated GET /v1/me (enterprise key)',
+  targetRatio: 0.6,
+  async prepare({ service }) {
+    const account = await service.createAccount('enterprise');
+    return { method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${account.key}` } };
+  },
+};
