@@ -26,8 +26,12 @@ export interface Config {
   secretKey: string;
   logLevel: string;
   allowPrivateNetworks: boolean;
+  /** PEM certificates trusted for outbound HTTPS in addition to the system's (private CAs). */
+  outboundCaFile?: string;
   /** Delays between webhook delivery attempts, in milliseconds. */
   webhookRetrySchedule: number[];
+  /** How long a receiver has to answer one delivery attempt. */
+  webhookTimeoutMs: number;
   sandboxRetentionDays: number;
 }
 
@@ -126,6 +130,12 @@ function databaseUrl(env: Env): string | undefined {
   return raw;
 }
 
+function readableFile(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw !== undefined && !existsSync(raw)) throw new ConfigError(name, `no such file: ${raw}`);
+  return raw;
+}
+
 /** The secret used for HMACs; generated once and kept in DATA_DIR when not configured. */
 function secretKey(env: Env, dataDir: string): string {
   const configured = read(env, 'SECRET_KEY');
@@ -167,7 +177,9 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: '',
     logLevel,
     allowPrivateNetworks: boolean(env, 'ALLOW_PRIVATE_NETWORKS', false),
+    outboundCaFile: readableFile(env, 'OUTBOUND_CA_FILE'),
     webhookRetrySchedule: parseDurations('WEBHOOK_RETRY_SCHEDULE', read(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
+    webhookTimeoutMs: parseDurations('WEBHOOK_TIMEOUT', read(env, 'WEBHOOK_TIMEOUT') ?? '30s')[0]!,
     sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.

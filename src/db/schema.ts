@@ -3,6 +3,7 @@
  * (they sort correctly as text), booleans as 0/1 integers and JSON as text, so one set of
  * queries serves SQLite and PostgreSQL alike.
  */
+import type { ColumnType } from 'kysely';
 import type { Plan } from '../features/accounts/plans.js';
 
 export type Environment = 'live' | 'test';
@@ -104,6 +105,150 @@ export interface EventsTable extends Owned {
   dispatched_at: string | null;
 }
 
+export interface WebhooksTable extends Owned {
+  id: string;
+  name: string;
+  url: string;
+  /** JSON array of event kinds. */
+  events: string;
+  secret: string;
+  /** JSON object of custom headers. */
+  headers: string;
+  enabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'success' | 'failed';
+
+export interface DeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  /** JSON of the event body sent. */
+  payload: string;
+  test: number;
+  status: DeliveryStatus;
+  /** Attempts made so far. */
+  attempt: number;
+  /** When the next automatic attempt is due; null once final. */
+  next_attempt_at: string | null;
+  /** A worker's lease on the delivery while it sends it. */
+  claimed_until: string | null;
+  response_code: number | null;
+  response_time_ms: number | null;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  attempted_at: string;
+  response_code: number | null;
+  response_time_ms: number;
+  /** The first 1 KB of the receiver's answer. */
+  response_body: string | null;
+  error: string | null;
+}
+
+/** Sizes are bigint columns: PostgreSQL returns them as strings, SQLite as numbers. */
+type ByteCount = ColumnType<number | string, number, number>;
+
+export interface FilesTable extends Owned {
+  id: string;
+  tag_id: string;
+  name: string;
+  original_name: string;
+  description: string | null;
+  /** The detected type, never the client's claim. */
+  mime_type: string;
+  size: ByteCount;
+  /** SHA-256 of the content, hex; the download ETag. */
+  sha256: string;
+  download_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StorageUsageTable {
+  /** The organization's id for organization files, else the owner's user id. */
+  account_id: string;
+  environment: Environment;
+  used_bytes: ByteCount;
+  updated_at: string;
+}
+
+export type ViewSource = 'qr_scan' | 'direct' | 'referral';
+export type DeviceType = 'mobile' | 'desktop' | 'tablet';
+
+export interface ViewsTable extends Owned {
+  id: string;
+  tag_id: string;
+  occurred_at: string;
+  source: ViewSource;
+  /** First-party cookie id, or an HMAC of address and user agent. */
+  visitor: string;
+  device: DeviceType;
+  browser: string;
+  os: string;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  /** Never the whole address: 203.0.113.xxx. */
+  ip_masked: string | null;
+  /** Kept only while the tag's access logging is on. */
+  user_agent: string | null;
+  referrer: string | null;
+  /** 1 when access logging was on: the view is also an access-log record. */
+  logged: number;
+  duration_seconds: number | null;
+}
+
+export interface TagHourlyTable {
+  tag_id: string;
+  /** YYYY-MM-DDTHH:00:00Z */
+  hour: string;
+  views: number;
+  qr_scans: number;
+  direct_visits: number;
+  duration_sum: number;
+  duration_count: number;
+}
+
+export interface TagDailyDimensionsTable {
+  tag_id: string;
+  day: string;
+  dimension: 'device' | 'country' | 'browser';
+  value: string;
+  views: number;
+}
+
+export interface TagVisitorHoursTable {
+  tag_id: string;
+  hour: string;
+  visitor: string;
+}
+
+export interface TagVisitorDaysTable {
+  tag_id: string;
+  day: string;
+  visitor: string;
+}
+
+export interface TagDailyTable extends Owned {
+  tag_id: string;
+  day: string;
+  views: number;
+  qr_scans: number;
+  direct_visits: number;
+  /** Distinct visitors of the tag that day. */
+  unique_views: number;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -113,4 +258,15 @@ export interface Database {
   short_ids: ShortIdsTable;
   tags: TagsTable;
   events: EventsTable;
+  files: FilesTable;
+  storage_usage: StorageUsageTable;
+  webhooks: WebhooksTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  views: ViewsTable;
+  tag_hourly: TagHourlyTable;
+  tag_daily_dimensions: TagDailyDimensionsTable;
+  tag_visitor_hours: TagVisitorHoursTable;
+  tag_visitor_days: TagVisitorDaysTable;
+  tag_daily: TagDailyTable;
 }

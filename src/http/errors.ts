@@ -15,6 +15,7 @@ export const STATUS_BY_CODE = {
   not_found: 404,
   unsupported_media_type: 415,
   unsupported_file_type: 415,
+  range_not_satisfiable: 416,
   rate_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,

@@ -1,5 +1,7 @@
+import { analyticsRetentionJob } from './analytics-retention.js';
+import { deliveryRetentionJob } from './delivery-retention.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
 
 /** Every periodic job the worker runs. Features add theirs here. */
-export const jobs: Job[] = [sandboxPurgeJob];
+export const jobs: Job[] = [sandboxPurgeJob, deliveryRetentionJob, analyticsRetentionJob];

@@ -1,13 +1,27 @@
+import type { Config } from '../config.js';
+import { deleteAnalyticsOfTags } from '../features/analytics/tag-analytics.js';
 import { deleteTestEventsCreatedBefore } from '../features/events/outbox.js';
+import { purgeFilesOfTestTagsCreatedBefore, removeFileBlobs } from '../features/files/tag-files.js';
 import { deleteEmptyTestFoldersCreatedBefore } from '../features/folders/folders.repository.js';
-import { deleteTestTagsCreatedBefore } from '../features/tags/tags.repository.js';
+import { deleteTestTagsCreatedBefore, findTestTagIdsCreatedBefore } from '../features/tags/tags.repository.js';
 import type { Db } from '../db/database.js';
 import type { Job } from './runner.js';
 
 const DAY_MS = 86_400_000;
 
-/** Deletes sandbox (test) data older than the retention; returns how many rows went. */
-export async function purgeSandbox(db: Db, before: string): Promise<{ tags: number; folders: number; events: number }> {
+/**
+ * Deletes sandbox (test) data older than the retention; returns how many rows went. The files
+ * of purged tags go with them; their blobs are removed when `config` says where they live.
+ */
+export async function purgeSandbox(
+  db: Db,
+  before: string,
+  config?: Pick<Config, 'dataDir'>,
+  at: string = before,
+): Promise<{ tags: number; folders: number; events: number }> {
+  const fileIds = await purgeFilesOfTestTagsCreatedBefore(db, before, at);
+  if (config) await removeFileBlobs(config, fileIds);
+  await deleteAnalyticsOfTags(db, await findTestTagIdsCreatedBefore(db, before));
   const tags = Number((await deleteTestTagsCreatedBefore(db, before)).numDeletedRows);
   let folders = 0;
   // Nested folders empty from the leaves up, one level per pass.
@@ -25,7 +39,7 @@ export const sandboxPurgeJob: Job = {
   intervalMs: 60 * 60 * 1000,
   async run({ config, database, clock, log }) {
     const before = new Date(clock.now().getTime() - config.sandboxRetentionDays * DAY_MS).toISOString();
-    const purged = await purgeSandbox(database.db, before);
+    const purged = await purgeSandbox(database.db, before, config, clock.now().toISOString());
     if (purged.tags + purged.folders + purged.events > 0) log.info({ purged, before }, 'sandbox data purged');
   },
 };

@@ -1,9 +1,15 @@
 import type { Migration } from 'kysely';
 import * as accounts from './0001_accounts.js';
 import * as tags from './0002_tags.js';
+import * as files from './0003_files.js';
+import * as webhooks from './0004_webhooks.js';
+import * as analytics from './0005_analytics.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
   '0001_accounts': accounts,
   '0002_tags': tags,
+  '0003_files': files,
+  '0004_webhooks': webhooks,
+  '0005_analytics': analytics,
 };

@@ -1,19 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { Db } from '../../db/database.js';
+import type { Tracker } from '../analytics/tracking.js';
 import type { Block } from '../tags/blocks.js';
 import { findPageHeader, findTagById } from '../tags/tags.repository.js';
 import { PAGE_CSS } from './page.css.js';
-import { NOT_FOUND_PAGE, renderTagPage } from './render.js';
+import { BEACON_JS } from './beacon.js.js';
+import { NOT_FOUND_PAGE, renderTagPage, withBeacon } from './render.js';
 
 /**
  * No script, no inline style, nothing from other origins but images: user content cannot run
  * code here even if a sanitizer rule were missed.
  */
 const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const SHORT_ID = /^[A-Za-z0-9]{8}$/;
 
@@ -31,13 +33,11 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
  * The public page of each tag: /t/{short_id} (direct or referred visits) and /s/{short_id}
  * (the address in the QR code). Private and organization tags answer 404 to the public.
  */
-export function pageRoutes(db: Db): FastifyPluginAsyncTypebox {
+export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox {
   // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
   const rendered = new LRUCache<string, string>({ max: 5000, maxSize: 128 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 });
 
-  async function renderedPage(shortId: string): Promise<string | undefined> {
-    const header = await findPageHeader(db, shortId);
-    if (!header || header.read_permission !== 'public') return undefined;
+  async function renderedPage(header: PageHeader): Promise<string | undefined> {
     const key = `${header.id}:${header.version}`;
     const cached = rendered.get(key);
     if (cached) return cached;
@@ -48,18 +48,53 @@ export function pageRoutes(db: Db): FastifyPluginAsyncTypebox {
     return html;
   }
 
+  /** A public tag's page, counted as a view (GET only: HEAD is not a visit). */
+  async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
+    const header = SHORT_ID.test(shortId) ? await findPageHeader(db, shortId) : undefined;
+    const html = header?.read_permission === 'public' ? await renderedPage(header) : undefined;
+    if (!header || !html) return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
+    const token = request.method === 'GET' ? await tracker.recordView(request, reply, header, scan) : undefined;
+    return pageHeaders(reply).code(200).send(withBeacon(html, token));
+  }
+
   return async (app) => {
     const schema = { params: Type.Object({ shortId: Type.String() }), hide: true };
-    const handler = async (request: { params: { shortId: string } }, reply: FastifyReply) => {
-      const html = SHORT_ID.test(request.params.shortId) ? await renderedPage(request.params.shortId) : undefined;
-      return pageHeaders(reply)
-        .code(html ? 200 : 404)
-        .send(html ?? NOT_FOUND_PAGE);
-    };
-    app.get('/t/:shortId', { schema }, handler);
-    app.get('/s/:shortId', { schema }, handler);
+    app.get('/t/:shortId', { schema }, (request, reply) => page(request, reply, request.params.shortId, false));
+    app.get('/s/:shortId', { schema }, (request, reply) => page(request, reply, request.params.shortId, true));
+
+    // navigator.sendBeacon posts text/plain; only these routes accept it.
+    app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: 1024 }, (_request, body, done) => done(null, body));
+    app.post(
+      '/v/:token/beacon',
+      { schema: { params: Type.Object({ token: Type.String({ maxLength: 128 }) }), hide: true }, bodyLimit: 1024 },
+      async (request, reply) => {
+        const seconds = durationFrom(request.body);
+        if (seconds !== undefined) await tracker.beacon(request.params.token, seconds);
+        // The same answer either way: a beacon cannot probe which views exist.
+        return reply.code(204).send();
+      },
+    );
+
     app.get('/assets/page.css', { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(PAGE_CSS),
     );
+    app.get('/assets/beacon.js', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(BEACON_JS),
+    );
   };
+}
+
+type PageHeader = NonNullable<Awaited<ReturnType<typeof findPageHeader>>>;
+
+function durationFrom(body: unknown): number | undefined {
+  let parsed: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  const seconds = (parsed as { duration_seconds?: unknown } | null)?.duration_seconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : undefined;
 }

@@ -41,18 +41,27 @@ function renderBlock(block: Block, imageUrl: (fileId: string) => string): string
   }
 }
 
-function document(title: string, body: string): string {
+/** Where the per-view beacon script goes; the cached page is shared by every view. */
+export const BEACON_SLOT = '<!--beacon-->';
+
+function document(title: string, body: string, head = ''): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/page.css"></head>` +
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/page.css">${head}</head>` +
     `<body><main>${body}</main></body></html>`
   );
 }
 
 export function renderTagPage(tag: PageTag, imageUrl: (fileId: string) => string): string {
   const blocks = tag.blocks.map((block) => renderBlock(block, imageUrl)).join('');
-  return document(tag.title, `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}</article>`);
+  return document(tag.title, `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}</article>`, BEACON_SLOT);
+}
+
+/** The page for one view: the beacon reports its time on page under `token`; none for bots. */
+export function withBeacon(html: string, token: string | undefined): string {
+  const script = token ? `<script src="/assets/beacon.js" data-view="${escapeHtml(token)}" defer></script>` : '';
+  return html.replace(BEACON_SLOT, script);
 }
 
 export const NOT_FOUND_PAGE = document(

@@ -84,11 +84,32 @@ export function countTagsInFolder(db: Db, folderId: string) {
 export function findPageHeader(db: Db, shortId: string) {
   return db
     .selectFrom('tags')
-    .select(['id', 'version', 'read_permission', 'environment', 'owner_id', 'organization_id'])
+    .select(['id', 'short_id', 'title', 'version', 'read_permission', 'access_logging', 'environment', 'owner_id', 'organization_id'])
     .where('short_id', '=', shortId)
     .executeTakeFirst();
 }
 
+export async function findTestTagIdsCreatedBefore(db: Db, before: string): Promise<string[]> {
+  const rows = await db.selectFrom('tags').select('id').where('environment', '=', 'test').where('created_at', '<', before).execute();
+  return rows.map((r) => r.id);
+}
+
 export function deleteTestTagsCreatedBefore(db: Db, before: string) {
   return db.deleteFrom('tags').where('environment', '=', 'test').where('created_at', '<', before).executeTakeFirst();
+}
+
+/** Ids and titles of every tag a scope reaches (exports). */
+export function tagsInScope(db: Db, scope: Scope) {
+  return db.selectFrom('tags').select(['id', 'title']).where(inScope(scope)).orderBy('id').execute();
+}
+
+export async function countTagsCreated(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
+  const row = await db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where(inScope(scope))
+    .where('created_at', '>=', range.from)
+    .where('created_at', '<', range.to)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

@@ -6,7 +6,9 @@ import { forbidden, validationError } from '../../http/errors.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
+import { deleteTagAnalytics } from '../analytics/tag-analytics.js';
 import { emit } from '../events/outbox.js';
+import { deleteFilesOfTag, removeFileBlobs, requireImageFilesOfTag } from '../files/tag-files.js';
 import { requireOwnFolder } from '../folders/folders.service.js';
 import { blocksFromHtml, parseBlocks, type Block } from './blocks.js';
 import * as repo from './tags.repository.js';
@@ -14,7 +16,7 @@ import * as repo from './tags.repository.js';
 export interface TagsContext {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl'>;
+  config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl' | 'dataDir'>;
 }
 
 /** The request body of create (either shape), of each batch item, and of PUT. */
@@ -109,6 +111,7 @@ async function resolveFields(db: Db, scope: Scope, input: TagInput, prefix: stri
   else if (input.content !== undefined) {
     const keep = new Set(existing ? (JSON.parse(existing.content) as Block[]).map((b) => b.id) : []);
     fields.content = parseBlocks(input.content, `${prefix}content`, keep);
+    await requireImageFilesOfTag(db, existing?.id ?? null, fields.content, `${prefix}content`);
   }
   if (input.folder_id !== undefined) {
     if (input.folder_id !== null) await requireOwnFolder(db, scope, input.folder_id, `${prefix}folder_id`);
@@ -203,7 +206,7 @@ export async function requireTag(db: Db, principal: Principal, idOrShortId: stri
 }
 
 /** `write: owner` lets only the tag's owner change it; `organization` any key of its organization. */
-function requireWritable(tag: repo.TagRow, principal: Principal): void {
+export function requireWritable(tag: repo.TagRow, principal: Principal): void {
   if (tag.write_permission === 'owner' && tag.owner_id !== principal.userId) {
     throw forbidden('Only the owner of this tag may change it (permissions.write is owner)');
   }
@@ -254,10 +257,16 @@ export async function updateTag(ctx: TagsContext, principal: Principal, idOrShor
 export async function deleteTag(ctx: TagsContext, principal: Principal, idOrShortId: string): Promise<void> {
   const tag = await requireTag(ctx.db, principal, idOrShortId);
   requireWritable(tag, principal);
-  await ctx.db.transaction().execute(async (trx) => {
+  const now = isoNow(ctx.clock);
+  const fileIds = await ctx.db.transaction().execute(async (trx) => {
+    const ids = await deleteFilesOfTag(trx, tag, now);
+    await deleteTagAnalytics(trx, tag.id);
     await repo.deleteTagRow(trx, tag.id);
-    await emit(trx, eventFor(tag, 'tag.deleted', { tag: tagSummary(tag) }, isoNow(ctx.clock)));
+    await emit(trx, eventFor(tag, 'tag.deleted', { tag: tagSummary(tag) }, now));
+    return ids;
   });
+  // Blobs only once the rows are gone for good; a rolled-back delete keeps its files.
+  await removeFileBlobs(ctx.config, fileIds);
 }
 
 /** Records that a QR code of the tag was generated (qr.generated). */
@@ -265,3 +274,12 @@ export async function recordQrGenerated(ctx: TagsContext, tag: repo.TagRow, qr: 
   await emit(ctx.db, eventFor(tag, 'qr.generated', { tag: tagSummary(tag), qr }, isoNow(ctx.clock)));
 }
 
+/** Tags created in a scope and period (analytics overview). */
+export function countTagsCreated(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
+  return repo.countTagsCreated(db, scope, range);
+}
+
+/** Every tag a scope reaches, id and title (analytics export). */
+export function tagsInScope(db: Db, scope: Scope) {
+  return repo.tagsInScope(db, scope);
+}

@@ -1,0 +1,141 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Environment, FilesTable } from '../../db/schema.js';
+import { inScope, type Scope } from '../accounts/scope.js';
+
+/** All SQL for files and storage usage. */
+
+export interface FileRow extends Omit<FilesTable, 'size'> {
+  size: number;
+}
+
+/** bigint columns arrive as strings from PostgreSQL. */
+function toFileRow<T extends { size: number | string }>(row: T): T & { size: number } {
+  return { ...row, size: Number(row.size) };
+}
+
+export function insertFile(db: Db, row: FileRow) {
+  return db.insertInto('files').values(row).execute();
+}
+
+export async function findFileById(db: Db, id: string): Promise<FileRow | undefined> {
+  const row = await db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toFileRow(row);
+}
+
+export async function listFilesOfTag(db: Db, tagId: string, limit: number, offset: number) {
+  const { total } = await db
+    .selectFrom('files')
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .where('tag_id', '=', tagId)
+    .executeTakeFirstOrThrow();
+  const rows = await db.selectFrom('files').selectAll().where('tag_id', '=', tagId).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  return { total: Number(total), rows: rows.map(toFileRow) };
+}
+
+export function updateFileRow(db: Db, id: string, changes: Partial<Pick<FilesTable, 'name' | 'description' | 'updated_at'>>) {
+  return db.updateTable('files').set(changes).where('id', '=', id).execute();
+}
+
+export function deleteFileRow(db: Db, id: string) {
+  return db.deleteFrom('files').where('id', '=', id).executeTakeFirst();
+}
+
+export function incrementDownloadCount(db: Db, id: string) {
+  return db
+    .updateTable('files')
+    .set((eb) => ({ download_count: eb('download_count', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The ids among `ids` that are files of `tagId` with one of `mimeTypes`. */
+export async function findFileIdsOfTag(db: Db, tagId: string, ids: readonly string[], mimeTypes: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('files')
+    .select('id')
+    .where('tag_id', '=', tagId)
+    .where('id', 'in', [...ids])
+    .where('mime_type', 'in', [...mimeTypes])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Deletes every file row of a tag; returns the ids and the bytes they held. */
+export async function deleteFilesOfTag(db: Db, tagId: string): Promise<{ ids: string[]; bytes: number }> {
+  const rows = await db.selectFrom('files').select(['id', 'size']).where('tag_id', '=', tagId).execute();
+  if (rows.length > 0) await db.deleteFrom('files').where('tag_id', '=', tagId).execute();
+  return { ids: rows.map((r) => r.id), bytes: rows.reduce((sum, r) => sum + Number(r.size), 0) };
+}
+
+/** Files of test-environment tags created before `before` (sandbox purge). */
+export async function findFilesOfTestTagsCreatedBefore(db: Db, before: string) {
+  const rows = await db
+    .selectFrom('files')
+    .innerJoin('tags', 'tags.id', 'files.tag_id')
+    .select(['files.id', 'files.size', 'files.owner_id', 'files.organization_id', 'files.environment'])
+    .where('tags.environment', '=', 'test')
+    .where('tags.created_at', '<', before)
+    .execute();
+  return rows.map(toFileRow);
+}
+
+export function deleteFilesByIds(db: Db, ids: readonly string[]) {
+  return db.deleteFrom('files').where('id', 'in', [...ids]).execute();
+}
+
+// Storage usage: one row per account and environment.
+
+export async function storageUsed(db: Db, accountId: string, environment: Environment): Promise<number> {
+  const row = await db
+    .selectFrom('storage_usage')
+    .select('used_bytes')
+    .where('account_id', '=', accountId)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
+  return row ? Number(row.used_bytes) : 0;
+}
+
+/**
+ * Adds `bytes` to the account's usage only if the total stays within `limit`; false when it
+ * would not. One conditional UPDATE, so concurrent reservations cannot both pass: PostgreSQL
+ * re-checks the condition on the row the other transaction committed, SQLite runs one writer.
+ */
+export async function reserveStorage(db: Db, accountId: string, environment: Environment, bytes: number, limit: number, at: string): Promise<boolean> {
+  await db
+    .insertInto('storage_usage')
+    .values({ account_id: accountId, environment, used_bytes: 0, updated_at: at })
+    .onConflict((oc) => oc.columns(['account_id', 'environment']).doNothing())
+    .execute();
+  const result = await db
+    .updateTable('storage_usage')
+    .set({ used_bytes: sql<number>`used_bytes + ${bytes}`, updated_at: at })
+    .where('account_id', '=', accountId)
+    .where('environment', '=', environment)
+    .where((eb) => eb(eb('used_bytes', '+', bytes), '<=', limit))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives `bytes` back (deleted files). */
+export async function releaseStorage(db: Db, accountId: string, environment: Environment, bytes: number, at: string): Promise<void> {
+  if (bytes === 0) return;
+  await db
+    .updateTable('storage_usage')
+    .set({ used_bytes: sql<number>`used_bytes - ${bytes}`, updated_at: at })
+    .where('account_id', '=', accountId)
+    .where('environment', '=', environment)
+    .execute();
+}
+
+export async function countFilesCreated(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
+  const row = await db
+    .selectFrom('files')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where(inScope(scope))
+    .where('created_at', '>=', range.from)
+    .where('created_at', '<', range.to)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

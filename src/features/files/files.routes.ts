@@ -1,0 +1,300 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createReadStream } from 'node:fs';
+import { Type } from 'typebox';
+import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import { ApiError, invalidRequest, validationError } from '../../http/errors.js';
+import { findTag } from '../tags/tags.service.js';
+import type { FileRow } from './files.repository.js';
+import {
+  BinaryResponses,
+  DownloadQuery,
+  File,
+  FileParams,
+  FromUrlBody,
+  PatchBody,
+  TagFilesParams,
+  ThumbnailQuery,
+  UploadBody,
+  UploadErrors,
+} from './files.schemas.js';
+import * as files from './files.service.js';
+import type { Variant } from './images.js';
+import { fileTooLarge } from './ingest.js';
+import { contentDisposition, downloadName, requireValidDescription, requireValidName } from './names.js';
+import { sendFile, type Sendable } from './send-file.js';
+import { sweepStaleTemp } from './storage.js';
+
+const FILES = ['Files'];
+
+/** Room for the multipart framing and the small text fields around the file. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
+const FIELD_BYTES = 16 * 1024;
+const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
+
+/** Text is served as UTF-8 (it was checked to be). */
+function contentTypeOf(mime: string): string {
+  return /^text\/|^application\/(json|xml)$|^image\/svg\+xml$/.test(mime) ? `${mime}; charset=utf-8` : mime;
+}
+
+function blobOf(ctx: files.FilesContext, file: FileRow): Sendable {
+  return {
+    size: file.size,
+    etag: `"${file.sha256.slice(0, 32)}"`,
+    contentType: contentTypeOf(file.mime_type),
+    open: (range) => ctx.storage.read(file.id, range),
+  };
+}
+
+function variantOf(variant: Variant): Sendable {
+  return {
+    size: variant.size,
+    etag: variant.etag,
+    contentType: variant.mime,
+    open: async (range) => createReadStream(variant.path, range ?? {}),
+  };
+}
+
+/** Multipart parser failures, in the spec's codes. */
+function fromMultipartError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'FST_FILES_LIMIT':
+      return validationError('file', 'Send one file per request');
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return invalidRequest('Too many parts: send file, name and description only');
+    case 'FST_PROTO_VIOLATION':
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return invalidRequest('Malformed multipart field');
+    case 'FST_MP_PREMATURE_CLOSE':
+      return invalidRequest('The upload ended before the request was complete');
+    default:
+      break;
+  }
+  if (error instanceof Error && /multipart|boundary|part/i.test(error.message)) return invalidRequest(`Malformed multipart body: ${error.message}`);
+  return error;
+}
+
+/**
+ * The files endpoints (DECISIONS.md "Files"). Uploads are streamed: the multipart parser is
+ * scoped to this plugin and hands the file part over as a stream, never as a buffer.
+ */
+export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onClose', () => ctx.close());
+    // Temp files of uploads a crash interrupted; a day old, so never one still being written.
+    sweepStaleTemp(ctx.config.dataDir, STALE_TEMP_MS, ctx.clock.now().getTime()).catch((error: unknown) => {
+      app.log.warn({ err: error }, 'could not sweep stale upload temp files');
+    });
+    // Limits are set per request from the caller's plan; these are only the outer bounds.
+    await app.register(multipart, { throwFileSizeLimit: false });
+
+    app.post(
+      '/tags/:id/files',
+      {
+        config: { permission: 'files:write', rateLimit: 'upload' },
+        schema: {
+          summary: 'Upload a file to a tag (multipart/form-data: file, name, description, in any order)',
+          tags: FILES,
+          params: TagFilesParams,
+          body: UploadBody,
+          response: { 201: dataEnvelope(File), ...UploadErrors },
+        },
+      },
+      async (request, reply) => {
+        let received: files.ReceivedFile | undefined;
+        try {
+          if (!request.isMultipart()) {
+            throw new ApiError('unsupported_media_type', 'Send the file as multipart/form-data (parts: file, name, description)');
+          }
+          const target = await files.prepareUpload(ctx, request.principal, request.params.id);
+          const declared = Number(request.headers['content-length']);
+          if (Number.isFinite(declared) && declared > target.maxBytes + MULTIPART_OVERHEAD) throw fileTooLarge(target.maxBytes);
+          const fields: files.FileFields = {};
+          const parts = request.parts({
+            // One byte over the plan maximum reaches the size check, which answers at once.
+            limits: { fileSize: target.maxBytes + 1, files: 1, fields: 8, parts: 10, fieldSize: FIELD_BYTES, headerPairs: 100 },
+          });
+          for await (const part of parts) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'file') throw validationError(part.fieldname, `${part.fieldname} is not a known field; send the file as "file"`);
+              const originalName = files.originalNameOf(part.filename);
+              received = await files.receiveFile(ctx, target, originalName, files.ruleForUpload(originalName), part.file);
+              continue;
+            }
+            const field = part.fieldname;
+            if (field !== 'name' && field !== 'description') throw validationError(field, `${field} is not a known field`);
+            if (fields[field] !== undefined) throw validationError(field, `${field} was sent twice`);
+            if (typeof part.value !== 'string') throw validationError(field, `${field} must be text`);
+            if (part.valueTruncated) throw validationError(field, `${field} is too long`);
+            // Checked as soon as it arrives, so a bad name fails before the file is streamed.
+            fields[field] = field === 'name' ? requireValidName(part.value, 'name') : requireValidDescription(part.value);
+          }
+          if (!received) throw validationError('file', 'file is required');
+          const file = await files.commitUpload(ctx, target, received, fields);
+          return await reply.code(201).send({ success: true as const, data: file });
+        } catch (error) {
+          // Refused before the body was read to its end: answer now and close the connection,
+          // so the rest of a large body is never read (Node would otherwise drain it).
+          if (!request.raw.complete) reply.header('connection', 'close');
+          throw fromMultipartError(error);
+        } finally {
+          await files.discardReceived(received);
+        }
+      },
+    );
+
+    app.post(
+      '/tags/:id/files/from-url',
+      {
+        config: { permission: 'files:write', rateLimit: 'upload' },
+        schema: {
+          summary: 'Add a file to a tag by fetching it from an http(s) URL',
+          description:
+            'At most 5 redirects, 30 s in all; private, loopback and link-local addresses are refused at every hop (400 invalid_url). ' +
+            'The name comes from Content-Disposition or the URL path. Size, type and storage rules as for uploads.',
+          tags: FILES,
+          params: TagFilesParams,
+          body: FromUrlBody,
+          response: { 201: dataEnvelope(File), ...UploadErrors },
+        },
+      },
+      async (request, reply) => {
+        const file = await files.uploadFromUrl(ctx, request.principal, request.params.id, request.body);
+        return reply.code(201).send({ success: true as const, data: file });
+      },
+    );
+
+    app.get(
+      '/tags/:id/files',
+      {
+        config: { permission: 'files:read' },
+        schema: {
+          summary: "List a tag's files (newest first)",
+          tags: FILES,
+          params: TagFilesParams,
+          querystring: Type.Object(PaginationQuery),
+          response: { 200: listEnvelope(File) },
+        },
+      },
+      async (request) => {
+        const { limit, offset } = request.query;
+        const { total, files: items } = await files.listFiles(ctx, request.principal, request.params.id, limit, offset);
+        return { success: true as const, data: items, pagination: pagination(total, limit, offset) };
+      },
+    );
+
+    app.get(
+      '/files/:file_id',
+      {
+        config: { permission: 'files:read' },
+        schema: { summary: "A file's metadata", tags: FILES, params: FileParams, response: { 200: dataEnvelope(File) } },
+      },
+      async (request) => ({ success: true as const, data: await files.getFile(ctx, request.principal, request.params.file_id) }),
+    );
+
+    app.get(
+      '/files/:file_id/download',
+      {
+        config: { permission: 'files:read' },
+        schema: {
+          summary: 'Download a file (Range, ETag); images can be resized and converted',
+          description:
+            'Images (jpeg, png, gif, webp, svg) accept width, height (fit inside, aspect kept, never enlarged), quality and format; ' +
+            'on other files these parameters are a 400 validation_error.',
+          tags: FILES,
+          params: FileParams,
+          querystring: DownloadQuery,
+          response: BinaryResponses,
+        },
+      },
+      async (request, reply) => {
+        const file = await files.requireFile(ctx, request.principal, request.params.file_id);
+        const query = request.query;
+        const given = (['width', 'height', 'quality', 'format'] as const).filter((key) => query[key] !== undefined);
+        const countDownload = () => {
+          files.recordDownload(ctx, file.id).catch((error: unknown) => request.log.warn({ err: error, file_id: file.id }, 'could not count a download'));
+        };
+        if (given.length > 0) {
+          const variant = await files.transformedVariant(ctx, file, { ...query, given });
+          return sendFile(request, reply, variantOf(variant), {
+            'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type, variant.mime)),
+            'cache-control': 'private, no-cache',
+          }, countDownload);
+        }
+        return sendFile(request, reply, blobOf(ctx, file), {
+          'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type)),
+          'cache-control': 'private, no-cache',
+        }, countDownload);
+      },
+    );
+
+    app.get(
+      '/files/:file_id/thumbnail',
+      {
+        config: { permission: 'files:read' },
+        schema: {
+          summary: 'A thumbnail of an image file (default 256×256 box, webp)',
+          tags: FILES,
+          params: FileParams,
+          querystring: ThumbnailQuery,
+          response: BinaryResponses,
+        },
+      },
+      async (request, reply) => {
+        const file = await files.requireFile(ctx, request.principal, request.params.file_id);
+        const variant = await files.thumbnail(ctx, file, request.query);
+        return sendFile(request, reply, variantOf(variant), {
+          'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type, variant.mime)),
+          // The content of a file id never changes, so neither does its thumbnail.
+          'cache-control': 'private, max-age=86400',
+        });
+      },
+    );
+
+    app.patch(
+      '/files/:file_id',
+      {
+        config: { permission: 'files:write' },
+        schema: { summary: "Change a file's name or description", tags: FILES, params: FileParams, body: PatchBody, response: { 200: dataEnvelope(File) } },
+      },
+      async (request) => ({ success: true as const, data: await files.updateFile(ctx, request.principal, request.params.file_id, request.body) }),
+    );
+
+    app.delete(
+      '/files/:file_id',
+      {
+        config: { permission: 'files:write' },
+        schema: { summary: 'Delete a file and its content', tags: FILES, params: FileParams, response: { 200: DeletedBody } },
+      },
+      async (request) => {
+        await files.deleteFile(ctx, request.principal, request.params.file_id);
+        return { success: true as const, message: 'File deleted' };
+      },
+    );
+  };
+}
+
+/**
+ * Image files of public tags, for the image blocks of public pages (`/t/{short_id}/files/{id}`).
+ * Anything else — another tag's file, a non-image, a private or organization tag — is 404.
+ */
+export function publicFileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const schema = { params: Type.Object({ shortId: Type.String(), fileId: Type.String() }), hide: true };
+    app.get('/t/:shortId/files/:fileId', { schema }, async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
+      const { shortId, fileId } = request.params;
+      const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx.db, shortId) : undefined;
+      const file = await files.publicImage(ctx, tag, fileId);
+      if (!file) throw new ApiError('not_found', 'Not found');
+      return sendFile(request, reply, blobOf(ctx, file), {
+        'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type)),
+        // Short: a tag made private stops being served by caches soon after.
+        'cache-control': 'public, max-age=300',
+      });
+    });
+  };
+}

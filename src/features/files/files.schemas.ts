@@ -1,0 +1,93 @@
+import { Type } from 'typebox';
+import { ErrorBody } from '../../http/envelope.js';
+import { ALLOWED_EXTENSIONS } from './file-types.js';
+import { DEFAULT_QUALITY, MAX_DIMENSION, OUTPUT_FORMATS } from './images.js';
+import { MAX_DESCRIPTION, MAX_NAME } from './names.js';
+
+/** The public contract of the file endpoints (TypeBox → validation, serialization, OpenAPI). */
+
+export const File = Type.Object({
+  id: Type.String({ description: 'file_…' }),
+  tag_id: Type.String({ description: 'The tag the file belongs to' }),
+  name: Type.String({ description: 'Display name; also the name a download is saved under' }),
+  original_name: Type.String({ description: 'The name the file was uploaded with' }),
+  description: Type.Union([Type.String(), Type.Null()]),
+  mime_type: Type.String({ description: 'The detected type, never the client-declared one' }),
+  size: Type.Integer({ description: 'Bytes' }),
+  url: Type.String({ description: 'Download address ({PUBLIC_BASE_URL}/v1/files/{id}/download)' }),
+  download_count: Type.Integer({ description: 'Completed downloads of the whole file' }),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+const name = Type.String({ description: `1-${MAX_NAME} characters, no / \\ or control characters` });
+const description = Type.Union([Type.String({ maxLength: MAX_DESCRIPTION }), Type.Null()], { description: `At most ${MAX_DESCRIPTION} characters` });
+
+export const TagFilesParams = Type.Object({ id: Type.String({ description: 'Tag id (tag_…) or short id' }) });
+export const FileParams = Type.Object({ file_id: Type.String({ description: 'file_…' }) });
+
+const TYPES_DESCRIPTION =
+  `Allowed extensions: ${ALLOWED_EXTENSIONS.join(', ')}; the content must match the extension ` +
+  '(magic bytes; text formats must be UTF-8). Executables and scripts (.exe, .app, .sh, .js, .py, .rb) are refused; ' +
+  'zip archives may not contain executables (.exe, .app, .sh).';
+
+/**
+ * Documentation of the multipart body. It is read as a stream by the handler (never parsed
+ * into memory), so the schema has no `type` and does not constrain the (absent) parsed body.
+ */
+export const UploadBody = {
+  content: {
+    'multipart/form-data': {
+      schema: {
+        properties: {
+          file: { type: 'string', format: 'binary', description: `The file (required). ${TYPES_DESCRIPTION}` },
+          name: { type: 'string', description: `Display name (default: the uploaded file name); 1-${MAX_NAME} characters` },
+          description: { type: 'string', description: `At most ${MAX_DESCRIPTION} characters` },
+        },
+        required: ['file'],
+      },
+    },
+  },
+};
+
+export const FromUrlBody = Type.Object(
+  {
+    url: Type.String({ description: 'http or https; private, loopback and link-local addresses are refused' }),
+    name: Type.Optional(name),
+    description: Type.Optional(description),
+  },
+  { additionalProperties: false },
+);
+
+export const PatchBody = Type.Object({ name: Type.Optional(name), description: Type.Optional(description) }, { additionalProperties: false });
+
+const dimension = (what: string) => Type.Integer({ minimum: 1, maximum: MAX_DIMENSION, description: `${what} in pixels (1-${MAX_DIMENSION}); images only` });
+
+export const DownloadQuery = Type.Object({
+  width: Type.Optional(dimension('Maximum width')),
+  height: Type.Optional(dimension('Maximum height')),
+  quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `1-100, default ${DEFAULT_QUALITY} (jpeg, webp, avif)` })),
+  format: Type.Optional(Type.Enum(OUTPUT_FORMATS, { description: 'Output format; default: the image’s own (SVG: png)' })),
+});
+
+export const ThumbnailQuery = Type.Object({
+  width: Type.Optional(dimension('Maximum width, default 256,')),
+  height: Type.Optional(dimension('Maximum height, default 256,')),
+  quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `1-100, default ${DEFAULT_QUALITY}` })),
+  format: Type.Optional(Type.Enum(OUTPUT_FORMATS, { description: 'Default webp' })),
+});
+
+const binary = (description: string) => ({ description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } });
+
+export const BinaryResponses = {
+  200: binary('The content, with its Content-Type, Content-Disposition and ETag'),
+  206: binary('Partial content (Range)'),
+  304: { description: 'Not modified (If-None-Match)', type: 'null' },
+  416: { ...ErrorBody, description: 'Range not satisfiable (range_not_satisfiable)' },
+};
+
+export const UploadErrors = {
+  400: { ...ErrorBody, description: 'Invalid input (validation_error), file over the plan maximum (file_too_large)' },
+  415: { ...ErrorBody, description: 'Blocked, unsupported or mismatched type (unsupported_file_type)' },
+  507: { ...ErrorBody, description: 'The account storage limit would be exceeded (storage_limit_exceeded)' },
+};

@@ -1,0 +1,377 @@
+import type { Readable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { Principal } from '../../http/auth.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { isoNow, type Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { createOutboundAgents, refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
+import { PLAN_LIMITS } from '../accounts/plans.js';
+import { requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
+import { emit } from '../events/outbox.js';
+import type { TagRow } from '../tags/tags.repository.js';
+import { requireTag, requireWritable, tagSummary } from '../tags/tags.service.js';
+import { bodyError, fetchUrl, type FetchOptions } from './fetch-url.js';
+import { extensionOf, ruleForMime, ruleForName, verifyContent, type TypeRule } from './file-types.js';
+import * as repo from './files.repository.js';
+import { ImageVariants, isTransformable, THUMBNAIL, type TransformRequest, type Variant } from './images.js';
+import { fileTooLarge, ingest, storageExceeded, type IngestResult } from './ingest.js';
+import { cleanExternalName, filenameFromContentDisposition, filenameFromUrl, requireValidDescription, requireValidName } from './names.js';
+import { createBlobStorage, discardTemp, newTempPath, type BlobStorage } from './storage.js';
+
+export type FilesConfig = Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl' | 'dataDir' | 'allowPrivateNetworks' | 'outboundCaFile'>;
+
+export interface FilesContext {
+  db: Db;
+  clock: Clock;
+  config: FilesConfig;
+  storage: BlobStorage;
+  images: ImageVariants;
+  fetch: FetchOptions;
+  log?: FastifyBaseLogger;
+  close(): Promise<void>;
+}
+
+const FROM_URL_TIMEOUT_MS = 30_000;
+const FROM_URL_MAX_REDIRECTS = 5;
+
+export function createFilesContext(services: { db: Db; clock: Clock; config: FilesConfig; agents?: OutboundAgents }): FilesContext {
+  const storage = createBlobStorage(services.config);
+  const agents = services.agents ?? createOutboundAgents(services.config);
+  const allowPrivate = services.config.allowPrivateNetworks;
+  return {
+    db: services.db,
+    clock: services.clock,
+    config: services.config,
+    storage,
+    images: new ImageVariants(services.config.dataDir, storage),
+    fetch: {
+      agents,
+      refuseHost: (url) => refusePrivateHost(url, allowPrivate),
+      maxRedirects: FROM_URL_MAX_REDIRECTS,
+      timeoutMs: FROM_URL_TIMEOUT_MS,
+    },
+    async close() {
+      if (!services.agents) {
+        agents.http.destroy();
+        agents.https.destroy();
+      }
+    },
+  };
+}
+
+/** Test files live on the sandbox host when one is configured (like tags' addresses). */
+function baseUrlFor(config: FilesConfig, environment: Environment): string {
+  return environment === 'test' && config.sandboxBaseUrl ? config.sandboxBaseUrl : config.publicBaseUrl;
+}
+
+/** The one API representation of a file, used by every endpoint and by file.* events. */
+export function toFileView(config: FilesConfig, row: repo.FileRow) {
+  return {
+    id: row.id,
+    tag_id: row.tag_id,
+    name: row.name,
+    original_name: row.original_name,
+    description: row.description,
+    mime_type: row.mime_type,
+    size: row.size,
+    url: `${baseUrlFor(config, row.environment)}/v1/files/${row.id}/download`,
+    download_count: row.download_count,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export type FileView = ReturnType<typeof toFileView>;
+
+/** Storage is counted per account: the organization for organization files, else the owner. */
+function accountOf(row: { owner_id: string; organization_id: string | null }): string {
+  return row.organization_id ?? row.owner_id;
+}
+
+function fileEvent(tag: TagRow, type: 'file.uploaded' | 'file.deleted', file: FileView, at: string) {
+  return {
+    type,
+    environment: tag.environment,
+    ownerId: tag.owner_id,
+    organizationId: tag.organization_id,
+    tagId: tag.id,
+    data: { tag: tagSummary(tag), file },
+    at,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upload: stream to a temp file while counting and hashing → type rules → reserve storage →
+// move into place → row + event in one transaction. Any failure removes the temp file.
+
+/** Who uploads where, under which limits. Built before any byte of the body is read. */
+export interface UploadTarget {
+  tag: TagRow;
+  maxBytes: number;
+  storageLimit: number;
+  storageLeft: number;
+}
+
+export async function prepareUpload(ctx: FilesContext, principal: Principal, tagIdOrShortId: string): Promise<UploadTarget> {
+  const tag = await requireTag(ctx.db, principal, tagIdOrShortId);
+  requireWritable(tag, principal);
+  const plan = PLAN_LIMITS[principal.plan];
+  const used = await repo.storageUsed(ctx.db, accountOf(tag), tag.environment);
+  if (used >= plan.storageBytes) throw storageExceeded();
+  return { tag, maxBytes: plan.maxFileBytes, storageLimit: plan.storageBytes, storageLeft: plan.storageBytes - used };
+}
+
+/** A file received and checked, waiting in a temp file to be committed or discarded. */
+export interface ReceivedFile extends IngestResult {
+  tempPath: string;
+  originalName: string;
+  rule: TypeRule;
+}
+
+/** The name a client sent with a file, as original_name: its last path segment. */
+export function originalNameOf(filename: string | undefined): string {
+  const name = (filename ?? '').split(/[/\\]/).pop() ?? '';
+  if (!name) throw validationError('file', 'file must be sent with a file name (filename in its Content-Disposition)');
+  return requireValidName(name, 'file');
+}
+
+/** The rule for an incoming file, decided from its name alone (blocked types fail at once). */
+export function ruleForUpload(originalName: string): TypeRule {
+  return ruleForName(originalName);
+}
+
+/**
+ * Streams `source` into a temp file under the target's limits and checks its type. The temp
+ * file is removed again when anything fails.
+ */
+export async function receiveFile(ctx: FilesContext, target: UploadTarget, originalName: string, rule: TypeRule, source: Readable): Promise<ReceivedFile> {
+  const tempPath = await newTempPath(ctx.config.dataDir);
+  try {
+    const facts = await ingest(source, tempPath, { maxBytes: target.maxBytes, storageLeft: target.storageLeft, text: rule.check.kind === 'text' });
+    await verifyContent(rule, tempPath, facts);
+    return { ...facts, tempPath, originalName, rule };
+  } catch (error) {
+    await discardTemp(tempPath);
+    throw error;
+  }
+}
+
+export async function discardReceived(received: ReceivedFile | undefined): Promise<void> {
+  await discardTemp(received?.tempPath);
+}
+
+export interface FileFields {
+  name?: string;
+  description?: string | null;
+}
+
+/** Reserves storage, moves the blob into place and writes the row and file.uploaded at once. */
+export async function commitUpload(ctx: FilesContext, target: UploadTarget, received: ReceivedFile, fields: FileFields): Promise<FileView> {
+  const name = fields.name !== undefined ? requireValidName(fields.name, 'name') : received.originalName;
+  const description = fields.description == null ? null : requireValidDescription(fields.description);
+  const { tag } = target;
+  const now = isoNow(ctx.clock);
+  const row: repo.FileRow = {
+    id: newId('file'),
+    tag_id: tag.id,
+    environment: tag.environment,
+    owner_id: tag.owner_id,
+    organization_id: tag.organization_id,
+    name,
+    original_name: received.originalName,
+    description,
+    mime_type: received.rule.mime,
+    size: received.size,
+    sha256: received.sha256,
+    download_count: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  const view = toFileView(ctx.config, row);
+  await ctx.storage.put(row.id, received.tempPath);
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      if (!(await repo.reserveStorage(trx, accountOf(tag), tag.environment, row.size, target.storageLimit, now))) throw storageExceeded();
+      await repo.insertFile(trx, row);
+      await emit(trx, fileEvent(tag, 'file.uploaded', view, now));
+    });
+  } catch (error) {
+    await ctx.storage.delete(row.id);
+    throw error;
+  }
+  return view;
+}
+
+// ---------------------------------------------------------------------------------------------
+// from-url
+
+export interface FromUrlInput {
+  url: string;
+  name?: string;
+  description?: string | null;
+}
+
+/** A usable name for a fetched file, with an allowed extension whenever that can be known. */
+function nameForFetched(dispositionName: string | undefined, url: URL, contentType: string | undefined): { name: string; rule: TypeRule } {
+  if (dispositionName !== undefined) {
+    // The server named the file: its extension decides, as for an upload.
+    const name = cleanExternalName(dispositionName);
+    if (name) return { name, rule: ruleForName(name) };
+  }
+  const fromPath = cleanExternalName(filenameFromUrl(url));
+  const ext = extensionOf(fromPath);
+  if (ext) {
+    try {
+      return { name: fromPath, rule: ruleForName(fromPath) };
+    } catch (error) {
+      // A blocked extension stays blocked; an unknown one (`report.php`) may be a script path.
+      if (/Executables/.test((error as Error).message)) throw error;
+    }
+  }
+  // No usable extension in the path: the declared Content-Type may supply one.
+  const declared = ruleForMime((contentType ?? '').split(';')[0]!.trim().toLowerCase());
+  if (declared) {
+    const base = fromPath || 'download';
+    return { name: `${base}.${declared.ext}`.slice(-255), rule: declared };
+  }
+  return { name: fromPath, rule: ruleForName(fromPath || 'download') };
+}
+
+export async function uploadFromUrl(ctx: FilesContext, principal: Principal, tagIdOrShortId: string, input: FromUrlInput): Promise<FileView> {
+  if (input.name !== undefined) requireValidName(input.name, 'name');
+  if (input.description != null) requireValidDescription(input.description);
+  const target = await prepareUpload(ctx, principal, tagIdOrShortId);
+  const fetched = await fetchUrl(input.url, ctx.fetch);
+  let received: ReceivedFile | undefined;
+  try {
+    const declaredLength = Number(fetched.response.headers['content-length']);
+    if (Number.isFinite(declaredLength) && declaredLength > target.maxBytes) throw fileTooLarge(target.maxBytes);
+    const { name, rule } = nameForFetched(
+      filenameFromContentDisposition(fetched.response.headers['content-disposition']),
+      fetched.url,
+      fetched.response.headers['content-type'],
+    );
+    try {
+      received = await receiveFile(ctx, target, name, rule, fetched.response);
+    } catch (error) {
+      throw bodyError(error, fetched, ctx.fetch.timeoutMs);
+    }
+    fetched.done();
+    return await commitUpload(ctx, target, received, { name: input.name, description: input.description });
+  } catch (error) {
+    fetched.abort();
+    throw error;
+  } finally {
+    await discardReceived(received);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading, changing, deleting
+
+/** 404 when no such file in the caller's environment, 403 when it is another account's. */
+export async function requireFile(ctx: FilesContext, principal: Principal, fileId: string): Promise<repo.FileRow> {
+  const row = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
+  return requireAccess(row, scopeOf(principal), 'File');
+}
+
+export async function getFile(ctx: FilesContext, principal: Principal, fileId: string): Promise<FileView> {
+  return toFileView(ctx.config, await requireFile(ctx, principal, fileId));
+}
+
+export async function listFiles(ctx: FilesContext, principal: Principal, tagIdOrShortId: string, limit: number, offset: number) {
+  const tag = await requireTag(ctx.db, principal, tagIdOrShortId);
+  const { total, rows } = await repo.listFilesOfTag(ctx.db, tag.id, limit, offset);
+  return { total, files: rows.map((row) => toFileView(ctx.config, row)) };
+}
+
+/** The file and its tag, for changes: the tag's write permission applies to its files. */
+async function requireWritableFile(ctx: FilesContext, principal: Principal, fileId: string) {
+  const file = await requireFile(ctx, principal, fileId);
+  const tag = await requireTag(ctx.db, principal, file.tag_id);
+  requireWritable(tag, principal);
+  return { file, tag };
+}
+
+export async function updateFile(ctx: FilesContext, principal: Principal, fileId: string, input: FileFields): Promise<FileView> {
+  const changes: { name?: string; description?: string | null } = {};
+  if (input.name !== undefined) changes.name = requireValidName(input.name, 'name');
+  if (input.description !== undefined) changes.description = input.description === null ? null : requireValidDescription(input.description);
+  const { file } = await requireWritableFile(ctx, principal, fileId);
+  if (Object.keys(changes).length === 0) return toFileView(ctx.config, file);
+  const updated = { ...file, ...changes, updated_at: isoNow(ctx.clock) };
+  await repo.updateFileRow(ctx.db, file.id, { ...changes, updated_at: updated.updated_at });
+  return toFileView(ctx.config, updated);
+}
+
+export async function deleteFile(ctx: FilesContext, principal: Principal, fileId: string): Promise<void> {
+  const { file, tag } = await requireWritableFile(ctx, principal, fileId);
+  const now = isoNow(ctx.clock);
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    const result = await repo.deleteFileRow(trx, file.id);
+    // A concurrent delete got there first: nothing to release, no second event.
+    if (Number(result.numDeletedRows) !== 1) return false;
+    await repo.releaseStorage(trx, accountOf(file), file.environment, file.size, now);
+    await emit(trx, fileEvent(tag, 'file.deleted', toFileView(ctx.config, file), now));
+    return true;
+  });
+  if (!deleted) throw notFound('File');
+  await removeBlobs(ctx, [file.id]);
+}
+
+/** Blobs and derived images go after the rows are committed; a failure here only leaves garbage. */
+export async function removeBlobs(ctx: Pick<FilesContext, 'storage' | 'images' | 'log'>, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    await Promise.all([ctx.storage.delete(id), ctx.images.evict(id)]).catch((error: unknown) => {
+      ctx.log?.warn({ err: error, file_id: id }, 'could not remove a deleted file from storage');
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Downloads and images
+
+export interface Transform extends TransformRequest {
+  /** The query parameters given, in order, to name in errors. */
+  given: string[];
+}
+
+/** The rendered variant for a download with transform parameters (400 for non-images). */
+export async function transformedVariant(ctx: FilesContext, file: repo.FileRow, transform: Transform): Promise<Variant> {
+  if (!isTransformable(file.mime_type)) {
+    const field = transform.given[0] ?? 'file_id';
+    throw validationError(field, `${field} applies to images only; this file is ${file.mime_type}`);
+  }
+  return ctx.images.variant(file, transform);
+}
+
+export async function thumbnail(ctx: FilesContext, file: repo.FileRow, request: TransformRequest): Promise<Variant> {
+  if (!isTransformable(file.mime_type)) throw validationError('file_id', `Thumbnails exist for images only; this file is ${file.mime_type}`);
+  return ctx.images.variant(file, {
+    width: request.width ?? THUMBNAIL.width,
+    height: request.height ?? THUMBNAIL.height,
+    quality: request.quality,
+    format: request.format ?? THUMBNAIL.format,
+  });
+}
+
+/** Counts a download that was sent whole (called once the response has finished). */
+export async function recordDownload(ctx: FilesContext, fileId: string): Promise<void> {
+  await repo.incrementDownloadCount(ctx.db, fileId);
+}
+
+/** An image file of a public tag, for its public page; undefined → 404. */
+export async function publicImage(ctx: FilesContext, tag: TagRow | undefined, fileId: string): Promise<repo.FileRow | undefined> {
+  if (!tag || tag.read_permission !== 'public') return undefined;
+  const file = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
+  if (!file || file.tag_id !== tag.id || !isTransformable(file.mime_type)) return undefined;
+  return file;
+}
+
+/** Files uploaded in a scope and period (analytics overview). */
+export function countFilesUploaded(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
+  return repo.countFilesCreated(db, scope, range);
+}

@@ -1,0 +1,166 @@
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { validationError } from '../../http/errors.js';
+import { discardTemp, filesLayout, newTempPath, type BlobStorage } from './storage.js';
+
+/** Image transforms (DECISIONS.md "Files"): sizes 1-4096, quality 1-100 (default 80). */
+export const OUTPUT_FORMATS = ['webp', 'jpeg', 'png', 'avif'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export const MAX_DIMENSION = 4096;
+export const DEFAULT_QUALITY = 80;
+export const THUMBNAIL = { width: 256, height: 256, format: 'webp' as OutputFormat };
+
+export interface TransformRequest {
+  width?: number;
+  height?: number;
+  quality?: number;
+  format?: OutputFormat;
+}
+
+type Encoding = OutputFormat | 'gif';
+
+const MIME_OF: Record<Encoding, string> = {
+  webp: 'image/webp',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  avif: 'image/avif',
+  gif: 'image/gif',
+};
+
+/** What a transform of a file without `format` produces: its own format, SVG as PNG. */
+const NATIVE: Record<string, Encoding> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'image/svg+xml': 'png',
+};
+
+/** SVGs are rendered from memory (see below), so their size is bounded. */
+const MAX_SVG_BYTES = 16 * 1024 * 1024;
+/** Decoding bombs: a 4096×4096 output never needs more input than this. */
+const MAX_INPUT_PIXELS = 100_000_000;
+
+export interface ImageSource {
+  id: string;
+  sha256: string;
+  mime_type: string;
+  size: number;
+}
+
+export interface Variant {
+  path: string;
+  size: number;
+  mime: string;
+  etag: string;
+}
+
+export function isTransformable(mime: string): boolean {
+  return mime in NATIVE;
+}
+
+/**
+ * Renders and caches transformed images under files/cache/{file id}/. The cache is derived
+ * data: deleting any of it only costs a re-render. Renders of one variant requested at once
+ * share one job.
+ */
+export class ImageVariants {
+  private readonly inFlight = new Map<string, Promise<Variant>>();
+  private readonly cacheDir: string;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly storage: BlobStorage,
+  ) {
+    this.cacheDir = filesLayout(dataDir).cache;
+  }
+
+  async variant(file: ImageSource, request: TransformRequest): Promise<Variant> {
+    const encoding: Encoding = request.format ?? NATIVE[file.mime_type]!;
+    const quality = request.quality ?? DEFAULT_QUALITY;
+    const key = `${request.width ?? 0}x${request.height ?? 0}-q${quality}.${encoding}`;
+    const path = join(this.cacheDir, file.id, key);
+    const variant = (size: number): Variant => ({ path, size, mime: MIME_OF[encoding], etag: `"${file.sha256.slice(0, 24)}-${key}"` });
+    const cached = await stat(path).catch(() => undefined);
+    if (cached) return variant(cached.size);
+    const jobKey = `${file.id}/${key}`;
+    let job = this.inFlight.get(jobKey);
+    if (!job) {
+      job = this.render(file, request, encoding, quality, path)
+        .then(variant)
+        .finally(() => this.inFlight.delete(jobKey));
+      this.inFlight.set(jobKey, job);
+    }
+    return job;
+  }
+
+  async evict(fileId: string): Promise<void> {
+    await rm(join(this.cacheDir, fileId), { recursive: true, force: true });
+  }
+
+  private async render(file: ImageSource, request: TransformRequest, encoding: Encoding, quality: number, path: string): Promise<number> {
+    const svg = file.mime_type === 'image/svg+xml';
+    const source = svg ? await this.svgBytes(file) : await this.storage.localCopy(file.id);
+    const temp = await newTempPath(this.dataDir, 'render');
+    try {
+      const input = Buffer.isBuffer(source) ? source : source.path;
+      // An SVG is drawn from memory, never from its path: librsvg would otherwise resolve
+      // references to neighbouring files (other tenants' blobs).
+      const density = svg ? await svgDensity(input as Buffer, request) : undefined;
+      let image = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', ...(density ? { density } : {}) }).rotate();
+      if (request.width !== undefined || request.height !== undefined) {
+        // Aspect ratio kept, fit inside the box; rasters are never enlarged (it would only blur).
+        image = image.resize({ width: request.width, height: request.height, fit: 'inside', withoutEnlargement: !svg });
+      }
+      switch (encoding) {
+        case 'jpeg':
+          image = image.flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: true });
+          break;
+        case 'webp':
+          image = image.webp({ quality });
+          break;
+        case 'avif':
+          image = image.avif({ quality });
+          break;
+        case 'png':
+          image = image.png();
+          break;
+        case 'gif':
+          image = image.gif();
+          break;
+      }
+      const info = await image.toFile(temp).catch((error: unknown) => {
+        throw validationError('file_id', `The image could not be processed (${(error as Error).message.split('\n')[0]})`);
+      });
+      await mkdir(join(path, '..'), { recursive: true });
+      await rename(temp, path);
+      return info.size;
+    } finally {
+      await discardTemp(temp);
+      if (!Buffer.isBuffer(source)) await source.release();
+    }
+  }
+
+  private async svgBytes(file: ImageSource): Promise<Buffer> {
+    if (file.size > MAX_SVG_BYTES) throw validationError('file_id', `SVG images larger than ${MAX_SVG_BYTES / 1024 / 1024} MB cannot be transformed`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.storage.read(file.id)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+}
+
+/** The density that draws an SVG at least as large as the requested box (vector: no blur). */
+async function svgDensity(svg: Buffer, request: TransformRequest): Promise<number | undefined> {
+  const { width, height } = await sharp(svg, { failOn: 'error' })
+    .metadata()
+    .catch((error: unknown) => {
+      throw validationError('file_id', `The image could not be processed (${(error as Error).message.split('\n')[0]})`);
+    });
+  if (!width || !height) return undefined;
+  const scale = Math.max(request.width ? request.width / width : 0, request.height ? request.height / height : 0);
+  if (scale <= 1) return undefined;
+  // Never draw more than twice the largest allowed output.
+  const capped = Math.min(scale, (2 * MAX_DIMENSION) / Math.max(width, height));
+  return Math.max(1, Math.ceil(72 * capped));
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Config } from '../../config.js';
+
+/**
+ * Where file contents live. Uploads are first written to a local temp file (they have to be
+ * inspected before they are accepted), then handed to the storage with `put`. Local disk is
+ * the only implementation today; an S3-compatible one would upload in `put` and fetch (or
+ * presign) in `read` and `localCopy`.
+ */
+export interface BlobStorage {
+  /** Moves a finished temp file into storage under `key`; the temp file is gone afterwards. */
+  put(key: string, tempFile: string): Promise<void>;
+  /** The bytes of `key`, or of the inclusive byte range `start`..`end`. */
+  read(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  /** A local file holding the bytes of `key` (for image processing); call `release` when done. */
+  localCopy(key: string): Promise<{ path: string; release(): Promise<void> }>;
+  /** Removes `key`; removing a missing key is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+/** Directory layout under DATA_DIR (docs/files.md). */
+export function filesLayout(dataDir: string) {
+  const root = join(dataDir, 'files');
+  return {
+    root,
+    /** Uploads in progress. Same file system as `blobs`, so moving into place is a rename. */
+    tmp: join(root, 'tmp'),
+    /** Accepted files: blobs/{last two characters of the id}/{file id}. */
+    blobs: join(root, 'blobs'),
+    /** Derived data (resized images); safe to delete at any time. */
+    cache: join(root, 'cache'),
+  };
+}
+
+const KEY = /^[a-z]+_[0-9a-z]{26}$/;
+
+export class LocalDiskStorage implements BlobStorage {
+  private readonly dir: string;
+
+  constructor(dataDir: string) {
+    this.dir = filesLayout(dataDir).blobs;
+  }
+
+  /** blobs/{fan-out}/{key}; the id's random tail spreads files over 1,296 directories. */
+  pathOf(key: string): string {
+    // Keys are our own ids; refusing anything else keeps a path from ever leaving the directory.
+    if (!KEY.test(key)) throw new Error(`not a storage key: ${key}`);
+    return join(this.dir, key.slice(-2), key);
+  }
+
+  async put(key: string, tempFile: string): Promise<void> {
+    const target = this.pathOf(key);
+    await mkdir(join(target, '..'), { recursive: true });
+    await rename(tempFile, target);
+  }
+
+  async read(key: string, range?: { start: number; end: number }): Promise<ReadStream> {
+    const stream = createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
+    // Surface a missing blob as a rejection here rather than as a half-sent response.
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+    return stream;
+  }
+
+  async localCopy(key: string) {
+    const path = this.pathOf(key);
+    await stat(path);
+    return { path, release: async () => undefined };
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}
+
+/** The configured storage. Stateless and cheap, so any component may build its own. */
+export function createBlobStorage(config: Pick<Config, 'dataDir'>): BlobStorage {
+  return new LocalDiskStorage(config.dataDir);
+}
+
+/** A fresh path for an upload in progress; the caller removes it (`discardTemp`) on any failure. */
+export async function newTempPath(dataDir: string, label = 'upload'): Promise<string> {
+  const dir = filesLayout(dataDir).tmp;
+  await mkdir(dir, { recursive: true });
+  return join(dir, `${label}-${randomBytes(12).toString('hex')}`);
+}
+
+export async function discardTemp(path: string | undefined): Promise<void> {
+  if (!path) return;
+  await unlink(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+}
+
+/**
+ * Removes temp files left by a crash. Only old ones: on a shared volume another process may be
+ * writing a fresh one right now.
+ */
+export async function sweepStaleTemp(dataDir: string, olderThanMs: number, nowMs: number): Promise<number> {
+  const dir = filesLayout(dataDir).tmp;
+  let removed = 0;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      const info = await stat(path);
+      if (nowMs - info.mtimeMs > olderThanMs) {
+        await rm(path, { force: true, recursive: true });
+        removed++;
+      }
+    } catch {
+      // Gone already (finished or removed by another process).
+    }
+  }
+  return removed;
+}

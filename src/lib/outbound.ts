@@ -1,0 +1,62 @@
+import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import tls from 'node:tls';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import type { Config } from '../config.js';
+import { parseIp } from './ip.js';
+
+/**
+ * Every request the service makes on a user's behalf (webhook deliveries, files/from-url) goes
+ * through these agents. They check the address each connection actually resolves to, so a
+ * hostname cannot point at private, loopback or link-local addresses — not at creation, not
+ * after a DNS change (rebinding), not through a redirect. ALLOW_PRIVATE_NETWORKS=true lifts
+ * the check for tests and on-premise receivers.
+ */
+export interface OutboundAgents {
+  http: http.Agent;
+  https: https.Agent;
+  allowPrivateNetworks: boolean;
+}
+
+export function createOutboundAgents(config: Pick<Config, 'allowPrivateNetworks' | 'outboundCaFile'>): OutboundAgents {
+  const allowPrivateNetworks = config.allowPrivateNetworks;
+  const options = { keepAlive: true, maxSockets: 64, allowPrivateIPAddress: allowPrivateNetworks, allowMetaIPAddress: false };
+  // OUTBOUND_CA_FILE adds trusted roots (a private CA, a test receiver); NODE_EXTRA_CA_CERTS works too.
+  const ca = config.outboundCaFile ? [...tls.rootCertificates, readFileSync(config.outboundCaFile, 'utf8')] : undefined;
+  return {
+    http: new RequestFilteringHttpAgent(options),
+    https: new RequestFilteringHttpsAgent({ ...options, ...(ca ? { ca } : {}) }),
+    allowPrivateNetworks,
+  };
+}
+
+export function agentFor(agents: OutboundAgents, url: URL): http.Agent {
+  return url.protocol === 'https:' ? agents.https : agents.http;
+}
+
+/** True when `address` is a public unicast address (ipaddr.js ranges). */
+export function isPublicAddress(address: string): boolean {
+  const ip = parseIp(address);
+  return ip !== null && ip.range() === 'unicast';
+}
+
+/**
+ * Resolves the URL's host and refuses it when any address it resolves to is not public, for
+ * an early, clear 400 at creation time; delivery time is guarded again by the agents.
+ * Returns a reason when refused, undefined when allowed.
+ */
+export async function refusePrivateHost(url: URL, allowPrivateNetworks: boolean): Promise<string | undefined> {
+  if (allowPrivateNetworks) return undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = parseIp(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
+  } catch {
+    return `the host ${host} could not be resolved`;
+  }
+  if (addresses.length === 0) return `the host ${host} could not be resolved`;
+  const blocked = addresses.find((address) => !isPublicAddress(address));
+  return blocked ? `the host ${host} resolves to a private or reserved address` : undefined;
+}
