@@ -3,18 +3,28 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { meRoutes } from './features/accounts/me.routes.js';
+import type { Scope } from './features/accounts/scope.js';
+import { analyticsRoutes } from './features/analytics/analytics.routes.js';
+import { MemoryPresenceStore, RedisPresenceStore } from './features/analytics/presence.js';
+import { Tracker } from './features/analytics/tracking.js';
+import { ViewRecorder } from './features/analytics/view-recorder.js';
+import { fileRoutes, publicFileRoutes } from './features/files/files.routes.js';
+import { countFilesUploaded, createFilesContext } from './features/files/files.service.js';
 import { folderRoutes } from './features/folders/folders.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { pageRoutes } from './features/pages/pages.routes.js';
 import { tagRoutes } from './features/tags/tags.routes.js';
+import { webhookRoutes } from './features/webhooks/webhooks.routes.js';
 import { Authenticator, type Principal } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { RateLimiter } from './http/rate-limit/limiter.js';
+import { connectRedis } from './lib/redis.js';
 import { createRateLimitStore } from './http/rate-limit/store.js';
 import { installValidation } from './http/validation.js';
 import { loggerOptions, RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import type { Clock } from './lib/clock.js';
+import { createOutboundAgents } from './lib/outbound.js';
 import { newId } from './lib/ids.js';
 
 export interface AppServices {
@@ -54,9 +64,30 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes(database.db));
-  await app.register(pageRoutes(database.db));
+  const presence = config.redisUrl ? new RedisPresenceStore(await connectRedis(config.redisUrl)) : new MemoryPresenceStore();
+  const recorder = new ViewRecorder(database.db, app.log);
+  app.addHook('onClose', async () => {
+    await recorder.flush();
+    await presence.close();
+  });
+  const tracker = new Tracker(database.db, config, clock, recorder, presence, app.log);
+  await app.register(pageRoutes(database.db, tracker));
+  const analyticsContext = {
+    db: database.db,
+    clock,
+    presence,
+    countFilesUploaded: (scope: Scope, range: { from: string; to: string }) => countFilesUploaded(database.db, scope, range),
+  };
+  const filesContext = createFilesContext({ db: database.db, clock, config });
+  await app.register(publicFileRoutes(filesContext));
 
   const tagsContext = { db: database.db, clock, config };
+  const agents = createOutboundAgents(config);
+  app.addHook('onClose', async () => {
+    agents.http.destroy();
+    agents.https.destroy();
+  });
+  const webhooksContext = { db: database.db, clock, config, agents };
   // RATE_LIMITS=false lifts key limits (benchmarks, trusted on-premise); failed-auth limits stay.
   const limiter = new RateLimiter(await createRateLimitStore(config), clock, app.log, {
     enforceKeyLimits: config.rateLimits,
@@ -84,6 +115,9 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
       await v1.register(meRoutes);
       await v1.register(tagRoutes(tagsContext));
       await v1.register(folderRoutes(tagsContext));
+      await v1.register(fileRoutes(filesContext));
+      await v1.register(webhookRoutes(webhooksContext));
+      await v1.register(analyticsRoutes(analyticsContext));
     },
     { prefix: '/v1' },
   );

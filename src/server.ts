@@ -3,9 +3,8 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { loggerOptions } from './http/logging.js';
-import { jobs } from './jobs/index.js';
-import { startJobs } from './jobs/runner.js';
 import { systemClock } from './lib/clock.js';
+import { startWorker } from './worker.js';
 
 /** Stops cleanly on SIGTERM/SIGINT: no new connections, in-flight requests finish, then the database closes. */
 function onShutdownSignal(stop: () => Promise<void>, log: pino.Logger): void {
@@ -31,10 +30,10 @@ export async function serve(config: Config, options: { worker: boolean }): Promi
   await migrateToLatest(database);
   const app = await buildApp({ config, database, clock: systemClock });
   await app.listen({ port: config.port, host: config.host });
-  const stopJobs = options.worker ? startJobs(jobs, { config, database, clock: systemClock, log: app.log }) : undefined;
+  const stopWorker = options.worker ? await startWorker({ config, database, clock: systemClock, log: app.log }) : undefined;
   onShutdownSignal(async () => {
     await app.close();
-    await stopJobs?.();
+    await stopWorker?.();
     await database.close();
   }, app.log as pino.Logger);
 }
@@ -44,10 +43,9 @@ export async function work(config: Config): Promise<void> {
   const log = pino(loggerOptions(config.logLevel));
   const database = await openDatabase(config);
   await migrateToLatest(database);
-  const stopJobs = startJobs(jobs, { config, database, clock: systemClock, log });
-  log.info({ jobs: jobs.map((job) => job.name) }, 'worker started');
+  const stopWorker = await startWorker({ config, database, clock: systemClock, log });
   onShutdownSignal(async () => {
-    await stopJobs();
+    await stopWorker();
     await database.close();
   }, log);
 }

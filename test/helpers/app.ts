@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import * as accounts from '../../src/features/accounts/accounts.service.js';
+import { startWorker } from '../../src/worker.js';
 import { TestClock } from './clock.js';
 
 /**
@@ -35,6 +36,8 @@ export interface TestAppOptions {
   host?: string;
   /** Extra routes registered before the server starts (test fixtures for shared mechanisms). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
+  /** Also run the background worker (webhook deliveries, jobs) in this process. */
+  worker?: boolean;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -60,6 +63,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await app.listen({ port: 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  const stopWorker = options.worker ? await startWorker({ config, database, clock, log: app.log }) : undefined;
   return {
     app,
     config,
@@ -68,6 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     baseUrl: `http://127.0.0.1:${port}`,
     env,
     async close() {
+      await stopWorker?.();
       await app.close();
       await database.close();
       if (databaseUrl && schema) {

@@ -34,27 +34,33 @@ export interface EventBody {
   data: Record<string, unknown>;
 }
 
+function eventRow(input: EventInput) {
+  const body: EventBody = { id: newId('evt'), event: input.type, created_at: input.at, data: input.data };
+  return {
+    id: body.id,
+    type: input.type,
+    environment: input.environment,
+    owner_id: input.ownerId,
+    organization_id: input.organizationId,
+    tag_id: input.tagId,
+    payload: JSON.stringify(body),
+    created_at: input.at,
+    dispatched_at: null,
+  };
+}
+
 /**
  * Records an event in the outbox. Call it with the transaction that makes the change, so a
  * committed change always yields its event and a rolled-back one never does.
  */
-export async function emit(trx: Db, input: EventInput): Promise<EventBody> {
-  const body: EventBody = { id: newId('evt'), event: input.type, created_at: input.at, data: input.data };
-  await trx
-    .insertInto('events')
-    .values({
-      id: body.id,
-      type: input.type,
-      environment: input.environment,
-      owner_id: input.ownerId,
-      organization_id: input.organizationId,
-      tag_id: input.tagId,
-      payload: JSON.stringify(body),
-      created_at: input.at,
-      dispatched_at: null,
-    })
-    .execute();
-  return body;
+export async function emit(trx: Db, input: EventInput): Promise<void> {
+  await trx.insertInto('events').values(eventRow(input)).execute();
+}
+
+/** Several events in few statements (chunked under SQLite's bound-parameter cap). */
+export async function emitMany(trx: Db, inputs: EventInput[]): Promise<void> {
+  const rows = inputs.map(eventRow);
+  for (let i = 0; i < rows.length; i += 100) await trx.insertInto('events').values(rows.slice(i, i + 100)).execute();
 }
 
 export function deleteTestEventsCreatedBefore(db: Db, before: string) {

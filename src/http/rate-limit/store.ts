@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js';
 import { MemoryRateLimitStore } from './memory-store.js';
-import { connectRedis, RedisRateLimitStore } from './redis-store.js';
+import { connectRedis } from '../../lib/redis.js';
+import { RedisRateLimitStore } from './redis-store.js';
 import type { RateLimitStore } from './window.js';
 
 /** Redis when REDIS_URL is set (limits shared by every instance), else this process's memory. */

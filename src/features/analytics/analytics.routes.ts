@@ -1,0 +1,200 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../../http/envelope.js';
+import * as analytics from './analytics.service.js';
+import { prepareExport } from './export.js';
+
+const ANALYTICS = ['Analytics'];
+const permission = 'analytics:read' as const;
+
+const dates = {
+  start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, first day (UTC); default 29 days before today' })),
+  end_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, the day after the last (UTC, exclusive); default tomorrow' })),
+};
+const TagParams = Type.Object({ id: Type.String({ description: 'Tag id or short id' }) });
+const Period = Type.Object({ start: Type.String(), end: Type.String({ description: 'Exclusive' }) });
+const Counts = Type.Record(Type.String(), Type.Integer());
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+const nullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+
+const Report = Type.Object({
+  tag_id: Type.String(),
+  period: Period,
+  summary: Type.Object({
+    total_views: Type.Integer(),
+    unique_views: Type.Integer({ description: 'Distinct visitors in the period' }),
+    qr_scans: Type.Integer(),
+    direct_visits: Type.Integer(),
+    average_time_seconds: Type.Integer(),
+  }),
+  by_device: Type.Object({ mobile: Type.Integer(), desktop: Type.Integer(), tablet: Type.Integer() }),
+  by_country: Counts,
+  by_browser: Counts,
+  timeseries: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), unique: Type.Integer() })),
+});
+
+const ViewRecord = Type.Object({
+  id: Type.String(),
+  timestamp: Type.String(),
+  source: Type.String(),
+  device: Type.String(),
+  browser: Type.String(),
+  os: Type.String(),
+  country: nullableString,
+  region: nullableString,
+  duration_seconds: nullableInteger,
+});
+
+const LogRecord = Type.Object(
+  {
+    id: Type.String(),
+    timestamp: Type.String(),
+    event: Type.String(),
+    source: Type.String(),
+    ip_address: Type.Optional(nullableString),
+    user_agent: Type.Optional(nullableString),
+    device: Type.Object({ type: Type.String(), os: Type.Optional(Type.String()), browser: Type.Optional(Type.String()) }),
+    location: Type.Object({ country: nullableString, region: Type.Optional(nullableString), city: Type.Optional(nullableString) }),
+    referrer: Type.Optional(nullableString),
+    duration_seconds: nullableInteger,
+  },
+  { description: 'level=basic: id, timestamp, event, source, device.type, location.country, duration_seconds' },
+);
+
+export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/tags/:id/analytics',
+      {
+        config: { permission },
+        schema: {
+          summary: "A tag's views: summary, breakdowns and a zero-filled time series",
+          tags: ANALYTICS,
+          params: TagParams,
+          querystring: Type.Object({ ...dates, granularity: Type.Enum(['hour', 'day', 'week', 'month'], { default: 'day' }) }),
+          response: { 200: dataEnvelope(Report) },
+        },
+      },
+      async (request) => ({ success: true as const, data: await analytics.tagReport(ctx, request.principal, request.params.id, request.query) }),
+    );
+
+    app.get(
+      '/tags/:id/analytics/views',
+      {
+        config: { permission },
+        schema: {
+          summary: "A tag's individual views, newest first",
+          tags: ANALYTICS,
+          params: TagParams,
+          querystring: Type.Object({ ...dates, ...PaginationQuery }),
+          response: { 200: Type.Object({ success: Type.Literal(true), data: Type.Object({ views: Type.Array(ViewRecord) }), pagination: Pagination }) },
+        },
+      },
+      async (request) => {
+        const { total, views } = await analytics.listTagViews(ctx, request.principal, request.params.id, request.query);
+        return { success: true as const, data: { views }, pagination: pagination(total, request.query.limit, request.query.offset) };
+      },
+    );
+
+    app.get(
+      '/tags/:id/analytics/logs',
+      {
+        config: { permission },
+        schema: {
+          summary: "A tag's access log (requires access_logging on the tag)",
+          tags: ANALYTICS,
+          params: TagParams,
+          querystring: Type.Object({ ...dates, ...PaginationQuery, level: Type.Enum(['basic', 'detailed'], { default: 'detailed' }) }),
+          response: { 200: Type.Object({ success: Type.Literal(true), data: Type.Object({ logs: Type.Array(LogRecord) }), pagination: Pagination }) },
+        },
+      },
+      async (request) => {
+        const { total, logs } = await analytics.listTagLogs(ctx, request.principal, request.params.id, request.query);
+        return { success: true as const, data: { logs }, pagination: pagination(total, request.query.limit, request.query.offset) };
+      },
+    );
+
+    app.get(
+      '/tags/:id/analytics/realtime',
+      {
+        config: { permission },
+        schema: {
+          summary: 'Who is viewing the tag now (Enterprise)',
+          tags: ANALYTICS,
+          params: TagParams,
+          response: {
+            200: dataEnvelope(
+              Type.Object({
+                current_viewers: Type.Integer(),
+                views_last_hour: Type.Integer(),
+                views_last_24h: Type.Integer(),
+                active_sessions: Type.Array(Type.Object({ started_at: Type.String(), device: Type.String(), country: nullableString })),
+              }),
+            ),
+          },
+        },
+      },
+      async (request) => ({ success: true as const, data: await analytics.realtime(ctx, request.principal, request.params.id) }),
+    );
+
+    app.get(
+      '/analytics/overview',
+      {
+        config: { permission },
+        schema: {
+          summary: 'Account-wide totals, top tags and views by day',
+          tags: ANALYTICS,
+          querystring: Type.Object(dates),
+          response: {
+            200: dataEnvelope(
+              Type.Object({
+                period: Period,
+                totals: Type.Object({
+                  views: Type.Integer(),
+                  unique_views: Type.Integer({ description: 'Daily unique visitors per tag, summed over the period' }),
+                  qr_scans: Type.Integer(),
+                  tags_created: Type.Integer(),
+                  files_uploaded: Type.Integer(),
+                }),
+                top_tags: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), views: Type.Integer() })),
+                by_day: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), scans: Type.Integer() })),
+              }),
+            ),
+          },
+        },
+      },
+      async (request) => ({ success: true as const, data: await analytics.overview(ctx, request.principal, request.query) }),
+    );
+
+    app.get(
+      '/analytics/export',
+      {
+        config: { permission },
+        schema: {
+          summary: 'Export per tag and day rows as CSV or JSON (streamed)',
+          tags: ANALYTICS,
+          querystring: Type.Object({
+            ...dates,
+            format: Type.Enum(['csv', 'json'], { default: 'csv' }),
+            include: Type.Optional(Type.String({ description: 'Comma-separated: views, logs, summary (default summary; JSON only)' })),
+            tag_ids: Type.Optional(Type.String({ description: 'Comma-separated tag ids; default every tag' })),
+          }),
+          response: {
+            200: {
+              description: 'text/csv with header date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits; or JSON { data: { export_date, period, rows, views?, logs? } }',
+              content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const prepared = await prepareExport(ctx, request.principal, request.query);
+        // The response schema documents a stream, which the type provider cannot model.
+        return reply
+          .type(prepared.contentType)
+          .header('content-disposition', `attachment; filename="${prepared.filename}"`)
+          .send(prepared.body as never);
+      },
+    );
+  };
+}

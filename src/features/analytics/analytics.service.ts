@@ -1,0 +1,200 @@
+import type { Db } from '../../db/database.js';
+import type { ViewsTable } from '../../db/schema.js';
+import type { Principal } from '../../http/auth.js';
+import { ApiError, forbidden } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { PLAN_LIMITS } from '../accounts/plans.js';
+import { scopeOf } from '../accounts/scope.js';
+import { countTagsCreated, requireTag } from '../tags/tags.service.js';
+import * as repo from './analytics.repository.js';
+import { bucketOf, bucketsOf, hourRange, instantRange, resolvePeriod, type Granularity, type Period } from './period.js';
+import type { PresenceStore } from './presence.js';
+
+export interface AnalyticsContext {
+  db: Db;
+  clock: Clock;
+  presence: PresenceStore;
+  /** Files uploaded in a scope and period (from the files feature). */
+  countFilesUploaded: (scope: ReturnType<typeof scopeOf>, range: { from: string; to: string }) => Promise<number>;
+}
+
+export interface DateQuery {
+  start_date?: string;
+  end_date?: string;
+}
+
+const TOP = 10;
+
+function periodFor(ctx: AnalyticsContext, principal: Principal, query: DateQuery): Period {
+  return resolvePeriod(query, ctx.clock, PLAN_LIMITS[principal.plan].analyticsHistoryDays);
+}
+
+const OTHER = 'other';
+
+/**
+ * The ten largest named values by count; the rest, and views whose value is unknown (already
+ * mapped to `other`), summed under `other`. Unknowns never take one of the ten places.
+ */
+function topWithOther(rows: Array<{ value: string; views: number }>): Record<string, number> {
+  const named = rows.filter((row) => row.value !== OTHER).sort((a, b) => b.views - a.views || a.value.localeCompare(b.value));
+  const result: Record<string, number> = {};
+  for (const row of named.slice(0, TOP)) result[row.value] = row.views;
+  const other = [...named.slice(TOP), ...rows.filter((row) => row.value === OTHER)].reduce((sum, row) => sum + row.views, 0);
+  if (other > 0) result[OTHER] = other;
+  return result;
+}
+
+export async function tagReport(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { granularity: Granularity }) {
+  const tag = await requireTag(ctx.db, principal, tagId);
+  const period = periodFor(ctx, principal, query);
+  const buckets = bucketsOf(period, query.granularity);
+  const range = hourRange(period);
+  const [hours, uniques, visitorHours, dimensions] = await Promise.all([
+    repo.hourlyRows(ctx.db, [tag.id], range),
+    repo.uniqueVisitors(ctx.db, tag.id, range),
+    repo.visitorHours(ctx.db, tag.id, range),
+    repo.dimensionTotals(ctx.db, tag.id, { from: period.start, to: period.end }),
+  ]);
+
+  const summary = { total_views: 0, unique_views: uniques, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
+  let durationSum = 0;
+  let durationCount = 0;
+  const series = new Map(buckets.map((b) => [b, { views: 0, visitors: new Set<string>() }]));
+  for (const row of hours) {
+    summary.total_views += Number(row.views);
+    summary.qr_scans += Number(row.qr_scans);
+    summary.direct_visits += Number(row.direct_visits);
+    durationSum += Number(row.duration_sum);
+    durationCount += Number(row.duration_count);
+    series.get(bucketOf(row.hour, query.granularity))!.views += Number(row.views);
+  }
+  for (const { hour, visitor } of visitorHours) series.get(bucketOf(hour, query.granularity))!.visitors.add(visitor);
+  summary.average_time_seconds = durationCount > 0 ? Math.round(durationSum / durationCount) : 0;
+
+  const by = (dimension: string) => dimensions.filter((d) => d.dimension === dimension).map((d) => ({ value: d.value, views: Number(d.views) }));
+  const devices = Object.fromEntries(by('device').map((d) => [d.value, d.views]));
+  return {
+    tag_id: tag.id,
+    period,
+    summary,
+    by_device: { mobile: devices.mobile ?? 0, desktop: devices.desktop ?? 0, tablet: devices.tablet ?? 0 },
+    by_country: topWithOther(by('country').map((d) => ({ ...d, value: d.value === 'unknown' ? OTHER : d.value }))),
+    by_browser: topWithOther(by('browser').map((d) => ({ ...d, value: d.value === 'Other' ? OTHER : d.value }))),
+    timeseries: [...series].map(([date, bucket]) => ({ date, views: bucket.views, unique: bucket.visitors.size })),
+  };
+}
+
+function toViewRecord(view: ViewsTable) {
+  return {
+    id: view.id,
+    timestamp: view.occurred_at,
+    source: view.source,
+    device: view.device,
+    browser: view.browser,
+    os: view.os,
+    country: view.country,
+    region: view.region,
+    duration_seconds: view.duration_seconds,
+  };
+}
+
+export async function listTagViews(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { limit: number; offset: number }) {
+  const tag = await requireTag(ctx.db, principal, tagId);
+  const period = periodFor(ctx, principal, query);
+  const range = instantRange(period);
+  const [total, rows] = await Promise.all([
+    repo.countViews(ctx.db, tag.id, range, false),
+    repo.listViews(ctx.db, tag.id, range, { limit: query.limit, offset: query.offset, loggedOnly: false }),
+  ]);
+  return { total, views: rows.map(toViewRecord) };
+}
+
+export type LogLevel = 'basic' | 'detailed';
+
+export function toLogRecord(view: ViewsTable, level: LogLevel) {
+  if (level === 'basic') {
+    return {
+      id: view.id,
+      timestamp: view.occurred_at,
+      event: 'view',
+      source: view.source,
+      device: { type: view.device },
+      location: { country: view.country },
+      duration_seconds: view.duration_seconds,
+    };
+  }
+  return {
+    id: view.id,
+    timestamp: view.occurred_at,
+    event: 'view',
+    source: view.source,
+    ip_address: view.ip_masked,
+    user_agent: view.user_agent,
+    device: { type: view.device, os: view.os, browser: view.browser },
+    location: { country: view.country, region: view.region, city: view.city },
+    referrer: view.referrer,
+    duration_seconds: view.duration_seconds,
+  };
+}
+
+export async function listTagLogs(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { limit: number; offset: number; level: LogLevel }) {
+  const tag = await requireTag(ctx.db, principal, tagId);
+  if (tag.access_logging !== 1) {
+    throw new ApiError('analytics_not_enabled', 'Access logging is not enabled for this tag; turn on access_logging with PUT /v1/tags/{id}');
+  }
+  const period = periodFor(ctx, principal, query);
+  const range = instantRange(period);
+  const [total, rows] = await Promise.all([
+    repo.countViews(ctx.db, tag.id, range, true),
+    repo.listViews(ctx.db, tag.id, range, { limit: query.limit, offset: query.offset, loggedOnly: true }),
+  ]);
+  return { total, logs: rows.map((row) => toLogRecord(row, query.level)) };
+}
+
+export async function overview(ctx: AnalyticsContext, principal: Principal, query: DateQuery) {
+  const scope = scopeOf(principal);
+  const period = periodFor(ctx, principal, query);
+  const days = { from: period.start, to: period.end };
+  const range = instantRange(period);
+  const [daily, top, tagsCreated, filesUploaded] = await Promise.all([
+    repo.dailyRowsInScope(ctx.db, scope, days),
+    repo.topTagsInScope(ctx.db, scope, days, TOP),
+    countTagsCreated(ctx.db, scope, range),
+    ctx.countFilesUploaded(scope, range),
+  ]);
+  const byDay = new Map(bucketsOf(period, 'day').map((day) => [day, { views: 0, scans: 0 }]));
+  const totals = { views: 0, unique_views: 0, qr_scans: 0, tags_created: tagsCreated, files_uploaded: filesUploaded };
+  for (const row of daily) {
+    totals.views += Number(row.views);
+    totals.qr_scans += Number(row.qr_scans);
+    totals.unique_views += Number(row.unique_views);
+    const day = byDay.get(row.day);
+    if (day) {
+      day.views += Number(row.views);
+      day.scans += Number(row.qr_scans);
+    }
+  }
+  return {
+    period,
+    totals,
+    top_tags: top.map((t) => ({ id: t.id, title: t.title, views: Number(t.views) })),
+    by_day: [...byDay].map(([date, d]) => ({ date, views: d.views, scans: d.scans })),
+  };
+}
+
+export async function realtime(ctx: AnalyticsContext, principal: Principal, tagId: string) {
+  const tag = await requireTag(ctx.db, principal, tagId);
+  if (!PLAN_LIMITS[principal.plan].realtimeAnalytics) throw forbidden('Real-time analytics require the Enterprise plan');
+  const now = ctx.clock.now().getTime();
+  const [sessions, lastHour, lastDay] = await Promise.all([
+    ctx.presence.active(tag.id, now),
+    repo.countViewsSince(ctx.db, tag.id, new Date(now - 3_600_000).toISOString()),
+    repo.countViewsSince(ctx.db, tag.id, new Date(now - 86_400_000).toISOString()),
+  ]);
+  return {
+    current_viewers: sessions.length,
+    views_last_hour: lastHour,
+    views_last_24h: lastDay,
+    active_sessions: sessions.map((s) => ({ started_at: s.started_at, device: s.device, country: s.country })),
+  };
+}

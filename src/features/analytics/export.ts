@@ -1,0 +1,159 @@
+import { Readable } from 'node:stream';
+import type { Principal } from '../../http/auth.js';
+import { validationError } from '../../http/errors.js';
+import { PLAN_LIMITS } from '../accounts/plans.js';
+import { scopeOf } from '../accounts/scope.js';
+import { requireTag, tagsInScope } from '../tags/tags.service.js';
+import * as repo from './analytics.repository.js';
+import type { AnalyticsContext } from './analytics.service.js';
+import { toLogRecord } from './analytics.service.js';
+import { instantRange, resolvePeriod, type Period } from './period.js';
+
+export const CSV_HEADER = 'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits';
+const INCLUDES = ['views', 'logs', 'summary'] as const;
+type Include = (typeof INCLUDES)[number];
+const PAGE = 1000;
+
+export interface ExportQuery {
+  start_date?: string;
+  end_date?: string;
+  format: 'csv' | 'json';
+  include?: string;
+  tag_ids?: string;
+}
+
+export interface PreparedExport {
+  period: Period;
+  filename: string;
+  contentType: string;
+  body: Readable;
+}
+
+function parseInclude(text: string | undefined): Set<Include> {
+  const names = (text ?? 'summary').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!INCLUDES.includes(name as Include)) throw validationError('include', `include takes ${INCLUDES.join(', ')}; got "${name}"`);
+  }
+  return new Set(names as Include[]);
+}
+
+/** The tags exported: those named (each must be the caller's: 403/404), else every tag the key reaches. */
+async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds: string | undefined) {
+  if (!tagIds) return tagsInScope(ctx.db, scopeOf(principal));
+  const ids = [...new Set(tagIds.split(',').map((id) => id.trim()).filter(Boolean))];
+  if (ids.length === 0) throw validationError('tag_ids', 'tag_ids must name at least one tag');
+  const tags = [];
+  for (const id of ids) {
+    const tag = await requireTag(ctx.db, principal, id);
+    tags.push({ id: tag.id, title: tag.title });
+  }
+  return tags;
+}
+
+function csvField(value: string | number): string {
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Per tag and day rows, page by page. */
+async function* dailyRows(ctx: AnalyticsContext, tags: Array<{ id: string; title: string }>, period: Period) {
+  const titles = new Map(tags.map((t) => [t.id, t.title]));
+  const ids = [...titles.keys()];
+  if (ids.length === 0) return;
+  let after: { day: string; tagId: string } | undefined;
+  for (;;) {
+    const rows = await repo.dailyPage(ctx.db, ids, { from: period.start, to: period.end }, after, PAGE);
+    for (const row of rows) {
+      yield {
+        date: row.day,
+        tag_id: row.tag_id,
+        tag_title: titles.get(row.tag_id) ?? '',
+        views: Number(row.views),
+        unique_views: Number(row.unique_views),
+        qr_scans: Number(row.qr_scans),
+        direct_visits: Number(row.direct_visits),
+      };
+    }
+    if (rows.length < PAGE) return;
+    const last = rows.at(-1)!;
+    after = { day: last.day, tagId: last.tag_id };
+  }
+}
+
+async function* viewRows(ctx: AnalyticsContext, tagIds: string[], period: Period, loggedOnly: boolean) {
+  if (tagIds.length === 0) return;
+  let after: { at: string; id: string } | undefined;
+  for (;;) {
+    const rows = await repo.viewsPage(ctx.db, tagIds, instantRange(period), after, loggedOnly, PAGE);
+    yield* rows;
+    if (rows.length < PAGE) return;
+    const last = rows.at(-1)!;
+    after = { at: last.occurred_at, id: last.id };
+  }
+}
+
+async function* csv(ctx: AnalyticsContext, tags: Array<{ id: string; title: string }>, period: Period) {
+  yield `${CSV_HEADER}\n`;
+  let chunk = '';
+  for await (const row of dailyRows(ctx, tags, period)) {
+    chunk += `${[row.date, row.tag_id, row.tag_title, row.views, row.unique_views, row.qr_scans, row.direct_visits].map(csvField).join(',')}\n`;
+    if (chunk.length > 64 * 1024) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+async function* jsonArray<T>(items: AsyncIterable<T>, map: (item: T) => unknown) {
+  let first = true;
+  yield '[';
+  for await (const item of items) {
+    yield (first ? '' : ',') + JSON.stringify(map(item));
+    first = false;
+  }
+  yield ']';
+}
+
+async function* json(ctx: AnalyticsContext, tags: Array<{ id: string; title: string }>, period: Period, include: Set<Include>, exportDate: string) {
+  const ids = tags.map((t) => t.id);
+  yield `{"success":true,"data":{"export_date":${JSON.stringify(exportDate)},"period":${JSON.stringify(period)},"rows":`;
+  yield* include.has('summary') ? jsonArray(dailyRows(ctx, tags, period), (row) => row) : ['[]'];
+  if (include.has('views')) {
+    yield ',"views":';
+    yield* jsonArray(viewRows(ctx, ids, period, false), (view) => ({
+      id: view.id,
+      tag_id: view.tag_id,
+      timestamp: view.occurred_at,
+      source: view.source,
+      device: view.device,
+      browser: view.browser,
+      os: view.os,
+      country: view.country,
+      region: view.region,
+      duration_seconds: view.duration_seconds,
+    }));
+  }
+  if (include.has('logs')) {
+    yield ',"logs":';
+    yield* jsonArray(viewRows(ctx, ids, period, true), (view) => ({ tag_id: view.tag_id, ...toLogRecord(view, 'detailed') }));
+  }
+  yield '}}';
+}
+
+/**
+ * CSV: the spec's header, then one row per tag per day with at least one view (the `include`
+ * parameter shapes JSON only). JSON: data.rows, plus data.views and data.logs when included.
+ * Both are streamed.
+ */
+export async function prepareExport(ctx: AnalyticsContext, principal: Principal, query: ExportQuery): Promise<PreparedExport> {
+  const include = parseInclude(query.include);
+  const period = resolvePeriod(query, ctx.clock, PLAN_LIMITS[principal.plan].analyticsHistoryDays);
+  const tags = await exportedTags(ctx, principal, query.tag_ids);
+  const filename = `tagsvc-analytics-${period.start}-to-${period.end}.${query.format}`;
+  const body =
+    query.format === 'csv'
+      ? Readable.from(csv(ctx, tags, period))
+      : Readable.from(json(ctx, tags, period, include, ctx.clock.now().toISOString()));
+  return { period, filename, contentType: query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8', body };
+}

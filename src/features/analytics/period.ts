@@ -1,0 +1,84 @@
+import { ApiError, validationError } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+
+/**
+ * A reporting period of whole UTC days, half-open: from the start of `start` to the start of
+ * `end`. Defaults to the last 30 days up to and including today. A start older than the
+ * plan's history is moved up to the oldest kept day.
+ */
+export interface Period {
+  /** First day, YYYY-MM-DD (after the history clamp). */
+  start: string;
+  /** First day after the period, YYYY-MM-DD. */
+  end: string;
+}
+
+const DAY_MS = 86_400_000;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export const toDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export const dayMs = (day: string) => Date.parse(`${day}T00:00:00.000Z`);
+
+function parseDay(value: string, field: string): number {
+  const ms = DATE.test(value) ? dayMs(value) : NaN;
+  if (Number.isNaN(ms) || toDay(ms) !== value) throw validationError(field, `${field} must be a date as YYYY-MM-DD`);
+  return ms;
+}
+
+export function resolvePeriod(query: { start_date?: string; end_date?: string }, clock: Clock, historyDays: number): Period {
+  const today = dayMs(toDay(clock.now().getTime()));
+  const endMs = query.end_date !== undefined ? parseDay(query.end_date, 'end_date') : today + DAY_MS;
+  const startMs = query.start_date !== undefined ? parseDay(query.start_date, 'start_date') : endMs - 30 * DAY_MS;
+  if (endMs <= startMs) throw new ApiError('invalid_date_range', 'end_date must be after start_date (the period is [start_date, end_date))');
+  const oldestKept = today - (historyDays - 1) * DAY_MS;
+  if (endMs <= oldestKept) {
+    throw new ApiError('invalid_date_range', `The period ends before ${toDay(oldestKept)}, the oldest day your plan's ${historyDays}-day history keeps`);
+  }
+  return { start: toDay(Math.max(startMs, oldestKept)), end: toDay(endMs) };
+}
+
+/** Boundaries as rollups store hours (YYYY-MM-DDTHH:00:00Z). */
+export function hourRange(period: Period) {
+  return { from: `${period.start}T00:00:00Z`, to: `${period.end}T00:00:00Z` };
+}
+
+/** Boundaries as raw views store timestamps (ISO with milliseconds). */
+export function instantRange(period: Period) {
+  return { from: `${period.start}T00:00:00.000Z`, to: `${period.end}T00:00:00.000Z` };
+}
+
+export type Granularity = 'hour' | 'day' | 'week' | 'month';
+export const MAX_BUCKETS = 1000;
+
+/** The bucket an hour key (YYYY-MM-DDTHH:00:00Z) falls in. */
+export function bucketOf(hour: string, granularity: Granularity): string {
+  switch (granularity) {
+    case 'hour':
+      return hour;
+    case 'day':
+      return hour.slice(0, 10);
+    case 'week': {
+      // ISO weeks start on Monday.
+      const ms = dayMs(hour.slice(0, 10));
+      const weekday = (new Date(ms).getUTCDay() + 6) % 7;
+      return toDay(ms - weekday * DAY_MS);
+    }
+    case 'month':
+      return `${hour.slice(0, 7)}-01`;
+  }
+}
+
+/** Every bucket the period touches, in order, so the series can be zero-filled. */
+export function bucketsOf(period: Period, granularity: Granularity): string[] {
+  const buckets: string[] = [];
+  const step = granularity === 'hour' ? 3_600_000 : DAY_MS;
+  const endMs = dayMs(period.end);
+  for (let ms = dayMs(period.start); ms < endMs; ms += step) {
+    const key = granularity === 'hour' ? `${new Date(ms).toISOString().slice(0, 13)}:00:00Z` : bucketOf(`${toDay(ms)}T00:00:00Z`, granularity);
+    if (buckets.at(-1) !== key) buckets.push(key);
+    if (buckets.length > MAX_BUCKETS) {
+      throw validationError('granularity', `the period holds more than ${MAX_BUCKETS} ${granularity} buckets; choose a coarser granularity`);
+    }
+  }
+  return buckets;
+}

@@ -1,0 +1,125 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Environment, ViewSource, ViewsTable } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { maskIp } from '../../lib/ip.js';
+import * as repo from './analytics.repository.js';
+import { locate } from './geo.js';
+import type { PresenceStore, Session } from './presence.js';
+import { hourOf, type ViewRecorder } from './view-recorder.js';
+import { anonymousVisitor, describeClient, isBot, VISITOR_COOKIE, visitorFromCookie } from './visitor.js';
+
+/** The tag a public page shows, as far as counting its views is concerned. */
+export interface TrackedTag {
+  id: string;
+  short_id: string;
+  title: string;
+  environment: Environment;
+  owner_id: string;
+  organization_id: string | null;
+  access_logging: number;
+}
+
+const MAX_DURATION_SECONDS = 24 * 3600;
+const YEAR_SECONDS = 365 * 24 * 3600;
+
+/**
+ * Counts public page views and takes the page's beacons (time on page, heartbeats). Views are
+ * committed before the page is answered, through the group-committing ViewRecorder.
+ */
+export class Tracker {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Pick<Config, 'secretKey' | 'publicBaseUrl'>,
+    private readonly clock: Clock,
+    private readonly recorder: ViewRecorder,
+    private readonly presence: PresenceStore,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Presence is best effort: a Redis hiccup must not fail a page whose view is already stored. */
+  private touch(tagId: string, session: Session, nowMs: number): Promise<void> {
+    return this.presence.touch(tagId, session, nowMs).catch((error: unknown) => this.log.warn({ err: error }, 'presence not updated'));
+  }
+
+  /** Records the view; returns the token the page's beacon uses, or undefined for bots. */
+  async recordView(request: FastifyRequest, reply: FastifyReply, tag: TrackedTag, scan: boolean): Promise<string | undefined> {
+    const userAgent = request.headers['user-agent'];
+    if (isBot(userAgent)) return undefined;
+    const visitor = visitorFromCookie(request.headers.cookie) ?? anonymousVisitor(this.config.secretKey, request.ip, userAgent!);
+    const secure = this.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+    reply.header('set-cookie', `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`);
+    const client = describeClient(userAgent!);
+    const location = await locate(request.ip);
+    const referrer = typeof request.headers.referer === 'string' ? request.headers.referer.slice(0, 2048) : null;
+    const now = this.clock.now().toISOString();
+    const view: ViewsTable = {
+      id: newId('view'),
+      tag_id: tag.id,
+      environment: tag.environment,
+      owner_id: tag.owner_id,
+      organization_id: tag.organization_id,
+      occurred_at: now,
+      source: this.sourceOf(scan, referrer, request.host),
+      visitor,
+      ...client,
+      ...location,
+      ip_masked: maskIp(request.ip) ?? null,
+      user_agent: tag.access_logging === 1 ? userAgent!.slice(0, 1024) : null,
+      referrer,
+      logged: tag.access_logging,
+      duration_seconds: null,
+    };
+    await this.recorder.record(view, tag);
+    await this.touch(tag.id, { id: view.id, started_at: now, device: view.device, country: view.country }, Date.parse(now));
+    return this.tokenFor(view.id);
+  }
+
+  private sourceOf(scan: boolean, referrer: string | null, host: string): ViewSource {
+    if (scan) return 'qr_scan';
+    if (!referrer) return 'direct';
+    try {
+      return new URL(referrer).host === host ? 'direct' : 'referral';
+    } catch {
+      return 'direct';
+    }
+  }
+
+  /** A view id with an HMAC, so only the page that was served can report its time. */
+  tokenFor(viewId: string): string {
+    return `${viewId}.${this.mac(viewId)}`;
+  }
+
+  private mac(viewId: string): string {
+    return createHmac('sha256', this.config.secretKey).update(`beacon:${viewId}`).digest('base64url').slice(0, 22);
+  }
+
+  private viewIdOf(token: string): string | undefined {
+    const [viewId, mac] = token.split('.');
+    if (!viewId || !mac) return undefined;
+    const expected = Buffer.from(this.mac(viewId));
+    const given = Buffer.from(mac);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? viewId : undefined;
+  }
+
+  /**
+   * A beacon: the time spent so far (it only grows) and a heartbeat for real-time presence.
+   * Returns false for an unknown or forged token.
+   */
+  async beacon(token: string, durationSeconds: number): Promise<boolean> {
+    const viewId = this.viewIdOf(token);
+    if (!viewId) return false;
+    const view = await repo.findView(this.db, viewId);
+    if (!view) return false;
+    const seconds = Math.min(Math.max(0, Math.round(durationSeconds)), MAX_DURATION_SECONDS);
+    if (view.duration_seconds === null || seconds > view.duration_seconds) {
+      // Re-read under a lock: another beacon of this view may be applying its time right now.
+      await this.db.transaction().execute((trx) => repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds));
+    }
+    await this.touch(view.tag_id, { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country }, this.clock.now().getTime());
+    return true;
+  }
+}

@@ -1,0 +1,169 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseHandle } from '../../db/database.js';
+import type { DeliveriesTable, EventsTable } from '../../db/schema.js';
+import type { RateLimitStore, WindowRule } from '../../http/rate-limit/window.js';
+import { newId } from '../../lib/ids.js';
+import * as repo from './webhooks.repository.js';
+import { recordAttempt, sendAttempt, type WebhooksContext } from './webhooks.service.js';
+
+/** Bounds that keep one slow receiver from holding up the others (no head-of-line blocking). */
+export const DELIVERY_LIMITS = {
+  inFlight: 200,
+  inFlightPerWebhook: 50,
+  perWebhookPerMinute: 1000,
+  eventsPerDispatch: 500,
+  idlePollMs: 25,
+} as const;
+
+const LEASE_MARGIN_MS = 5000;
+
+/**
+ * Turns outbox events into deliveries and sends them. Runs in `tagsvc serve` (unless
+ * --no-worker) and in `tagsvc worker`; any number of workers may share a PostgreSQL database.
+ */
+export class DeliveryWorker {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlightPerWebhook = new Map<string, number>();
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: WebhooksContext,
+    private readonly database: DatabaseHandle,
+    private readonly limits: RateLimitStore,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Stops claiming, then waits for attempts in flight so none is left half-recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight.values());
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const dispatched = await this.dispatchEvents();
+        const started = await this.startDueDeliveries();
+        if (dispatched === 0 && started === 0) await this.idle(DELIVERY_LIMITS.idlePollMs);
+      } catch (error) {
+        this.log.error({ err: error }, 'delivery worker cycle failed');
+        await this.idle(1000);
+      }
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** One delivery per matching enabled webhook for each new event, written with the event marked. */
+  private async dispatchEvents(): Promise<number> {
+    const now = this.ctx.clock.now().toISOString();
+    return this.database.db.transaction().execute(async (trx) => {
+      const events = await repo.claimUndispatchedEvents(trx, this.database.dialect, DELIVERY_LIMITS.eventsPerDispatch);
+      if (events.length === 0) return 0;
+      const subscribers = new Map<string, Awaited<ReturnType<typeof repo.subscribedWebhooks>>>();
+      const deliveries: DeliveriesTable[] = [];
+      for (const event of events) {
+        const scope = `${event.environment}|${event.owner_id}|${event.organization_id ?? ''}`;
+        let webhooks = subscribers.get(scope);
+        if (!webhooks) {
+          webhooks = await repo.subscribedWebhooks(trx, event);
+          subscribers.set(scope, webhooks);
+        }
+        for (const webhook of webhooks) {
+          if ((JSON.parse(webhook.events) as string[]).includes(event.type)) deliveries.push(newDelivery(webhook.id, event, now));
+        }
+      }
+      // Chunked: SQLite caps the number of bound parameters in one statement.
+      for (let i = 0; i < deliveries.length; i += 200) await repo.insertDeliveries(trx, deliveries.slice(i, i + 200));
+      await repo.markEventsDispatched(trx, events.map((e) => e.id), now);
+      return events.length;
+    });
+  }
+
+  private async startDueDeliveries(): Promise<number> {
+    let capacity = DELIVERY_LIMITS.inFlight - this.inFlight.size;
+    if (capacity <= 0) return 0;
+    const now = this.ctx.clock.now();
+    const nowIso = now.toISOString();
+    const leaseUntil = new Date(now.getTime() + this.ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS).toISOString();
+    const saturated = [...this.inFlightPerWebhook].filter(([, n]) => n >= DELIVERY_LIMITS.inFlightPerWebhook).map(([id]) => id);
+    const webhookIds = await repo.webhooksWithDueDeliveries(this.database.db, nowIso, saturated, 100);
+    let started = 0;
+    for (const webhookId of webhookIds) {
+      const room = Math.min(capacity, DELIVERY_LIMITS.inFlightPerWebhook - (this.inFlightPerWebhook.get(webhookId) ?? 0));
+      if (room <= 0) continue;
+      const claimed = await repo.claimDueDeliveries(this.database.db, this.database.dialect, { webhookId, now: nowIso, leaseUntil, limit: room });
+      for (const delivery of claimed) {
+        if (await this.withinMinuteCap(delivery, now.getTime())) this.send(delivery);
+      }
+      capacity -= claimed.length;
+      started += claimed.length;
+      if (capacity <= 0) break;
+    }
+    return started;
+  }
+
+  /** At most 1000 deliveries a minute per webhook; the excess waits, it is never dropped. */
+  private async withinMinuteCap(delivery: repo.ClaimedDelivery, nowMs: number): Promise<boolean> {
+    const rule: WindowRule = { key: `webhook:${delivery.webhook_id}`, limit: DELIVERY_LIMITS.perWebhookPerMinute, windowMs: 60_000, bucketMs: 1000 };
+    const decision = await this.limits.check([rule], nowMs, true);
+    if (decision.allowed) return true;
+    const later = new Date(nowMs + decision.windows[0]!.retryAfterMs).toISOString();
+    await repo.updateDeliveryRow(this.database.db, delivery.id, { next_attempt_at: later, claimed_until: null });
+    return false;
+  }
+
+  private send(claimed: repo.ClaimedDelivery): void {
+    const { url, secret, headers, ...delivery } = claimed;
+    this.inFlightPerWebhook.set(delivery.webhook_id, (this.inFlightPerWebhook.get(delivery.webhook_id) ?? 0) + 1);
+    const attempt = sendAttempt(this.ctx, { url, secret, headers }, delivery)
+      .then((result) => recordAttempt(this.ctx, delivery, result, true))
+      .then(() => undefined)
+      .catch((error: unknown) => this.log.error({ err: error, delivery_id: delivery.id }, 'could not record a delivery attempt'))
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        const left = (this.inFlightPerWebhook.get(delivery.webhook_id) ?? 1) - 1;
+        if (left > 0) this.inFlightPerWebhook.set(delivery.webhook_id, left);
+        else this.inFlightPerWebhook.delete(delivery.webhook_id);
+        this.wake?.();
+      });
+    this.inFlight.set(delivery.id, attempt);
+  }
+}
+
+function newDelivery(webhookId: string, event: EventsTable, now: string): DeliveriesTable {
+  return {
+    id: newId('dlv'),
+    webhook_id: webhookId,
+    event_id: event.id,
+    event_type: event.type,
+    payload: event.payload,
+    test: 0,
+    status: 'pending',
+    attempt: 0,
+    next_attempt_at: now,
+    claimed_until: null,
+    response_code: null,
+    response_time_ms: null,
+    delivered_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}

@@ -1,0 +1,190 @@
+import type { Db, Dialect } from '../../db/database.js';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus, EventsTable, WebhooksTable } from '../../db/schema.js';
+import { inScope, type Scope } from '../accounts/scope.js';
+
+/** All SQL for webhooks, deliveries and their attempts. */
+
+export function findWebhook(db: Db, id: string) {
+  return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function insertWebhook(db: Db, row: WebhooksTable) {
+  return db.insertInto('webhooks').values(row).execute();
+}
+
+export function updateWebhookRow(db: Db, id: string, changes: Partial<WebhooksTable>) {
+  return db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+}
+
+export function deleteWebhookRow(db: Db, id: string) {
+  return db.deleteFrom('webhooks').where('id', '=', id).execute();
+}
+
+/**
+ * Serializes webhook creation within one owner scope until the transaction ends, so the plan
+ * maximum is counted and enforced atomically: a no-op UPDATE takes the owner's row lock on
+ * PostgreSQL and the write lock on SQLite (both dialects, no FOR UPDATE needed).
+ */
+export async function lockScope(trx: Db, scope: Scope): Promise<void> {
+  await (scope.organizationId
+    ? trx.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', scope.organizationId).execute()
+    : trx.updateTable('users').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', scope.userId).execute());
+}
+
+export async function countWebhooks(db: Db, scope: Scope): Promise<number> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where(inScope(scope))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function listWebhooks(db: Db, scope: Scope, query: { enabled?: boolean; limit: number; offset: number }) {
+  let base = db.selectFrom('webhooks').where(inScope(scope));
+  if (query.enabled !== undefined) base = base.where('enabled', '=', query.enabled ? 1 : 0);
+  const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+  const rows = await base.selectAll().orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+  return { total: Number(total), rows };
+}
+
+export async function webhookStats(db: Db, webhookId: string) {
+  const rows = await db
+    .selectFrom('deliveries')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('count'), (eb) => eb.fn.max('delivered_at').as('last')])
+    .where('webhook_id', '=', webhookId)
+    .groupBy('status')
+    .execute();
+  const count = (status: DeliveryStatus) => Number(rows.find((r) => r.status === status)?.count ?? 0);
+  const last = rows.map((r) => r.last).filter((v): v is string => v !== null).sort().at(-1) ?? null;
+  return {
+    total_deliveries: rows.reduce((sum, r) => sum + Number(r.count), 0),
+    successful: count('success'),
+    failed: count('failed'),
+    last_delivery_at: last,
+  };
+}
+
+export function insertDelivery(db: Db, row: DeliveriesTable) {
+  return db.insertInto('deliveries').values(row).execute();
+}
+
+export function insertDeliveries(db: Db, rows: DeliveriesTable[]) {
+  return rows.length === 0 ? Promise.resolve() : db.insertInto('deliveries').values(rows).execute().then(() => undefined);
+}
+
+export function findDelivery(db: Db, webhookId: string, id: string) {
+  return db.selectFrom('deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst();
+}
+
+export async function listDeliveries(db: Db, webhookId: string, query: { status?: DeliveryStatus; limit: number; offset: number }) {
+  let base = db.selectFrom('deliveries').where('webhook_id', '=', webhookId);
+  if (query.status) base = base.where('status', '=', query.status);
+  const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+  const rows = await base.selectAll().orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
+  return { total: Number(total), rows };
+}
+
+/**
+ * Takes a failed delivery for one manual attempt, atomically: false when it is no longer failed
+ * (a simultaneous retry took it). It is leased and due, so if this process dies mid-attempt the
+ * worker makes the attempt once the lease has run out.
+ */
+export async function claimFailedDelivery(db: Db, id: string, input: { now: string; leaseUntil: string }): Promise<boolean> {
+  const result = await db
+    .updateTable('deliveries')
+    .set({ status: 'pending', next_attempt_at: input.now, claimed_until: input.leaseUntil, updated_at: input.now })
+    .where('id', '=', id)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function listAttempts(db: Db, deliveryId: string) {
+  return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+}
+
+export function insertAttempt(db: Db, row: DeliveryAttemptsTable) {
+  return db.insertInto('delivery_attempts').values(row).execute();
+}
+
+export function updateDeliveryRow(db: Db, id: string, changes: Partial<DeliveriesTable>) {
+  return db.updateTable('deliveries').set(changes).where('id', '=', id).execute();
+}
+
+/**
+ * Events not yet turned into deliveries, oldest first. On PostgreSQL the rows are locked and
+ * locked rows skipped, so several workers never dispatch the same event.
+ */
+export function claimUndispatchedEvents(trx: Db, dialect: Dialect, limit: number): Promise<EventsTable[]> {
+  const query = trx.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit);
+  return (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
+}
+
+export function markEventsDispatched(trx: Db, ids: string[], at: string) {
+  return trx.updateTable('events').set({ dispatched_at: at }).where('id', 'in', ids).execute();
+}
+
+/** Enabled webhooks of the event's owner scope and environment that subscribe to its kind. */
+export function subscribedWebhooks(trx: Db, event: Pick<EventsTable, 'environment' | 'owner_id' | 'organization_id'>) {
+  let query = trx.selectFrom('webhooks').select(['id', 'events']).where('environment', '=', event.environment).where('enabled', '=', 1);
+  query = event.organization_id
+    ? query.where('organization_id', '=', event.organization_id)
+    : query.where('owner_id', '=', event.owner_id).where('organization_id', 'is', null);
+  return query.execute();
+}
+
+function dueDeliveries(db: Db, now: string) {
+  return db
+    .selectFrom('deliveries')
+    .innerJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
+    .where('deliveries.status', '=', 'pending')
+    .where('deliveries.next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('deliveries.claimed_until', 'is', null), eb('deliveries.claimed_until', '<', now)]))
+    .where('webhooks.enabled', '=', 1);
+}
+
+/** Webhooks with deliveries due now, leaving out those already at their concurrency bound. */
+export async function webhooksWithDueDeliveries(db: Db, now: string, saturated: string[], limit: number): Promise<string[]> {
+  let query = dueDeliveries(db, now).select('deliveries.webhook_id').distinct().limit(limit);
+  if (saturated.length > 0) query = query.where('deliveries.webhook_id', 'not in', saturated);
+  return (await query.execute()).map((r) => r.webhook_id);
+}
+
+/**
+ * Leases up to `limit` due deliveries of one webhook to this worker until `leaseUntil`, oldest
+ * first. On PostgreSQL, FOR UPDATE SKIP LOCKED keeps workers off each other's rows.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  dialect: Dialect,
+  input: { webhookId: string; now: string; leaseUntil: string; limit: number },
+) {
+  return db.transaction().execute(async (trx) => {
+    const query = dueDeliveries(trx, input.now)
+      .select(['deliveries.id'])
+      .where('deliveries.webhook_id', '=', input.webhookId)
+      .orderBy('deliveries.next_attempt_at')
+      .orderBy('deliveries.id')
+      .limit(input.limit);
+    const ids = (await (dialect === 'postgres' ? query.forUpdate('deliveries').skipLocked() : query).execute()).map((r) => r.id);
+    if (ids.length === 0) return [];
+    await trx.updateTable('deliveries').set({ claimed_until: input.leaseUntil }).where('id', 'in', ids).execute();
+    return trx
+      .selectFrom('deliveries')
+      .innerJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
+      .selectAll('deliveries')
+      .select(['webhooks.url', 'webhooks.secret', 'webhooks.headers'])
+      .where('deliveries.id', 'in', ids)
+      .execute();
+  });
+}
+
+export type ClaimedDelivery = Awaited<ReturnType<typeof claimDueDeliveries>>[number];
+
+/** Deliveries (and, through the cascade, their attempts) and dispatched events older than `before`. */
+export async function purgeDeliveriesBefore(db: Db, before: string) {
+  const deliveries = await db.deleteFrom('deliveries').where('created_at', '<', before).where('status', '!=', 'pending').executeTakeFirst();
+  const events = await db.deleteFrom('events').where('created_at', '<', before).where('dispatched_at', 'is not', null).executeTakeFirst();
+  return { deliveries: Number(deliveries.numDeletedRows), events: Number(events.numDeletedRows) };
+}

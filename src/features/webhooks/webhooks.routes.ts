@@ -1,0 +1,229 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import { EVENT_TYPES } from '../events/outbox.js';
+import * as webhooks from './webhooks.service.js';
+
+const WEBHOOKS = ['Webhooks'];
+const EventKind = Type.Enum(EVENT_TYPES);
+const Headers = Type.Record(Type.String(), Type.String(), { description: 'Custom headers sent with every delivery' });
+
+const Webhook = Type.Object({
+  id: Type.String({ description: 'wh_…' }),
+  name: Type.String(),
+  url: Type.String(),
+  events: Type.Array(EventKind),
+  enabled: Type.Boolean(),
+  secret: Type.String({ description: 'Signing secret (Standard Webhooks); whsec_… when generated' }),
+  headers: Headers,
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+const Stats = Type.Object({
+  total_deliveries: Type.Integer(),
+  successful: Type.Integer(),
+  failed: Type.Integer(),
+  last_delivery_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+const WebhookWithStats = Type.Object({ ...Webhook.properties, stats: Stats });
+
+const Delivery = Type.Object({
+  id: Type.String({ description: 'dlv_…' }),
+  event: Type.String(),
+  status: Type.Enum(['pending', 'success', 'failed']),
+  response_code: Type.Union([Type.Integer(), Type.Null()]),
+  response_time_ms: Type.Union([Type.Integer(), Type.Null()]),
+  attempt: Type.Integer({ description: 'Attempts made so far' }),
+  delivered_at: Type.Union([Type.String(), Type.Null()], { description: 'When the latest attempt was made' }),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()], { description: 'When the next automatic attempt is due (pending only)' }),
+  test: Type.Boolean(),
+  payload: Type.Object({}, { additionalProperties: true, description: 'The event body sent: id, event, created_at, data' }),
+  created_at: Type.String(),
+});
+
+const Attempt = Type.Object({
+  attempt: Type.Integer(),
+  timestamp: Type.String(),
+  response_code: Type.Union([Type.Integer(), Type.Null()]),
+  response_time_ms: Type.Integer(),
+  response_body: Type.Union([Type.String(), Type.Null()], { description: 'First 1 KB of the answer' }),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+const DeliveryWithAttempts = Type.Object({ ...Delivery.properties, attempts: Type.Array(Attempt) });
+
+const name = Type.String({ description: '1-255 characters' });
+const url = Type.String({ description: 'https:// only; must resolve to a public address' });
+const events = Type.Array(EventKind, { minItems: 1 });
+const secret = Type.String({ minLength: 1, maxLength: 255 });
+
+const IdParams = Type.Object({ id: Type.String() });
+const DeliveryParams = Type.Object({ id: Type.String(), delivery_id: Type.String() });
+
+export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/webhooks',
+      {
+        config: { permission: 'webhooks:read' },
+        schema: {
+          summary: 'List webhooks',
+          tags: WEBHOOKS,
+          querystring: Type.Object({ ...PaginationQuery, enabled: Type.Optional(Type.Boolean()) }),
+          response: { 200: listEnvelope(Webhook) },
+        },
+      },
+      async (request) => {
+        const { total, webhooks: items } = await webhooks.listWebhooks(ctx, request.principal, request.query);
+        return { success: true as const, data: items, pagination: pagination(total, request.query.limit, request.query.offset) };
+      },
+    );
+
+    app.post(
+      '/webhooks',
+      {
+        config: { permission: 'webhooks:write' },
+        schema: {
+          summary: 'Create a webhook',
+          tags: WEBHOOKS,
+          body: Type.Object(
+            { name, url, events, secret: Type.Optional(secret), headers: Type.Optional(Headers), enabled: Type.Optional(Type.Boolean()) },
+            { additionalProperties: false },
+          ),
+          response: { 201: dataEnvelope(Webhook), 402: { description: 'Plan webhook maximum reached (webhook_limit_reached)' } },
+        },
+      },
+      async (request, reply) => {
+        const webhook = await webhooks.createWebhook(ctx, request.principal, request.body);
+        return reply.code(201).send({ success: true as const, data: webhook });
+      },
+    );
+
+    app.get(
+      '/webhooks/:id',
+      {
+        config: { permission: 'webhooks:read' },
+        schema: { summary: 'Get a webhook with delivery stats', tags: WEBHOOKS, params: IdParams, response: { 200: dataEnvelope(WebhookWithStats) } },
+      },
+      async (request) => ({ success: true as const, data: await webhooks.getWebhook(ctx, request.principal, request.params.id) }),
+    );
+
+    app.put(
+      '/webhooks/:id',
+      {
+        config: { permission: 'webhooks:write' },
+        schema: {
+          summary: 'Update a webhook (omitted fields keep their value)',
+          tags: WEBHOOKS,
+          params: IdParams,
+          body: Type.Object(
+            {
+              name: Type.Optional(name),
+              url: Type.Optional(url),
+              events: Type.Optional(events),
+              secret: Type.Optional(secret),
+              headers: Type.Optional(Headers),
+              enabled: Type.Optional(Type.Boolean()),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: dataEnvelope(WebhookWithStats) },
+        },
+      },
+      async (request) => ({ success: true as const, data: await webhooks.updateWebhook(ctx, request.principal, request.params.id, request.body) }),
+    );
+
+    app.delete(
+      '/webhooks/:id',
+      {
+        config: { permission: 'webhooks:write' },
+        schema: { summary: 'Delete a webhook and its pending deliveries', tags: WEBHOOKS, params: IdParams, response: { 200: DeletedBody } },
+      },
+      async (request) => {
+        await webhooks.deleteWebhook(ctx, request.principal, request.params.id);
+        return { success: true as const, message: 'Webhook deleted' };
+      },
+    );
+
+    app.post(
+      '/webhooks/:id/test',
+      {
+        config: { permission: 'webhooks:write' },
+        // The body is optional: no body means the default event.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        schema: {
+          summary: 'Send a signed test event now (default event: tag.created)',
+          tags: WEBHOOKS,
+          params: IdParams,
+          body: Type.Object({ event: Type.Optional(EventKind) }, { additionalProperties: false }),
+          response: {
+            200: dataEnvelope(
+              Type.Object({
+                delivery_id: Type.String(),
+                status: Type.Enum(['success', 'failed']),
+                response_code: Type.Union([Type.Integer(), Type.Null()]),
+                response_time_ms: Type.Union([Type.Integer(), Type.Null()]),
+              }),
+            ),
+          },
+        },
+      },
+      async (request) => {
+        const event = request.body.event ?? 'tag.created';
+        const result = await webhooks.sendTestEvent(ctx, request.principal, request.params.id, event);
+        return { success: true as const, data: { ...result, status: result.status as 'success' | 'failed' } };
+      },
+    );
+
+    app.get(
+      '/webhooks/:id/deliveries',
+      {
+        config: { permission: 'webhooks:read' },
+        schema: {
+          summary: "List a webhook's deliveries, newest first",
+          tags: WEBHOOKS,
+          params: IdParams,
+          querystring: Type.Object({ ...PaginationQuery, status: Type.Optional(Type.Enum(['pending', 'success', 'failed'])) }),
+          response: { 200: listEnvelope(Delivery) },
+        },
+      },
+      async (request) => {
+        const { total, deliveries } = await webhooks.listDeliveries(ctx, request.principal, request.params.id, request.query);
+        return { success: true as const, data: deliveries, pagination: pagination(total, request.query.limit, request.query.offset) };
+      },
+    );
+
+    app.get(
+      '/webhooks/:id/deliveries/:delivery_id',
+      {
+        config: { permission: 'webhooks:read' },
+        schema: { summary: 'A delivery with every attempt', tags: WEBHOOKS, params: DeliveryParams, response: { 200: dataEnvelope(DeliveryWithAttempts) } },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await webhooks.getDelivery(ctx, request.principal, request.params.id, request.params.delivery_id),
+      }),
+    );
+
+    app.post(
+      '/webhooks/:id/deliveries/:delivery_id/retry',
+      {
+        config: { permission: 'webhooks:write' },
+        schema: {
+          summary: 'Retry a failed delivery now (one attempt)',
+          tags: WEBHOOKS,
+          params: DeliveryParams,
+          response: { 200: dataEnvelope(DeliveryWithAttempts) },
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await webhooks.retryDelivery(ctx, request.principal, request.params.id, request.params.delivery_id),
+      }),
+    );
+  };
+}

@@ -1,0 +1,310 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../../db/schema.js';
+import type { Principal } from '../../http/auth.js';
+import { ApiError, invalidRequest, notFound, validationError } from '../../http/errors.js';
+import { isoNow, type Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
+import { requireAccess, scopeOf } from '../accounts/scope.js';
+import { PLAN_LIMITS } from '../accounts/plans.js';
+import type { EventType } from '../events/outbox.js';
+import * as repo from './webhooks.repository.js';
+import { postJson, type SendResult } from './sender.js';
+import { generateSecret, PROTECTED_HEADERS, signedHeaders } from './signing.js';
+
+export interface WebhooksContext {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'webhookRetrySchedule' | 'webhookTimeoutMs'>;
+  agents: OutboundAgents;
+}
+
+export interface WebhookInput {
+  name?: string;
+  url?: string;
+  events?: EventType[];
+  secret?: string;
+  headers?: Record<string, string>;
+  enabled?: boolean;
+}
+
+const USER_AGENT = 'tagsvc-webhooks/1.0';
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const MAX_HEADERS = 20;
+
+export function toWebhookView(row: WebhooksTable) {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    events: JSON.parse(row.events) as EventType[],
+    enabled: row.enabled === 1,
+    secret: row.secret,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toDeliveryView(row: DeliveriesTable) {
+  return {
+    id: row.id,
+    event: row.event_type,
+    status: row.status,
+    response_code: row.response_code,
+    response_time_ms: row.response_time_ms,
+    attempt: row.attempt,
+    delivered_at: row.delivered_at,
+    next_attempt_at: row.next_attempt_at,
+    test: row.test === 1,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    created_at: row.created_at,
+  };
+}
+
+function cleanName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 255) throw validationError('name', 'name must be 1-255 characters');
+  return trimmed;
+}
+
+/** HTTPS only, no credentials in the URL, and (unless allowed) no private or reserved host. */
+async function checkUrl(url: string, agents: OutboundAgents): Promise<string> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ApiError('invalid_url', 'url is not a valid URL', { field: 'url' });
+  }
+  if (parsed.protocol !== 'https:') throw new ApiError('invalid_url', 'url must be an https:// URL', { field: 'url' });
+  if (parsed.username || parsed.password) throw new ApiError('invalid_url', 'url must not contain credentials', { field: 'url' });
+  const refused = await refusePrivateHost(parsed, agents.allowPrivateNetworks);
+  if (refused) throw new ApiError('invalid_url', `url is not publicly reachable: ${refused}`, { field: 'url' });
+  return parsed.toString();
+}
+
+function checkHeaders(headers: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(headers);
+  if (entries.length > MAX_HEADERS) throw validationError('headers', `at most ${MAX_HEADERS} custom headers`);
+  for (const [name, value] of entries) {
+    const field = `headers.${name}`;
+    if (!HEADER_NAME.test(name)) throw validationError(field, `${name} is not a valid header name`);
+    if (PROTECTED_HEADERS.includes(name.toLowerCase())) throw validationError(field, `${name} is set by the service and cannot be replaced`);
+    if (/[\r\n\0]/.test(value)) throw validationError(field, `${field} must not contain line breaks`);
+  }
+  return headers;
+}
+
+async function requireWebhook(db: Db, principal: Principal, id: string): Promise<WebhooksTable> {
+  return requireAccess(await repo.findWebhook(db, id), scopeOf(principal), 'Webhook');
+}
+
+export async function createWebhook(ctx: WebhooksContext, principal: Principal, input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput) {
+  const scope = scopeOf(principal);
+  const name = cleanName(input.name);
+  const url = await checkUrl(input.url, ctx.agents);
+  const headers = checkHeaders(input.headers ?? {});
+  const max = PLAN_LIMITS[principal.plan].maxWebhooks;
+  const now = isoNow(ctx.clock);
+  const row: WebhooksTable = {
+    id: newId('wh'),
+    environment: scope.environment,
+    owner_id: scope.userId,
+    organization_id: scope.organizationId,
+    name,
+    url,
+    events: JSON.stringify([...new Set(input.events)]),
+    secret: input.secret ?? generateSecret(),
+    headers: JSON.stringify(headers),
+    enabled: input.enabled === false ? 0 : 1,
+    created_at: now,
+    updated_at: now,
+  };
+  // Count and insert under the scope's lock: parallel creations cannot pass the maximum.
+  await ctx.db.transaction().execute(async (trx) => {
+    if (max !== null) {
+      await repo.lockScope(trx, scope);
+      if ((await repo.countWebhooks(trx, scope)) >= max) {
+        throw new ApiError('webhook_limit_reached', `The ${principal.plan} plan allows ${max} webhooks; delete one or upgrade to Enterprise`);
+      }
+    }
+    await repo.insertWebhook(trx, row);
+  });
+  return toWebhookView(row);
+}
+
+export async function listWebhooks(ctx: WebhooksContext, principal: Principal, query: { enabled?: boolean; limit: number; offset: number }) {
+  const { total, rows } = await repo.listWebhooks(ctx.db, scopeOf(principal), query);
+  return { total, webhooks: rows.map(toWebhookView) };
+}
+
+export async function getWebhook(ctx: WebhooksContext, principal: Principal, id: string) {
+  const row = await requireWebhook(ctx.db, principal, id);
+  return { ...toWebhookView(row), stats: await repo.webhookStats(ctx.db, row.id) };
+}
+
+export async function updateWebhook(ctx: WebhooksContext, principal: Principal, id: string, input: WebhookInput) {
+  const row = await requireWebhook(ctx.db, principal, id);
+  const changes: Partial<WebhooksTable> = { updated_at: isoNow(ctx.clock) };
+  if (input.name !== undefined) changes.name = cleanName(input.name);
+  if (input.url !== undefined) changes.url = await checkUrl(input.url, ctx.agents);
+  if (input.events !== undefined) changes.events = JSON.stringify([...new Set(input.events)]);
+  if (input.secret !== undefined) changes.secret = input.secret;
+  if (input.headers !== undefined) changes.headers = JSON.stringify(checkHeaders(input.headers));
+  if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
+  await repo.updateWebhookRow(ctx.db, row.id, changes);
+  return { ...toWebhookView({ ...row, ...changes }), stats: await repo.webhookStats(ctx.db, row.id) };
+}
+
+/** Deleting a webhook removes its deliveries too, so pending ones are never sent. */
+export async function deleteWebhook(ctx: WebhooksContext, principal: Principal, id: string): Promise<void> {
+  const row = await requireWebhook(ctx.db, principal, id);
+  await repo.deleteWebhookRow(ctx.db, row.id);
+}
+
+export async function listDeliveries(ctx: WebhooksContext, principal: Principal, id: string, query: { status?: DeliveryStatus; limit: number; offset: number }) {
+  const row = await requireWebhook(ctx.db, principal, id);
+  const { total, rows } = await repo.listDeliveries(ctx.db, row.id, query);
+  return { total, deliveries: rows.map(toDeliveryView) };
+}
+
+async function requireDelivery(ctx: WebhooksContext, principal: Principal, webhookId: string, deliveryId: string) {
+  const webhook = await requireWebhook(ctx.db, principal, webhookId);
+  const delivery = await repo.findDelivery(ctx.db, webhook.id, deliveryId);
+  if (!delivery) throw notFound('Delivery');
+  return { webhook, delivery };
+}
+
+export async function getDelivery(ctx: WebhooksContext, principal: Principal, webhookId: string, deliveryId: string) {
+  const { delivery } = await requireDelivery(ctx, principal, webhookId, deliveryId);
+  return withAttempts(ctx.db, delivery);
+}
+
+async function withAttempts(db: Db, delivery: DeliveriesTable) {
+  const attempts = await repo.listAttempts(db, delivery.id);
+  return {
+    ...toDeliveryView(delivery),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      timestamp: a.attempted_at,
+      response_code: a.response_code,
+      response_time_ms: a.response_time_ms,
+      response_body: a.response_body,
+      error: a.error,
+    })),
+  };
+}
+
+/** The webhook fields an attempt needs. */
+export interface Target {
+  url: string;
+  secret: string;
+  headers: string;
+}
+
+/** Sends one attempt of a delivery: signed fresh, same webhook-id (the event id) every time. */
+export function sendAttempt(ctx: WebhooksContext, target: Target, delivery: Pick<DeliveriesTable, 'event_id' | 'payload'>): Promise<SendResult> {
+  const timestamp = Math.floor(ctx.clock.now().getTime() / 1000);
+  const custom = JSON.parse(target.headers) as Record<string, string>;
+  const headers = {
+    ...custom,
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    ...signedHeaders(target.secret, delivery.event_id, timestamp, delivery.payload),
+  };
+  return postJson(ctx.agents, target.url, delivery.payload, headers, ctx.config.webhookTimeoutMs);
+}
+
+/** Attempts in all: the first plus one per delay of the retry schedule. */
+export function maxAttempts(ctx: WebhooksContext): number {
+  return ctx.config.webhookRetrySchedule.length + 1;
+}
+
+/** The delay before automatic attempt `attempt + 1`, with ±20 % jitter so retries spread out. */
+function retryDelayMs(ctx: WebhooksContext, attempt: number): number {
+  const base = ctx.config.webhookRetrySchedule[attempt - 1]!;
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * Records an attempt and moves the delivery on: success; another automatic attempt later
+ * while the schedule has one (`automatic`); else failed. One transaction, lease released.
+ */
+export async function recordAttempt(ctx: WebhooksContext, delivery: DeliveriesTable, result: SendResult, automatic: boolean): Promise<DeliveriesTable> {
+  const now = ctx.clock.now();
+  const attempt = delivery.attempt + 1;
+  const retry = !result.ok && automatic && attempt < maxAttempts(ctx);
+  const status: DeliveryStatus = result.ok ? 'success' : retry ? 'pending' : 'failed';
+  const changes: Partial<DeliveriesTable> = {
+    status,
+    attempt,
+    next_attempt_at: retry ? new Date(now.getTime() + retryDelayMs(ctx, attempt)).toISOString() : null,
+    claimed_until: null,
+    response_code: result.responseCode,
+    response_time_ms: result.responseTimeMs,
+    delivered_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.insertAttempt(trx, {
+      id: newId('att'),
+      delivery_id: delivery.id,
+      attempt,
+      attempted_at: now.toISOString(),
+      response_code: result.responseCode,
+      response_time_ms: result.responseTimeMs,
+      response_body: result.responseBody,
+      error: result.error,
+    });
+    await repo.updateDeliveryRow(trx, delivery.id, changes);
+  });
+  return { ...delivery, ...changes };
+}
+
+const SAMPLE_TAG = { id: 'tag_00000000000000000000000000', short_id: 'Sample01', title: 'Sample tag' };
+
+/** POST /test: a signed test event sent now, recorded as a delivery (never retried automatically). */
+export async function sendTestEvent(ctx: WebhooksContext, principal: Principal, webhookId: string, event: EventType) {
+  const webhook = await requireWebhook(ctx.db, principal, webhookId);
+  const now = isoNow(ctx.clock);
+  const eventId = newId('evt');
+  const payload = JSON.stringify({ id: eventId, event, created_at: now, test: true, data: { tag: SAMPLE_TAG } });
+  const delivery: DeliveriesTable = {
+    id: newId('dlv'),
+    webhook_id: webhook.id,
+    event_id: eventId,
+    event_type: event,
+    payload,
+    test: 1,
+    status: 'pending',
+    attempt: 0,
+    next_attempt_at: null,
+    claimed_until: null,
+    response_code: null,
+    response_time_ms: null,
+    delivered_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repo.insertDelivery(ctx.db, delivery);
+  const result = await sendAttempt(ctx, webhook, delivery);
+  const recorded = await recordAttempt(ctx, delivery, result, false);
+  return { delivery_id: recorded.id, status: recorded.status, response_code: recorded.response_code, response_time_ms: recorded.response_time_ms };
+}
+
+/** How long past the timeout a manual retry holds its delivery (as the worker's lease does). */
+const MANUAL_LEASE_MARGIN_MS = 5000;
+
+/** POST /retry: one attempt now for a failed delivery; the result is final either way. */
+export async function retryDelivery(ctx: WebhooksContext, principal: Principal, webhookId: string, deliveryId: string) {
+  const { webhook, delivery } = await requireDelivery(ctx, principal, webhookId, deliveryId);
+  if (delivery.status !== 'failed') throw invalidRequest(`Only failed deliveries can be retried; this one is ${delivery.status}`);
+  const now = ctx.clock.now();
+  const leaseUntil = new Date(now.getTime() + ctx.config.webhookTimeoutMs + MANUAL_LEASE_MARGIN_MS).toISOString();
+  if (!(await repo.claimFailedDelivery(ctx.db, delivery.id, { now: now.toISOString(), leaseUntil }))) {
+    throw invalidRequest('Only failed deliveries can be retried; this one is being retried already');
+  }
+  const result = await sendAttempt(ctx, webhook, delivery);
+  return withAttempts(ctx.db, await recordAttempt(ctx, delivery, result, false));
+}

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as accounts from '../../src/features/accounts/accounts.service.js';
+import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
+import { sandboxPurgeJob } from '../../src/jobs/sandbox-purge.js';
+import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { addDays, createTag, expectBeaconAccepted, get, getData, IP, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+
+/**
+ * Records past the plan's history are deleted by the periodic job (Pro 1 year, Enterprise 3
+ * years, organizations by their own plan); a deleted tag, or a purged sandbox tag, takes its
+ * analytics with it.
+ */
+describe('analytics retention and deletion', () => {
+  let t: TestApp;
+
+  type AnalyticsTable = 'views' | 'tag_hourly' | 'tag_daily' | 'tag_daily_dimensions' | 'tag_visitor_hours' | 'tag_visitor_days';
+
+  /** Every analytics row of a tag, by table, reduced to its time key. */
+  async function analyticsOf(tagId: string): Promise<Record<AnalyticsTable, string[]>> {
+    const db = t.database.db;
+    const [views, hourly, daily, dimensions, visitorHours, visitorDays] = await Promise.all([
+      db.selectFrom('views').select('occurred_at').where('tag_id', '=', tagId).orderBy('occurred_at').execute(),
+      db.selectFrom('tag_hourly').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
+      db.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
+      db.selectFrom('tag_daily_dimensions').select(['day', 'dimension']).where('tag_id', '=', tagId).orderBy('day').orderBy('dimension').execute(),
+      db.selectFrom('tag_visitor_hours').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
+      db.selectFrom('tag_visitor_days').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
+    ]);
+    return {
+      views: views.map((r) => r.occurred_at),
+      tag_hourly: hourly.map((r) => r.hour),
+      tag_daily: daily.map((r) => r.day),
+      tag_daily_dimensions: dimensions.map((r) => `${r.day} ${r.dimension}`),
+      tag_visitor_hours: visitorHours.map((r) => r.hour),
+      tag_visitor_days: visitorDays.map((r) => r.day),
+    };
+  }
+
+  const EMPTY = { views: [], tag_hourly: [], tag_daily: [], tag_daily_dimensions: [], tag_visitor_hours: [], tag_visitor_days: [] };
+
+  function runRetention() {
+    return analyticsRetentionJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
+  }
+
+  beforeAll(async () => {
+    t = await startAnalyticsApp();
+  });
+  afterAll(() => t.close());
+
+  describe('the retention job', () => {
+    let pro: Account;
+    let ent: Account;
+    let proTag: CreatedTag;
+    let entTag: CreatedTag;
+    let orgTag: CreatedTag;
+    const D0 = '2026-01-10';
+    // 400 days on, Pro keeps today and the 364 days before it.
+    const RUN_DAY = addDays(D0, 400);
+    const CUTOFF = addDays(RUN_DAY, -364);
+
+    beforeAll(async () => {
+      expect([RUN_DAY, CUTOFF]).toEqual(['2027-02-14', '2026-02-15']);
+      t.clock.freeze(new Date(`${D0}T09:00:00.000Z`));
+      pro = await createAccount(t, 'pro');
+      ent = await createAccount(t, 'enterprise');
+      // An organization on Pro owned by the Enterprise user: its tags follow the organization's plan.
+      const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Pro org', ownerEmail: ent.email, plan: 'pro' });
+      const orgKey = (await createKey(t, ent.email, { organizationId: org.id })).key;
+      proTag = await createTag(t, pro.key, { title: 'Pro history' });
+      entTag = await createTag(t, ent.key, { title: 'Enterprise history' });
+      orgTag = await createTag(t, orgKey, { title: 'Org history' });
+
+      const old = await view(t, proTag.short_id, { at: `${D0}T10:00:00.000Z`, ip: IP.london, visitor: visitorId('r1') });
+      await expectBeaconAccepted(t, old, 30);
+      await view(t, proTag.short_id, { at: `${addDays(CUTOFF, -1)}T23:59:59.999Z`, ip: IP.london, visitor: visitorId('r1') });
+      await view(t, proTag.short_id, { at: `${CUTOFF}T00:00:00.000Z`, ip: IP.mountainView, visitor: visitorId('r2') });
+      await view(t, entTag.short_id, { at: `${D0}T10:00:00.000Z`, ip: IP.london, visitor: visitorId('r3') });
+      await view(t, orgTag.short_id, { at: `${D0}T10:00:00.000Z`, ip: IP.london, visitor: visitorId('r4') });
+    });
+
+    it('deletes nothing while every record is within its history', async () => {
+      const before = await Promise.all([proTag, entTag, orgTag].map((tag) => analyticsOf(tag.id)));
+      expect(before[0]!.views).toHaveLength(3);
+      t.clock.freeze(new Date(`${addDays(D0, 30)}T12:00:00.000Z`));
+      await runRetention();
+      expect(await Promise.all([proTag, entTag, orgTag].map((tag) => analyticsOf(tag.id)))).toEqual(before);
+    });
+
+    it('400 days on: Pro (personal and organization) records before the oldest kept day go, Enterprise records stay', async () => {
+      const entBefore = await analyticsOf(entTag.id);
+      t.clock.freeze(new Date(`${RUN_DAY}T12:00:00.000Z`));
+      await runRetention();
+
+      expect(await analyticsOf(proTag.id)).toEqual({
+        views: [`${CUTOFF}T00:00:00.000Z`],
+        tag_hourly: [`${CUTOFF}T00:00:00Z`],
+        tag_daily: [CUTOFF],
+        tag_daily_dimensions: [`${CUTOFF} browser`, `${CUTOFF} country`, `${CUTOFF} device`],
+        tag_visitor_hours: [`${CUTOFF}T00:00:00Z`],
+        tag_visitor_days: [CUTOFF],
+      });
+      expect(await analyticsOf(orgTag.id)).toEqual(EMPTY);
+      expect(await analyticsOf(entTag.id)).toEqual(entBefore);
+      expect(entBefore.views).toEqual([`${D0}T10:00:00.000Z`]);
+
+      // Running again changes nothing.
+      await runRetention();
+      expect((await analyticsOf(proTag.id)).views).toEqual([`${CUTOFF}T00:00:00.000Z`]);
+
+      // What the reports show agrees.
+      const proReport = await getData(t, pro.key, `/v1/tags/${proTag.id}/analytics`, { start_date: D0, granularity: 'month' });
+      expect(proReport.period).toEqual({ start: CUTOFF, end: addDays(RUN_DAY, 1) });
+      expect(proReport.summary).toEqual({ total_views: 1, unique_views: 1, qr_scans: 0, direct_visits: 1, average_time_seconds: 0 });
+      const entReport = await getData(t, ent.key, `/v1/tags/${entTag.id}/analytics`, { start_date: D0, granularity: 'month' });
+      expect(entReport.period.start).toBe(D0);
+      expect(entReport.summary).toEqual({ total_views: 1, unique_views: 1, qr_scans: 0, direct_visits: 1, average_time_seconds: 0 });
+      expect(entReport.by_country).toEqual({ GB: 1 });
+    });
+  });
+
+  it("deleting a tag deletes its views and rollups; its analytics answer 404 and the overview forgets it", async () => {
+    const owner = await createAccount(t, 'pro');
+    t.clock.freeze(new Date('2027-03-01T09:00:00.000Z'));
+    const kept = await createTag(t, owner.key, { title: 'Kept' });
+    const doomed = await createTag(t, owner.key, { title: 'Doomed' });
+    await view(t, kept.short_id, { at: '2027-03-01T10:00:00.000Z', visitor: visitorId('k1') });
+    const token = await view(t, doomed.short_id, { at: '2027-03-01T10:00:00.000Z', scan: true, ip: IP.london, visitor: visitorId('d1') });
+    await view(t, doomed.short_id, { at: '2027-03-02T10:00:00.000Z', visitor: visitorId('d2') });
+    await expectBeaconAccepted(t, token, 12);
+    t.clock.freeze(new Date('2027-03-03T09:00:00.000Z'));
+    expect((await analyticsOf(doomed.id)).views).toHaveLength(2);
+    expect((await getData(t, owner.key, '/v1/analytics/overview')).totals.views).toBe(3);
+
+    expect((await request(t, 'DELETE', `/v1/tags/${doomed.id}`, { key: owner.key })).status).toBe(200);
+    expect(await analyticsOf(doomed.id)).toEqual(EMPTY);
+    expect((await analyticsOf(kept.id)).views).toHaveLength(1);
+    for (const path of ['analytics', 'analytics/views', 'analytics/logs']) {
+      expectError(await get(t, owner.key, `/v1/tags/${doomed.id}/${path}`), 404, 'not_found');
+    }
+    const overview = await getData(t, owner.key, '/v1/analytics/overview');
+    expect(overview.totals).toMatchObject({ views: 1, unique_views: 1, qr_scans: 0 });
+    expect(overview.top_tags).toEqual([{ id: kept.id, title: 'Kept', views: 1 }]);
+    expectError(await get(t, owner.key, '/v1/analytics/export', { tag_ids: doomed.id }), 404, 'not_found');
+  });
+
+  it('the sandbox purge takes the analytics of purged test tags, and leaves live ones', async () => {
+    const owner = await createAccount(t, 'pro');
+    const testKey = (await createKey(t, owner.email, { test: true })).key;
+    t.clock.freeze(new Date('2027-04-01T09:00:00.000Z'));
+    const sandboxTag = await createTag(t, testKey, { title: 'Sandbox' });
+    const liveTag = await createTag(t, owner.key, { title: 'Live' });
+    await view(t, sandboxTag.short_id, { at: '2027-04-01T10:00:00.000Z', visitor: visitorId('s1') });
+    await view(t, liveTag.short_id, { at: '2027-04-01T10:00:00.000Z', visitor: visitorId('s2') });
+    const row = await t.database.db.selectFrom('views').select('environment').where('tag_id', '=', sandboxTag.id).executeTakeFirstOrThrow();
+    expect(row.environment).toBe('test');
+    expect((await getData(t, testKey, '/v1/analytics/overview')).totals.views).toBe(1);
+
+    t.clock.freeze(new Date('2027-05-02T10:00:00.000Z'));
+    await sandboxPurgeJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
+    expect(await analyticsOf(sandboxTag.id)).toEqual(EMPTY);
+    expect((await analyticsOf(liveTag.id)).views).toEqual(['2027-04-01T10:00:00.000Z']);
+  });
+});

@@ -1,0 +1,82 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import selfsigned from 'selfsigned';
+
+/** A self-signed certificate for 127.0.0.1, written once per test process. */
+let certificate: Promise<{ key: string; cert: string; caFile: string }> | undefined;
+
+export function testCertificate() {
+  certificate ??= selfsigned
+    .generate([{ name: 'commonName', value: '127.0.0.1' }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+    })
+    .then((pems) => {
+      const caFile = join(mkdtempSync(join(tmpdir(), 'tagsvc-ca-')), 'receiver.pem');
+      writeFileSync(caFile, pems.cert);
+      return { key: pems.private, cert: pems.cert, caFile };
+    });
+  return certificate;
+}
+
+export interface ReceivedRequest {
+  headers: Record<string, string>;
+  body: string;
+  json: { id: string; event: string; created_at: string; data: Record<string, unknown>; test?: boolean };
+  at: number;
+}
+
+export type Behaviour = 'ok' | 'fail' | 'hang';
+
+/** A real HTTPS webhook receiver on 127.0.0.1 that records what it gets. */
+export class Receiver {
+  readonly received: ReceivedRequest[] = [];
+  behaviour: Behaviour = 'ok';
+  private server!: https.Server;
+  url = '';
+
+  static async start(behaviour: Behaviour = 'ok'): Promise<Receiver> {
+    const receiver = new Receiver();
+    receiver.behaviour = behaviour;
+    const { key, cert } = await testCertificate();
+    receiver.server = https.createServer({ key, cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+        receiver.received.push({ headers, body, json: JSON.parse(body), at: Date.now() });
+        if (receiver.behaviour === 'hang') return;
+        res.writeHead(receiver.behaviour === 'ok' ? 200 : 500, { 'content-type': 'text/plain' });
+        res.end(receiver.behaviour === 'ok' ? 'thanks' : 'receiver exploded');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    const address = receiver.server.address();
+    receiver.url = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
+    return receiver;
+  }
+
+  events(type?: string): ReceivedRequest[] {
+    return type ? this.received.filter((r) => r.json.event === type) : this.received;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Polls `condition` until it holds (the worker runs asynchronously); fails after `timeoutMs`. */
+export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
