@@ -1,36 +1,44 @@
 /**
- * `npm run bench`: measures tagsvc against a bare node:http server sending the same bytes, in
- * the same run, scenario by scenario (bench/scenarios). Absolute req/s depend on the machine;
- * the ratio is what the targets are about, because both servers see the same client and CPU.
+ * `npm run bench`: measures tagsvc scenario by scenario (bench/scenarios). Absolute figures
+ * depend on the machine; the targets are about relative ones, measured in the same run so both
+ * sides see the same client and CPU:
+ *   baseline    tagsvc against a bare node:http server sending the same bytes (ratio)
+ *   comparison  two service variants (lib/variants.ts) on the same request (cost in %)
+ *   rate        an operation in this process, no server (operations per second, reported only)
  *
  * Environment:
- *   BENCH_DURATION      measured seconds per server and round (default 10)
- *   BENCH_WARMUP        unmeasured seconds before the first round (default 2)
- *   BENCH_ROUNDS        baseline/service pairs per scenario (default 1)
- *   BENCH_CONNECTIONS   concurrent connections (default 10)
- *   BENCH_ONLY          scenario names to run, comma-separated (default all)
- *   BENCH_LOG_LEVEL     the service's LOG_LEVEL (default warn)
- *   BENCH_DATABASE_URL  run on PostgreSQL, in a throwaway schema, instead of SQLite
+ *   BENCH_DURATION        measured seconds per server and round (default 10)
+ *   BENCH_WARMUP          unmeasured seconds before each server's first round (default 2)
+ *   BENCH_ROUNDS          baseline/service pairs per baseline scenario (default 1)
+ *   BENCH_COMPARE_SLICE   a comparison measures each side's BENCH_DURATION in slices of this
+ *                         many seconds, the sides taking turns in ABBA order (default 2)
+ *   BENCH_CONNECTIONS     concurrent connections (default 10)
+ *   BENCH_QR_SECONDS      measured seconds per QR rendering scenario (default 5)
+ *   BENCH_ONLY            scenario names to run, comma-separated (default all)
+ *   BENCH_LOG_LEVEL       the service's LOG_LEVEL (default warn)
+ *   BENCH_DATABASE_URL    run on PostgreSQL, in a throwaway schema, instead of SQLite
+ *   BENCH_REDIS_URL       Redis for the limiter-redis variant (default redis://127.0.0.1:6379)
  *
- * Exit code: 0 when every scenario meets its target, 1 when one misses it or the run failed.
+ * Exit code: 0 when every scenario with a target meets it, 1 when one misses it or the run failed.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startBaseline } from './lib/baseline.js';
 import { killAllNow, stopAll } from './lib/children.js';
-import { assertAllSucceeded, captureResponse, generateLoad, Measurement, type LoadRequest } from './lib/load.js';
-import { describeEnvironment, formatTable, writeReport, type RunReport, type ScenarioResult } from './lib/report.js';
+import { createBenchData } from './lib/data.js';
+import { progress } from './lib/measure.js';
+import { describeEnvironment, figure, formatTable, writeReport, type RunReport, type ScenarioResult } from './lib/report.js';
 import type { Scenario } from './lib/scenario.js';
-import { readSettings, type BenchSettings } from './lib/settings.js';
-import { startService, type Service } from './lib/service.js';
+import { Services } from './lib/services.js';
+import { readSettings } from './lib/settings.js';
+import { describeVariant } from './lib/variants.js';
+import { comparisonSlices } from './runners/comparison.js';
+import { runScenario } from './runners/index.js';
 import { scenarios } from './scenarios/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outputDir = join(root, '.bench');
-
-const progress = (message: string) => process.stderr.write(`${message}\n`);
 
 function select(all: Scenario[], only: string[]): Scenario[] {
   if (only.length === 0) return all;
@@ -39,69 +47,26 @@ function select(all: Scenario[], only: string[]): Scenario[] {
   return all.filter((s) => only.includes(s.name));
 }
 
-/** One measured run into `into`, after a discarded warm-up on the first round. */
-async function measure(label: string, baseUrl: string, request: LoadRequest, settings: BenchSettings, round: number, into: Measurement): Promise<void> {
-  const options = { connections: settings.connections };
-  const of = settings.rounds > 1 ? ` (round ${round}/${settings.rounds})` : '';
-  if (round === 1 && settings.warmupSeconds > 0) {
-    progress(`  ${label}: warming up ${settings.warmupSeconds} s`);
-    await generateLoad(baseUrl, request, { ...options, durationSeconds: settings.warmupSeconds });
-  }
-  progress(`  ${label}: measuring ${settings.durationSeconds} s${of}`);
-  const run = await generateLoad(baseUrl, request, { ...options, durationSeconds: settings.durationSeconds }, into);
-  progress(`  ${label}: ${Math.round(run.requestsPerSecond).toLocaleString('en-US')} req/s`);
-  // Checked at once: fast 401s or 429s would otherwise pass for speed.
-  assertAllSucceeded(label, run);
-}
-
-async function runScenario(scenario: Scenario, service: Service, settings: BenchSettings, workDir: string): Promise<ScenarioResult> {
-  progress(`\n${scenario.name}: ${scenario.description}`);
-  const request = await scenario.prepare({ service });
-  const captured = await captureResponse(service.baseUrl, request);
-  progress(`  captured ${captured.status} ${captured.contentType}, ${captured.body.length} bytes`);
-  const baseline = await startBaseline(captured, { root, workDir, name: scenario.name });
-  const baselineRuns = new Measurement();
-  const serviceRuns = new Measurement();
-  try {
-    // Alternating, back to back, so both servers see the same machine conditions.
-    for (let round = 1; round <= settings.rounds; round++) {
-      await measure('baseline', baseline.baseUrl, request, settings, round, baselineRuns);
-      await measure('tagsvc', service.baseUrl, request, settings, round, serviceRuns);
-    }
-  } finally {
-    await baseline.close();
-  }
-  const baselineSummary = baselineRuns.summary();
-  const serviceSummary = serviceRuns.summary();
-  const ratio = serviceSummary.requestsPerSecond / baselineSummary.requestsPerSecond;
-  return {
-    name: scenario.name,
-    description: scenario.description,
-    request: { method: request.method, path: request.path },
-    responseBytes: captured.body.length,
-    baseline: baselineSummary,
-    service: serviceSummary,
-    ratio,
-    roundRatios: serviceSummary.roundsRequestsPerSecond.map((rps, i) => rps / baselineSummary.roundsRequestsPerSecond[i]!),
-    targetRatio: scenario.targetRatio,
-    pass: ratio >= scenario.targetRatio,
-  };
-}
-
 async function main(): Promise<number> {
   const settings = readSettings();
   const selected = select(scenarios, settings.only);
   const startedAt = new Date().toISOString();
+  const loadAtStart = loadavg()[0]!;
   const workDir = mkdtempSync(join(tmpdir(), 'tagsvc-bench-'));
-  let service: Service | undefined;
+  const data = createBenchData({ root, workDir, databaseUrl: settings.databaseUrl });
+  const services = new Services({ root, workDir, settings, data, progress });
+  const slices = comparisonSlices(settings);
 
   const release = async () => {
-    await service?.close().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
+    await services.closeAll().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
+    await data.drop().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
     await stopAll();
-    // The service log is kept (it is small at warn) so a failed run can be investigated.
-    if (service && existsSync(service.logFile)) {
-      mkdirSync(outputDir, { recursive: true });
-      copyFileSync(service.logFile, join(outputDir, 'service.log'));
+    // The service logs are kept (they are small at warn) so a failed run can be investigated;
+    // an earlier run's go first, so every log there is this run's.
+    mkdirSync(outputDir, { recursive: true });
+    for (const file of readdirSync(outputDir)) if (/^service\..*log$/.test(file)) rmSync(join(outputDir, file));
+    for (const [variant, logFile] of services.logFiles()) {
+      if (existsSync(logFile)) copyFileSync(logFile, join(outputDir, `service.${variant}.log`));
     }
     rmSync(workDir, { recursive: true, force: true });
   };
@@ -116,40 +81,55 @@ async function main(): Promise<number> {
   }
 
   try {
-    service = await startService({ root, workDir, logLevel: settings.logLevel, databaseUrl: settings.databaseUrl });
     progress(
-      `tagsvc on ${service.baseUrl}, database ${service.database}, LOG_LEVEL=${service.logLevel}; ` +
-        `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.rounds} x ${settings.durationSeconds} s per server`,
+      `database ${data.database}, LOG_LEVEL=${settings.logLevel}; ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ` +
+        `${settings.durationSeconds} s per server and round, ${settings.rounds} round(s) per baseline scenario; ` +
+        `comparisons in ${slices.rounds} slices of ${slices.seconds} s per side`,
     );
     const results: ScenarioResult[] = [];
-    for (const scenario of selected) results.push(await runScenario(scenario, service, settings, workDir));
+    for (const scenario of selected) {
+      progress(`\n${scenario.name}: ${scenario.description}`);
+      results.push(await runScenario(scenario, { root, workDir, settings, services, data }));
+    }
 
+    const variants = Object.fromEntries(services.started().map((name) => [name, describeVariant(name, settings)]));
     const report: RunReport = {
       startedAt,
       finishedAt: new Date().toISOString(),
-      environment: describeEnvironment(),
+      environment: describeEnvironment(loadAtStart),
       // Picked field by field: BENCH_DATABASE_URL may hold a password and must not be written out.
       settings: {
         durationSeconds: settings.durationSeconds,
         warmupSeconds: settings.warmupSeconds,
         rounds: settings.rounds,
+        compareSliceSeconds: slices.seconds,
+        compareRounds: slices.rounds,
+        qrSeconds: settings.qrSeconds,
         connections: settings.connections,
-        logLevel: service.logLevel,
-        database: service.database,
+        logLevel: settings.logLevel,
+        database: data.database,
+        variants,
       },
       scenarios: results,
-      pass: results.every((r) => r.pass),
+      pass: results.every((r) => r.pass !== false),
     };
     const file = join(outputDir, 'results.json');
     writeReport(file, report);
     console.log(`\n${formatTable(results)}\n`);
-    console.log(`database: ${service.database}, service LOG_LEVEL=${service.logLevel}, node ${process.version}, ${report.environment.cpuCount} CPUs`);
+    const { cpuCount, loadAverage } = report.environment;
+    console.log(`database: ${data.database}, service LOG_LEVEL=${settings.logLevel}, node ${process.version}, ${cpuCount} CPUs`);
+    // The load before the run says whether anything else competed for the CPU during it.
+    console.log(`load average (1 min): ${loadAverage.start.toFixed(2)} before the run, ${loadAverage.end.toFixed(2)} after`);
+    for (const [name, env] of Object.entries(variants)) {
+      console.log(`variant ${name}: ${Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')}`);
+    }
     console.log(`results: ${file}`);
-    if (!report.pass) console.log(`FAIL: ${results.filter((r) => !r.pass).map((r) => `${r.name} ratio ${r.ratio.toFixed(3)} < ${r.targetRatio}`).join('; ')}`);
+    const failed = results.filter((r) => r.pass === false);
+    if (failed.length > 0) console.log(`FAIL: ${failed.map((r) => `${r.name} ${figure(r).value}, target ${figure(r).target}`).join('; ')}`);
     return report.pass ? 0 : 1;
   } catch (error) {
     progress(`\nbench failed: ${error instanceof Error ? error.message : String(error)}`);
-    if (service) progress(`service log: ${join(outputDir, 'service.log')}`);
+    if (services.started().length > 0) progress(`service logs: ${join(outputDir, 'service.<variant>.log')}`);
     return 1;
   } finally {
     await cleanup();

@@ -6,6 +6,8 @@ import { freePort, startNode, stop, waitForHttp } from './children.js';
 export interface CapturedResponse {
   status: number;
   contentType: string;
+  /** Every response header, lower-cased; scenarios check them, the baseline does not send them. */
+  headers: Record<string, string>;
   body: Buffer;
 }
 

@@ -134,7 +134,8 @@ export async function captureResponse(baseUrl: string, request: LoadRequest): Pr
   if (!response.ok) {
     throw new Error(`${request.method} ${request.path} answered ${response.status} before the run: ${body.toString('utf8').slice(0, 500)}`);
   }
-  return { status: response.status, contentType: response.headers.get('content-type') ?? 'application/octet-stream', body };
+  const headers = Object.fromEntries(response.headers);
+  return { status: response.status, contentType: headers['content-type'] ?? 'application/octet-stream', headers, body };
 }
 
 /** Throws when a run saw anything but 2xx answers: req/s of error responses mean nothing. */

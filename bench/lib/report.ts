@@ -1,11 +1,22 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { LoadSummary } from './load.js';
 
-export interface ScenarioResult {
+/** PASS or FAIL against the scenario's target; `report` when it has none. */
+export type Verdict = 'PASS' | 'FAIL' | 'report';
+
+interface ResultCommon {
   name: string;
   description: string;
+  verdict: Verdict;
+  /** Whether the target is met; null when there is none. */
+  pass: boolean | null;
+}
+
+export interface BaselineResult extends ResultCommon {
+  kind: 'baseline';
+  variant: string;
   request: { method: string; path: string };
   responseBytes: number;
   baseline: LoadSummary;
@@ -14,22 +25,81 @@ export interface ScenarioResult {
   ratio: number;
   /** The same ratio for each baseline/service pair on its own. */
   roundRatios: number[];
-  targetRatio: number;
-  pass: boolean;
+  targetRatio: number | null;
 }
+
+export interface ComparisonResult extends ResultCommon {
+  kind: 'comparison';
+  request: { method: string; path: string };
+  responseBytes: number;
+  reference: { variant: string; label: string; load: LoadSummary };
+  candidate: { variant: string; label: string; load: LoadSummary };
+  /** Throughput the candidate loses, in % of the reference's (negative: it was faster), from the means. */
+  costPercent: number;
+  /** The same for each reference/candidate pair on its own. */
+  roundCostPercents: number[];
+  maxCostPercent: number | null;
+}
+
+export interface RateResult extends ResultCommon {
+  kind: 'rate';
+  unit: string;
+  operationsPerSecond: number;
+  operations: number;
+  seconds: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMeanMs: number;
+}
+
+export type ScenarioResult = BaselineResult | ComparisonResult | RateResult;
 
 export interface RunReport {
   startedAt: string;
   finishedAt: string;
-  environment: { node: string; platform: string; cpu: string; cpuCount: number };
-  settings: { durationSeconds: number; warmupSeconds: number; rounds: number; connections: number; logLevel: string; database: string };
+  environment: {
+    node: string;
+    platform: string;
+    cpu: string;
+    cpuCount: number;
+    /**
+     * 1-minute load average before the first scenario and after the last. Above a fraction of
+     * cpuCount at the start, something else was running and the figures are suspect.
+     */
+    loadAverage: { start: number; end: number };
+  };
+  settings: {
+    durationSeconds: number;
+    warmupSeconds: number;
+    rounds: number;
+    /** Seconds per comparison slice, and slices (rounds) per side. */
+    compareSliceSeconds: number;
+    compareRounds: number;
+    qrSeconds: number;
+    connections: number;
+    logLevel: string;
+    database: string;
+    /** The settings of each service variant started, passwords masked. */
+    variants: Record<string, Record<string, string>>;
+  };
   scenarios: ScenarioResult[];
+  /** Every scenario with a target meets it. */
   pass: boolean;
 }
 
-export function describeEnvironment(): RunReport['environment'] {
+export function verdict(pass: boolean | null): Verdict {
+  return pass === null ? 'report' : pass ? 'PASS' : 'FAIL';
+}
+
+export function describeEnvironment(loadAverageAtStart: number): RunReport['environment'] {
   const list = cpus();
-  return { node: process.version, platform: `${process.platform}-${process.arch}`, cpu: list[0]?.model ?? 'unknown', cpuCount: list.length };
+  return {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpu: list[0]?.model ?? 'unknown',
+    cpuCount: list.length,
+    loadAverage: { start: loadAverageAtStart, end: loadavg()[0]! },
+  };
 }
 
 const number = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -42,14 +112,41 @@ function table(header: string[], rows: string[][], rightAligned: Set<number>): s
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-export function formatTable(results: ScenarioResult[]): string {
-  const rows: string[][] = [];
-  for (const r of results) {
-    const cells = (target: string, s: LoadSummary) => [r.name, target, number(s.requestsPerSecond), number(s.latencyP50Ms, 2), number(s.latencyP99Ms, 2)];
-    rows.push([...cells('baseline (node:http)', r.baseline), '', '', '']);
-    rows.push([...cells('tagsvc', r.service), r.ratio.toFixed(3), `>= ${r.targetRatio}`, r.pass ? 'PASS' : 'FAIL']);
+/** The figure a scenario is judged by, as the table and the FAIL line print it. */
+export function figure(r: ScenarioResult): { value: string; target: string } {
+  switch (r.kind) {
+    case 'baseline':
+      return { value: `ratio ${r.ratio.toFixed(3)}`, target: r.targetRatio === null ? '-' : `>= ${r.targetRatio}` };
+    case 'comparison':
+      return { value: `cost ${r.costPercent.toFixed(1)} %`, target: r.maxCostPercent === null ? '-' : `< ${r.maxCostPercent} %` };
+    case 'rate':
+      return { value: `${number(r.operationsPerSecond)} ${r.unit}/s`, target: '-' };
   }
-  return table(['scenario', 'server', 'req/s (mean)', 'p50 ms', 'p99 ms', 'ratio', 'target', 'result'], rows, new Set([2, 3, 4, 5]));
+}
+
+/** The rows of one result: one per measured thing, the figure and verdict on the last. */
+function rows(r: ScenarioResult): string[][] {
+  const load = (what: string, s: LoadSummary) => [r.name, what, number(s.requestsPerSecond), number(s.latencyP50Ms, 2), number(s.latencyP99Ms, 2)];
+  const { value, target } = figure(r);
+  const judged = [value, target, r.verdict];
+  switch (r.kind) {
+    case 'baseline':
+      return [
+        [...load('baseline (node:http)', r.baseline), '', '', ''],
+        [...load(r.variant === 'default' ? 'tagsvc' : `tagsvc, ${r.variant}`, r.service), ...judged],
+      ];
+    case 'comparison':
+      return [
+        [...load(`tagsvc, ${r.reference.label}`, r.reference.load), '', '', ''],
+        [...load(`tagsvc, ${r.candidate.label}`, r.candidate.load), ...judged],
+      ];
+    case 'rate':
+      return [[r.name, `in-process, ${r.unit}`, number(r.operationsPerSecond), number(r.latencyP50Ms, 2), number(r.latencyP99Ms, 2), ...judged]];
+  }
+}
+
+export function formatTable(results: ScenarioResult[]): string {
+  return table(['scenario', 'measured', 'per s (mean)', 'p50 ms', 'p99 ms', 'figure', 'target', 'result'], results.flatMap(rows), new Set([2, 3, 4]));
 }
 
 export function writeReport(file: string, report: RunReport): void {

@@ -1,21 +1,57 @@
+import type { CapturedResponse } from './baseline.js';
+import type { Account } from './data.js';
 import type { LoadRequest } from './load.js';
-import type { Service } from './service.js';
+import type { BenchSettings } from './settings.js';
+import type { VariantName } from './variants.js';
 
-/** What a scenario gets to set itself up: the running service and its command line. */
+/** What a scenario gets to set itself up. */
 export interface ScenarioContext {
-  service: Service;
+  /** The service the scenario measures (a comparison's reference), for setup calls through the API. */
+  baseUrl: string;
+  /** A fresh user on `plan` with one API key carrying every permission, made through the CLI. */
+  createAccount(plan?: 'pro' | 'enterprise'): Promise<Account>;
 }
 
-/**
- * One benchmark. The harness asks it for a request, captures the service's answer to it once,
- * then measures the service against a bare node:http server replaying that answer.
- */
-export interface Scenario {
+interface Common {
   /** Short, unique; what BENCH_ONLY selects by. */
   name: string;
   description: string;
-  /** Minimum service req/s as a fraction of the baseline's; below it the run fails. */
-  targetRatio: number;
+}
+
+/**
+ * The service against a bare node:http server replaying the service's own answer, captured
+ * once: what the framework, authentication and the database cost on top of plain HTTP.
+ */
+export interface BaselineScenario extends Common {
+  kind: 'baseline';
+  /** Default: `default` (rate limits off). */
+  variant?: VariantName;
+  /** Minimum service req/s as a fraction of the baseline's; below it the run fails. Without one, the figure is only reported. */
+  targetRatio?: number;
   /** Creates accounts, tags… through the CLI or the API; returns the request to repeat. */
   prepare(context: ScenarioContext): Promise<LoadRequest>;
 }
+
+/** Two variants of the service on the same request: what the candidate's settings cost. */
+export interface ComparisonScenario extends Common {
+  kind: 'comparison';
+  reference: VariantName;
+  candidate: VariantName;
+  /** Most throughput the candidate may lose, in % of the reference's; without one, the figure is only reported. */
+  maxCostPercent?: number;
+  prepare(context: ScenarioContext): Promise<LoadRequest>;
+  /** Throws when the answers show the variants did not differ as intended (a setting not taken). */
+  check?(answers: { reference: CapturedResponse; candidate: CapturedResponse }): void;
+}
+
+/** An operation repeated in this process for a while, with no server at all: operations per second. */
+export interface RateScenario extends Common {
+  kind: 'rate';
+  /** What one operation is, plural: "renders". */
+  unit: string;
+  seconds(settings: BenchSettings): number;
+  /** Loads what the operation needs; returns the operation. */
+  prepare(): Promise<() => Promise<unknown>>;
+}
+
+export type Scenario = BaselineScenario | ComparisonScenario | RateScenario;

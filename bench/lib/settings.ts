@@ -3,7 +3,7 @@
  * `npm run bench` with no variables gives comparable numbers from one machine to the next run.
  */
 export interface BenchSettings {
-  /** Seconds of measured load per target (baseline, service). */
+  /** Seconds of measured load per server and round; in a comparison, per side in all. */
   durationSeconds: number;
   /** Seconds of unmeasured load before each measurement, so the JIT and caches are warm. */
   warmupSeconds: number;
@@ -20,6 +20,16 @@ export interface BenchSettings {
   logLevel: string;
   /** PostgreSQL to run against instead of SQLite; a throwaway schema is created in it. */
   databaseUrl?: string;
+  /**
+   * Seconds per slice in a comparison: each side's durationSeconds is measured in slices this
+   * long, the two sides taking turns, so a burst of other load on the machine (a test run)
+   * lands on both rather than on whichever happened to be measured at the time.
+   */
+  compareSliceSeconds: number;
+  /** Redis for the variant that keeps rate-limit counters there. */
+  redisUrl: string;
+  /** Seconds of rendering per in-process QR measurement. */
+  qrSeconds: number;
 }
 
 function positiveNumber(name: string, fallback: number, allowZero = false): number {
@@ -32,21 +42,26 @@ function positiveNumber(name: string, fallback: number, allowZero = false): numb
   return value;
 }
 
+function wholeNumber(name: string, fallback: number): number {
+  const value = positiveNumber(name, fallback);
+  if (!Number.isInteger(value)) throw new Error(`${name} must be a whole number`);
+  return value;
+}
+
 export function readSettings(): BenchSettings {
-  const connections = positiveNumber('BENCH_CONNECTIONS', 10);
-  const rounds = positiveNumber('BENCH_ROUNDS', 1);
-  if (!Number.isInteger(connections)) throw new Error('BENCH_CONNECTIONS must be a whole number');
-  if (!Number.isInteger(rounds)) throw new Error('BENCH_ROUNDS must be a whole number');
   return {
-    rounds,
+    rounds: wholeNumber('BENCH_ROUNDS', 1),
+    compareSliceSeconds: wholeNumber('BENCH_COMPARE_SLICE', 2),
     durationSeconds: positiveNumber('BENCH_DURATION', 10),
     warmupSeconds: positiveNumber('BENCH_WARMUP', 2, true),
-    connections,
+    connections: wholeNumber('BENCH_CONNECTIONS', 10),
     only: (process.env.BENCH_ONLY ?? '')
       .split(',')
       .map((name) => name.trim())
       .filter(Boolean),
     logLevel: process.env.BENCH_LOG_LEVEL?.trim() || 'warn',
     databaseUrl: process.env.BENCH_DATABASE_URL?.trim() || undefined,
+    redisUrl: process.env.BENCH_REDIS_URL?.trim() || 'redis://127.0.0.1:6379',
+    qrSeconds: positiveNumber('BENCH_QR_SECONDS', 5),
   };
 }

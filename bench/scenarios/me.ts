@@ -1,15 +1,16 @@
-import type { Scenario } from '../lib/scenario.js';
+import type { BaselineScenario } from '../lib/scenario.js';
 
 /**
  * GET /v1/me: the cheapest authenticated route, so it measures the fixed cost every API call
  * pays (routing, key lookup, envelope serialisation) and little else.
  */
-export const me: Scenario = {
+export const me: BaselineScenario = {
+  kind: 'baseline',
   name: 'me',
   description: 'authenticated GET /v1/me (enterprise key)',
   targetRatio: 0.6,
-  async prepare({ service }) {
-    const account = await service.createAccount('enterprise');
+  async prepare({ createAccount }) {
+    const account = await createAccount('enterprise');
     return { method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${account.key}` } };
   },
 };
