@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
+import sharp from 'sharp';
 
 export interface QrOptions {
   format: 'png' | 'svg';
@@ -28,31 +28,27 @@ function rgb(hex: string): [number, number, number] {
 }
 
 /**
- * Draws the PNG itself: qrcode's own PNG renderer scales by a fractional factor and can come
- * out a pixel short, while a code must be exactly the size asked for. Each output pixel takes
- * the colour of the module (or quiet-zone cell) it falls in.
+ * The code's cells (modules plus quiet zone) as a one-pixel-per-cell image, scaled by libvips
+ * with nearest-neighbour to exactly `size` pixels: exact colours, exact size (qrcode's own PNG
+ * renderer scales by a fractional factor and can come out a pixel short), and the pixel work
+ * runs on libvips' threads instead of the event loop.
  */
-function renderPng(text: string, options: QrOptions): Buffer {
+function renderPng(text: string, options: QrOptions): Promise<Buffer> {
   const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
   const cells = modules.size + 2 * MARGIN;
-  const png = new PNG({ width: options.size, height: options.size, colorType: 2, inputHasAlpha: true });
-  const dark = rgb(options.color);
-  const light = rgb(options.background);
-  const cellOf = (pixel: number) => Math.floor((pixel * cells) / options.size) - MARGIN;
-  for (let y = 0; y < options.size; y++) {
-    const row = cellOf(y);
-    for (let x = 0; x < options.size; x++) {
-      const column = cellOf(x);
-      const inside = row >= 0 && column >= 0 && row < modules.size && column < modules.size;
-      const [r, g, b] = inside && modules.get(row, column) ? dark : light;
-      const offset = (y * options.size + x) * 4;
-      png.data[offset] = r;
-      png.data[offset + 1] = g;
-      png.data[offset + 2] = b;
-      png.data[offset + 3] = 255;
+  const [lr, lg, lb] = rgb(options.background);
+  const [dr, dg, db] = rgb(options.color);
+  const raw = Buffer.alloc(cells * cells * 3);
+  for (let i = 0; i < cells * cells; i++) raw.set([lr, lg, lb], i * 3);
+  for (let row = 0; row < modules.size; row++) {
+    for (let column = 0; column < modules.size; column++) {
+      if (modules.get(row, column)) raw.set([dr, dg, db], ((row + MARGIN) * cells + column + MARGIN) * 3);
     }
   }
-  return PNG.sync.write(png, { colorType: 2 });
+  return sharp(raw, { raw: { width: cells, height: cells, channels: 3 } })
+    .resize(options.size, options.size, { kernel: 'nearest' })
+    .png()
+    .toBuffer();
 }
 
 async function render(text: string, options: QrOptions): Promise<Buffer> {
