@@ -94,8 +94,7 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
     multiplier: config.rateLimitMultiplier,
   });
   app.addHook('onClose', () => limiter.close());
-  const authenticator = new Authenticator(database, clock, config, app.log, limiter);
-  app.addHook('onClose', async () => authenticator.close());
+  const authenticator = new Authenticator(database.db, clock, config, app.log, limiter);
   app.decorateRequest('principal', null as unknown as Principal);
   await app.register(
     async (v1) => {

@@ -105,13 +105,21 @@ function trustProxy(env: Env): TrustProxy {
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Parses `5s,5m,30m` into milliseconds. */
+/** Parses `5s,5m,30m` into milliseconds; every duration must be positive. */
 export function parseDurations(name: string, raw: string): number[] {
   return raw.split(',').map((part) => {
     const match = /^(\d+)(ms|s|m|h|d)$/.exec(part.trim());
     if (!match) throw new ConfigError(name, `"${part.trim()}" is not a duration like 5s, 5m or 2h`);
-    return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+    const ms = Number(match[1]) * DURATION_UNITS[match[2]!]!;
+    if (ms <= 0) throw new ConfigError(name, 'durations must be greater than zero');
+    return ms;
   });
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const values = parseDurations(name, read(env, name) ?? fallback);
+  if (values.length !== 1) throw new ConfigError(name, 'expected one duration, like 30s');
+  return values[0]!;
 }
 
 function schemaName(env: Env): string | undefined {
@@ -130,9 +138,17 @@ function databaseUrl(env: Env): string | undefined {
   return raw;
 }
 
-function readableFile(env: Env, name: string): string | undefined {
+/** A PEM file of certificates, read now so a wrong path or content fails at start, not at the first request. */
+function certificateFile(env: Env, name: string): string | undefined {
   const raw = read(env, name);
-  if (raw !== undefined && !existsSync(raw)) throw new ConfigError(name, `no such file: ${raw}`);
+  if (raw === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(raw, 'utf8');
+  } catch {
+    throw new ConfigError(name, `cannot read ${raw}`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(name, `${raw} holds no PEM certificate`);
   return raw;
 }
 
@@ -177,9 +193,9 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: '',
     logLevel,
     allowPrivateNetworks: boolean(env, 'ALLOW_PRIVATE_NETWORKS', false),
-    outboundCaFile: readableFile(env, 'OUTBOUND_CA_FILE'),
+    outboundCaFile: certificateFile(env, 'OUTBOUND_CA_FILE'),
     webhookRetrySchedule: parseDurations('WEBHOOK_RETRY_SCHEDULE', read(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
-    webhookTimeoutMs: parseDurations('WEBHOOK_TIMEOUT', read(env, 'WEBHOOK_TIMEOUT') ?? '30s')[0]!,
+    webhookTimeoutMs: duration(env, 'WEBHOOK_TIMEOUT', '30s'),
     sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.

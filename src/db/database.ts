@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { registerChangeCounter } from './exact-cache.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -14,11 +15,6 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;
-  /**
-   * A number that changes whenever another connection (another process: the CLI, a worker)
-   * commits; null where no such signal exists. Lets hot-path caches stay exact.
-   */
-  externalChanges: (() => number) | null;
   /** The PostgreSQL schema in use, when not the default. */
   schema?: string;
   close(): Promise<void>;
@@ -51,7 +47,8 @@ function openSqlite(dataDir: string): DatabaseHandle {
   };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  return { db, dialect: 'sqlite', externalChanges: () => dataVersion.get() as number, close: () => db.destroy() };
+  registerChangeCounter(db, () => dataVersion.get() as number);
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DatabaseHandle> {
@@ -70,7 +67,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', schema, externalChanges: null, close: () => db.destroy() };
+  return { db, dialect: 'postgres', schema, close: () => db.destroy() };
 }
 
 export async function openDatabase(

@@ -1,11 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import type { DatabaseHandle } from '../db/database.js';
+import type { Db } from '../db/database.js';
+import { exactCache, type ExactCache } from '../db/exact-cache.js';
 import type { Environment, KeyScope } from '../db/schema.js';
-import { LRUCache } from 'lru-cache';
 import { findKeyForAuthentication, touchKeyLastUsed } from '../features/accounts/accounts.repository.js';
-import { keyChanges } from '../features/accounts/accounts.service.js';
 import { hashKeyValue, parseKeyValue } from '../features/accounts/key-format.js';
 import type { Permission } from '../features/accounts/permissions.js';
 import { PLAN_LIMITS, type Plan } from '../features/accounts/plans.js';
@@ -44,7 +43,6 @@ declare module 'fastify' {
 }
 
 const LAST_USED_INTERVAL_MS = 60_000;
-const CACHED_KEYS = 10_000;
 
 function keyFromHeaders(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
@@ -69,15 +67,13 @@ function hostOf(url: string | undefined): string | undefined {
 /** Turns the API key of a request into a Principal, or throws the spec's 401/403/429. */
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
-  /** Enabled keys by hash. Exact, not time-based: dropped whenever keys may have changed. */
-  private readonly principals = new LRUCache<string, Principal>({ max: CACHED_KEYS });
-  private seenChanges: number | undefined;
-  private readonly onKeyChange = () => this.principals.clear();
+  /** Enabled keys by hash; exact, not time-based (see exact-cache.ts). */
+  private readonly principals: ExactCache<Principal> | undefined;
   private readonly productionHost: string | undefined;
   private readonly sandboxHost: string | undefined;
 
   constructor(
-    private readonly database: Pick<DatabaseHandle, 'db' | 'externalChanges'>,
+    private readonly db: Db,
     private readonly clock: Clock,
     private readonly config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl'>,
     private readonly log: FastifyBaseLogger,
@@ -90,27 +86,7 @@ export class Authenticator {
       this.productionHost = production;
       this.sandboxHost = sandbox;
     }
-    keyChanges.on('changed', this.onKeyChange);
-  }
-
-  close(): void {
-    keyChanges.off('changed', this.onKeyChange);
-  }
-
-  /**
-   * The cached principal for a key hash, if the cache can be trusted: only where the database
-   * reports changes made by other processes (SQLite), and only while it reports none.
-   */
-  private cached(hash: string): Principal | undefined {
-    const externalChanges = this.database.externalChanges;
-    if (!externalChanges) return undefined;
-    const changes = externalChanges();
-    if (changes !== this.seenChanges) {
-      this.principals.clear();
-      this.seenChanges = changes;
-      return undefined;
-    }
-    return this.principals.get(hash);
+    this.principals = exactCache<Principal>(db, 'keys');
   }
 
   /** The caller's key as a Principal, or 401; addresses that keep failing get 429. */
@@ -136,12 +112,12 @@ export class Authenticator {
     const parsed = parseKeyValue(value);
     if (!parsed) throw unauthorized('Invalid API key');
     const hash = hashKeyValue(value);
-    const cached = this.cached(hash);
+    const cached = this.principals?.get(hash);
     if (cached) {
       this.checkHost(request, cached.environment);
       return cached;
     }
-    const row = await findKeyForAuthentication(this.database.db, hash);
+    const row = await findKeyForAuthentication(this.db, hash);
     if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');
     if (row.enabled !== 1) throw unauthorized('This API key is disabled');
     this.checkHost(request, row.environment);
@@ -158,7 +134,7 @@ export class Authenticator {
       ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
       plan: row.organization_plan ?? row.user_plan,
     };
-    this.principals.set(hash, principal);
+    this.principals?.set(hash, principal);
     return principal;
   }
 
@@ -189,7 +165,7 @@ export class Authenticator {
     const last = this.lastUsedWrites.get(keyId) ?? 0;
     if (nowMs - last < LAST_USED_INTERVAL_MS) return;
     this.lastUsedWrites.set(keyId, nowMs);
-    touchKeyLastUsed(this.database.db, keyId, new Date(nowMs).toISOString()).catch((error: unknown) => {
+    touchKeyLastUsed(this.db, keyId, new Date(nowMs).toISOString()).catch((error: unknown) => {
       this.log.warn({ err: error, key_id: keyId }, 'could not record last_used_at');
     });
   }

@@ -15,6 +15,7 @@ const COMMON_ERRORS: Record<number, string> = {
   415: 'Request body is not JSON (unsupported_media_type)',
   429: 'Rate limit exceeded (rate_limit_exceeded); see Retry-After',
   500: 'Server fault (internal_error); quote the request id',
+  503: 'Rate limiting store (Redis) unreachable (service_unavailable); retry shortly',
 };
 
 /** Adds the shared error responses to a /v1 route's schema so the document lists them. */

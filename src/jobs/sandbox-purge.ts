@@ -5,6 +5,7 @@ import { purgeFilesOfTestTagsCreatedBefore, removeFileBlobs } from '../features/
 import { deleteEmptyTestFoldersCreatedBefore } from '../features/folders/folders.repository.js';
 import { deleteTestTagsCreatedBefore, findTestTagIdsCreatedBefore } from '../features/tags/tags.repository.js';
 import type { Db } from '../db/database.js';
+import { announceChange } from '../db/exact-cache.js';
 import type { Job } from './runner.js';
 
 const DAY_MS = 86_400_000;
@@ -23,6 +24,7 @@ export async function purgeSandbox(
   if (config) await removeFileBlobs(config, fileIds);
   await deleteAnalyticsOfTags(db, await findTestTagIdsCreatedBefore(db, before));
   const tags = Number((await deleteTestTagsCreatedBefore(db, before)).numDeletedRows);
+  if (tags > 0) announceChange('tags');
   let folders = 0;
   // Nested folders empty from the leaves up, one level per pass.
   for (;;) {

@@ -22,6 +22,12 @@ describe('startup configuration', () => {
     ['SECRET_KEY', 'short'],
     ['SANDBOX_RETENTION_DAYS', '0'],
     ['TRUST_PROXY', 'garbage'],
+    ['WEBHOOK_TIMEOUT', '5s,9s'],
+    ['WEBHOOK_TIMEOUT', '0s'],
+    ['OUTBOUND_CA_FILE', '/nonexistent/ca.pem'],
+    ['OUTBOUND_CA_FILE', '/etc/hostname'],
+    ['RATE_LIMITS', 'sometimes'],
+    ['RATE_LIMIT_MULTIPLIER', '0'],
   ])('stops with one line naming %s=%s', async (variable, value) => {
     const result = await runCli(['serve'], { DATA_DIR: dataDir, [variable]: value });
     expect(result.code).toBe(1);

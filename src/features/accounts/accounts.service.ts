@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
 import type { Db } from '../../db/database.js';
+import { announceChange } from '../../db/exact-cache.js';
 import type { ApiKeysTable, Environment, KeyScope, OrgRole } from '../../db/schema.js';
 import { ApiError, notFound, validationError } from '../../http/errors.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
@@ -13,13 +13,8 @@ import { isPlan, type Plan } from './plans.js';
 
 /** Account administration: used by the command line (and later the dashboard). */
 
-/**
- * Emits 'changed' after any change to keys, so authentication caches in this process drop at
- * once; other processes notice through the database (DatabaseHandle.externalChanges).
- */
-export const keyChanges = new EventEmitter();
-keyChanges.setMaxListeners(0);
-const announceKeyChange = () => keyChanges.emit('changed');
+/** Authentication caches in this process drop at once; other processes see it in the database. */
+const announceKeyChange = () => announceChange('keys');
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/database.js';
 import type { Tracker } from '../analytics/tracking.js';
 import type { Block } from '../tags/blocks.js';
-import { findPageHeader, findTagById } from '../tags/tags.repository.js';
+import type { TagRow } from '../tags/tags.repository.js';
+import { findTag } from '../tags/tags.service.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
 import { NOT_FOUND_PAGE, renderTagPage, withBeacon } from './render.js';
@@ -37,23 +38,22 @@ export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox 
   // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
   const rendered = new LRUCache<string, string>({ max: 5000, maxSize: 128 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 });
 
-  async function renderedPage(header: PageHeader): Promise<string | undefined> {
-    const key = `${header.id}:${header.version}`;
-    const cached = rendered.get(key);
-    if (cached) return cached;
-    const tag = await findTagById(db, header.id);
-    if (!tag) return undefined;
-    const html = renderTagPage({ title: tag.title, blocks: JSON.parse(tag.content) as Block[] }, (fileId) => `/t/${tag.short_id}/files/${fileId}`);
-    rendered.set(key, html);
+  function renderedPage(tag: TagRow): string {
+    const key = `${tag.id}:${tag.version}`;
+    let html = rendered.get(key);
+    if (!html) {
+      html = renderTagPage({ title: tag.title, blocks: JSON.parse(tag.content) as Block[] }, (fileId) => `/t/${tag.short_id}/files/${fileId}`);
+      rendered.set(key, html);
+    }
     return html;
   }
 
   /** A public tag's page, counted as a view (GET only: HEAD is not a visit). */
   async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
-    const header = SHORT_ID.test(shortId) ? await findPageHeader(db, shortId) : undefined;
-    const html = header?.read_permission === 'public' ? await renderedPage(header) : undefined;
-    if (!header || !html) return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
-    const token = request.method === 'GET' ? await tracker.recordView(request, reply, header, scan) : undefined;
+    const tag = SHORT_ID.test(shortId) ? await findTag(db, shortId) : undefined;
+    if (tag?.read_permission !== 'public') return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
+    const html = renderedPage(tag);
+    const token = request.method === 'GET' ? await tracker.recordView(request, reply, tag, scan) : undefined;
     return pageHeaders(reply).code(200).send(withBeacon(html, token));
   }
 
@@ -83,8 +83,6 @@ export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox 
     );
   };
 }
-
-type PageHeader = NonNullable<Awaited<ReturnType<typeof findPageHeader>>>;
 
 function durationFrom(body: unknown): number | undefined {
   let parsed: unknown = body;

@@ -80,14 +80,6 @@ export function countTagsInFolder(db: Db, folderId: string) {
     .then((r) => Number(r.count));
 }
 
-/** Just what the public page needs to decide whether its cached rendering is current. */
-export function findPageHeader(db: Db, shortId: string) {
-  return db
-    .selectFrom('tags')
-    .select(['id', 'short_id', 'title', 'version', 'read_permission', 'access_logging', 'environment', 'owner_id', 'organization_id'])
-    .where('short_id', '=', shortId)
-    .executeTakeFirst();
-}
 
 export async function findTestTagIdsCreatedBefore(db: Db, before: string): Promise<string[]> {
   const rows = await db.selectFrom('tags').select('id').where('environment', '=', 'test').where('created_at', '<', before).execute();

@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { announceChange, exactCache } from '../../db/exact-cache.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
 import type { Principal } from '../../http/auth.js';
 import { forbidden, validationError } from '../../http/errors.js';
@@ -195,10 +196,19 @@ export async function createTags(ctx: TagsContext, principal: Principal, inputs:
 }
 
 /** Finds a tag by long id (`tag_…`) or 8-character short id. */
-export function findTag(db: Db, idOrShortId: string): Promise<repo.TagRow | undefined> {
-  if (idOrShortId.startsWith('tag_')) return repo.findTagById(db, idOrShortId);
-  if (/^[A-Za-z0-9]{8}$/.test(idOrShortId)) return repo.findTagByShortId(db, idOrShortId);
-  return Promise.resolve(undefined);
+export async function findTag(db: Db, idOrShortId: string): Promise<repo.TagRow | undefined> {
+  // Every tag-scoped request and every public page view starts here: cached, exactly (exact-cache.ts).
+  const cache = exactCache<repo.TagRow>(db, 'tags');
+  const cached = cache?.get(idOrShortId);
+  if (cached) return cached;
+  let row: repo.TagRow | undefined;
+  if (idOrShortId.startsWith('tag_')) row = await repo.findTagById(db, idOrShortId);
+  else if (/^[A-Za-z0-9]{8}$/.test(idOrShortId)) row = await repo.findTagByShortId(db, idOrShortId);
+  if (row) {
+    cache?.set(row.id, row);
+    cache?.set(row.short_id, row);
+  }
+  return row;
 }
 
 export async function requireTag(db: Db, principal: Principal, idOrShortId: string): Promise<repo.TagRow> {
@@ -251,6 +261,7 @@ export async function updateTag(ctx: TagsContext, principal: Principal, idOrShor
     await repo.updateTagRow(trx, tag.id, changes);
     await emit(trx, eventFor(tag, 'tag.updated', { tag: view }, now));
   });
+  announceChange('tags');
   return view;
 }
 
@@ -265,6 +276,7 @@ export async function deleteTag(ctx: TagsContext, principal: Principal, idOrShor
     await emit(trx, eventFor(tag, 'tag.deleted', { tag: tagSummary(tag) }, now));
     return ids;
   });
+  announceChange('tags');
   // Blobs only once the rows are gone for good; a rolled-back delete keeps its files.
   await removeFileBlobs(ctx.config, fileIds);
 }
