@@ -25,7 +25,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
       });
     }
     this.sweep(nowMs);
-    return { allowed, windows: rules.map((rule, i) => describeWindow(rule, buckets(counters[i]), nowMs)) };
+    return {
+      allowed,
+      windows: rules.map((rule, i) => describeWindow(rule, counters[i] ?? NO_BUCKETS, counters[i]?.total ?? 0, nowMs)),
+    };
   }
 
   async close(): Promise<void> {
@@ -78,7 +81,4 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-function buckets(counter: Counter | undefined): Buckets {
-  if (!counter) return [];
-  return counter.starts.map((start, i) => [start, counter.counts[i]!]);
-}
+const NO_BUCKETS: Buckets = { starts: [], counts: [] };

@@ -58,7 +58,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     const [allowed, live] = await run.call(this.redis, rules.length, ...rules.map((r) => KEY_PREFIX + r.key), ...args);
     return {
       allowed: allowed === 1,
-      windows: rules.map((rule, i) => describeWindow(rule, pairs(live[i] ?? []), nowMs)),
+      windows: rules.map((rule, i) => {
+        const buckets = sortedBuckets(live[i] ?? []);
+        return describeWindow(rule, buckets, buckets.counts.reduce((sum, n) => sum + n, 0), nowMs);
+      }),
     };
   }
 
@@ -67,9 +70,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Redis hashes are unordered: sort the live buckets oldest first. */
-function pairs(flat: string[]): Buckets {
-  const out: Buckets = [];
-  for (let i = 0; i < flat.length; i += 2) out.push([Number(flat[i]), Number(flat[i + 1])]);
-  return out.sort((a, b) => a[0] - b[0]);
+/** Redis hashes are unordered: the live buckets, sorted oldest first. */
+function sortedBuckets(flat: string[]): Buckets {
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0; i < flat.length; i += 2) pairs.push([Number(flat[i]), Number(flat[i + 1])]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  return { starts: pairs.map((p) => p[0]), counts: pairs.map((p) => p[1]) };
 }

@@ -12,8 +12,11 @@ export interface WindowRule {
   bucketMs: number;
 }
 
-/** Bucket start (ms) → requests admitted in that bucket. */
-export type Buckets = Array<[start: number, count: number]>;
+/** A window's live buckets, oldest first: their start times (ms) and request counts. */
+export interface Buckets {
+  starts: readonly number[];
+  counts: readonly number[];
+}
 
 export interface WindowState {
   rule: WindowRule;
@@ -39,24 +42,25 @@ export function bucketStart(rule: WindowRule, nowMs: number): number {
   return Math.floor(nowMs / rule.bucketMs) * rule.bucketMs;
 }
 
-/** Describes a window from its live buckets, oldest first (after any request this check admitted). */
-export function describeWindow(rule: WindowRule, live: Buckets, nowMs: number): WindowState {
-  let count = 0;
-  for (const [, n] of live) count += n;
+/**
+ * Describes a window from its live buckets (after any request this check admitted). `count`
+ * is their total, which the memory store keeps running so the common path stays O(1).
+ */
+export function describeWindow(rule: WindowRule, live: Buckets, count: number, nowMs: number): WindowState {
   const leavesAt = (start: number) => start + rule.bucketMs + rule.windowMs - nowMs;
   let retryAfterMs = 0;
   if (count >= rule.limit) {
     // Room for one more once enough of the oldest requests have left the window.
     let freed = 0;
-    for (const [start, n] of live) {
-      freed += n;
+    for (let i = 0; i < live.starts.length; i++) {
+      freed += live.counts[i]!;
       if (count - freed < rule.limit) {
-        retryAfterMs = leavesAt(start);
+        retryAfterMs = leavesAt(live.starts[i]!);
         break;
       }
     }
   }
-  const resetMs = live.length > 0 ? leavesAt(live[0]![0]) : rule.windowMs;
+  const resetMs = live.starts.length > 0 ? leavesAt(live.starts[0]!) : rule.windowMs;
   return { rule, count, remaining: Math.max(0, rule.limit - count), retryAfterMs, resetMs };
 }
 
