@@ -1,4 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/auth.js';
@@ -50,4 +51,16 @@ export function requireAccess<T extends OwnedRow>(row: T | undefined, scope: Sco
   if (!row || row.environment !== scope.environment) throw notFound(what);
   if (!isInScope(row, scope)) throw forbidden(`This API key cannot access this ${what.toLowerCase()}`);
   return row;
+}
+
+/** Rows of an owned table created in a period within the scope (analytics overview counts). */
+export async function countCreatedInScope(db: Db, table: 'tags' | 'files', scope: Scope, range: { from: string; to: string }): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where(inScope(scope))
+    .where('created_at', '>=', range.from)
+    .where('created_at', '<', range.to)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

@@ -84,7 +84,7 @@ export async function tagReport(ctx: AnalyticsContext, principal: Principal, tag
   };
 }
 
-function toViewRecord(view: ViewsTable) {
+export function toViewRecord(view: ViewsTable) {
   return {
     id: view.id,
     timestamp: view.occurred_at,

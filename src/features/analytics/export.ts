@@ -6,7 +6,7 @@ import { scopeOf } from '../accounts/scope.js';
 import { requireTag, tagsInScope } from '../tags/tags.service.js';
 import * as repo from './analytics.repository.js';
 import type { AnalyticsContext } from './analytics.service.js';
-import { toLogRecord } from './analytics.service.js';
+import { toLogRecord, toViewRecord } from './analytics.service.js';
 import { instantRange, resolvePeriod, type Period } from './period.js';
 
 export const CSV_HEADER = 'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits';
@@ -121,18 +121,7 @@ async function* json(ctx: AnalyticsContext, tags: Array<{ id: string; title: str
   yield* include.has('summary') ? jsonArray(dailyRows(ctx, tags, period), (row) => row) : ['[]'];
   if (include.has('views')) {
     yield ',"views":';
-    yield* jsonArray(viewRows(ctx, ids, period, false), (view) => ({
-      id: view.id,
-      tag_id: view.tag_id,
-      timestamp: view.occurred_at,
-      source: view.source,
-      device: view.device,
-      browser: view.browser,
-      os: view.os,
-      country: view.country,
-      region: view.region,
-      duration_seconds: view.duration_seconds,
-    }));
+    yield* jsonArray(viewRows(ctx, ids, period, false), (view) => ({ tag_id: view.tag_id, ...toViewRecord(view) }));
   }
   if (include.has('logs')) {
     yield ',"logs":';

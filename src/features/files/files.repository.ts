@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Environment, FilesTable } from '../../db/schema.js';
-import { inScope, type Scope } from '../accounts/scope.js';
 
 /** All SQL for files and storage usage. */
 
@@ -127,15 +126,4 @@ export async function releaseStorage(db: Db, accountId: string, environment: Env
     .where('account_id', '=', accountId)
     .where('environment', '=', environment)
     .execute();
-}
-
-export async function countFilesCreated(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
-  const row = await db
-    .selectFrom('files')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where(inScope(scope))
-    .where('created_at', '>=', range.from)
-    .where('created_at', '<', range.to)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
 }

@@ -9,7 +9,7 @@ import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { createOutboundAgents, refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
 import { PLAN_LIMITS } from '../accounts/plans.js';
-import { requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
+import { countCreatedInScope, requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
 import { emit } from '../events/outbox.js';
 import type { TagRow } from '../tags/tags.repository.js';
 import { requireTag, requireWritable, tagSummary } from '../tags/tags.service.js';
@@ -373,5 +373,5 @@ export async function publicImage(ctx: FilesContext, tag: TagRow | undefined, fi
 
 /** Files uploaded in a scope and period (analytics overview). */
 export function countFilesUploaded(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
-  return repo.countFilesCreated(db, scope, range);
+  return countCreatedInScope(db, 'files', scope, range);
 }

@@ -94,14 +94,3 @@ export function deleteTestTagsCreatedBefore(db: Db, before: string) {
 export function tagsInScope(db: Db, scope: Scope) {
   return db.selectFrom('tags').select(['id', 'title']).where(inScope(scope)).orderBy('id').execute();
 }
-
-export async function countTagsCreated(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
-  const row = await db
-    .selectFrom('tags')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where(inScope(scope))
-    .where('created_at', '>=', range.from)
-    .where('created_at', '<', range.to)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}

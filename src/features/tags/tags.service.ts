@@ -6,7 +6,7 @@ import type { Principal } from '../../http/auth.js';
 import { forbidden, validationError } from '../../http/errors.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
-import { requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
+import { countCreatedInScope, requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
 import { deleteTagAnalytics } from '../analytics/tag-analytics.js';
 import { emit } from '../events/outbox.js';
 import { deleteFilesOfTag, removeFileBlobs, requireImageFilesOfTag } from '../files/tag-files.js';
@@ -288,7 +288,7 @@ export async function recordQrGenerated(ctx: TagsContext, tag: repo.TagRow, qr: 
 
 /** Tags created in a scope and period (analytics overview). */
 export function countTagsCreated(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
-  return repo.countTagsCreated(db, scope, range);
+  return countCreatedInScope(db, 'tags', scope, range);
 }
 
 /** Every tag a scope reaches, id and title (analytics export). */

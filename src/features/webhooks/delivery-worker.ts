@@ -1,10 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
-import type { DeliveriesTable, EventsTable } from '../../db/schema.js';
+import type { DeliveriesTable } from '../../db/schema.js';
 import type { RateLimitStore, WindowRule } from '../../http/rate-limit/window.js';
-import { newId } from '../../lib/ids.js';
 import * as repo from './webhooks.repository.js';
-import { recordAttempt, sendAttempt, type WebhooksContext } from './webhooks.service.js';
+import { newDelivery, recordAttempt, sendAttempt, type WebhooksContext } from './webhooks.service.js';
 
 /** Bounds that keep one slow receiver from holding up the others (no head-of-line blocking). */
 export const DELIVERY_LIMITS = {
@@ -87,7 +86,7 @@ export class DeliveryWorker {
           subscribers.set(scope, webhooks);
         }
         for (const webhook of webhooks) {
-          if ((JSON.parse(webhook.events) as string[]).includes(event.type)) deliveries.push(newDelivery(webhook.id, event, now));
+          if ((JSON.parse(webhook.events) as string[]).includes(event.type)) deliveries.push(newDelivery(webhook.id, event, now, { test: false }));
         }
       }
       // Chunked: SQLite caps the number of bound parameters in one statement.
@@ -146,24 +145,4 @@ export class DeliveryWorker {
       });
     this.inFlight.set(delivery.id, attempt);
   }
-}
-
-function newDelivery(webhookId: string, event: EventsTable, now: string): DeliveriesTable {
-  return {
-    id: newId('dlv'),
-    webhook_id: webhookId,
-    event_id: event.id,
-    event_type: event.type,
-    payload: event.payload,
-    test: 0,
-    status: 'pending',
-    attempt: 0,
-    next_attempt_at: now,
-    claimed_until: null,
-    response_code: null,
-    response_time_ms: null,
-    delivered_at: null,
-    created_at: now,
-    updated_at: now,
-  };
 }

@@ -262,6 +262,27 @@ export async function recordAttempt(ctx: WebhooksContext, delivery: DeliveriesTa
   return { ...delivery, ...changes };
 }
 
+/** A delivery of an event to a webhook, before any attempt; tests are never due automatically. */
+export function newDelivery(webhookId: string, event: { id: string; type: string; payload: string }, now: string, options: { test: boolean }): DeliveriesTable {
+  return {
+    id: newId('dlv'),
+    webhook_id: webhookId,
+    event_id: event.id,
+    event_type: event.type,
+    payload: event.payload,
+    test: options.test ? 1 : 0,
+    status: 'pending',
+    attempt: 0,
+    next_attempt_at: options.test ? null : now,
+    claimed_until: null,
+    response_code: null,
+    response_time_ms: null,
+    delivered_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 const SAMPLE_TAG = { id: 'tag_00000000000000000000000000', short_id: 'Sample01', title: 'Sample tag' };
 
 /** POST /test: a signed test event sent now, recorded as a delivery (never retried automatically). */
@@ -270,23 +291,7 @@ export async function sendTestEvent(ctx: WebhooksContext, principal: Principal, 
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
   const payload = JSON.stringify({ id: eventId, event, created_at: now, test: true, data: { tag: SAMPLE_TAG } });
-  const delivery: DeliveriesTable = {
-    id: newId('dlv'),
-    webhook_id: webhook.id,
-    event_id: eventId,
-    event_type: event,
-    payload,
-    test: 1,
-    status: 'pending',
-    attempt: 0,
-    next_attempt_at: null,
-    claimed_until: null,
-    response_code: null,
-    response_time_ms: null,
-    delivered_at: null,
-    created_at: now,
-    updated_at: now,
-  };
+  const delivery = newDelivery(webhook.id, { id: eventId, type: event, payload }, now, { test: true });
   await repo.insertDelivery(ctx.db, delivery);
   const result = await sendAttempt(ctx, webhook, delivery);
   const recorded = await recordAttempt(ctx, delivery, result, false);
