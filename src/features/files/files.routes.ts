@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { Type } from 'typebox';
+import { closeAfterResponse } from '../../http/linger.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
 import { ApiError, invalidRequest, validationError } from '../../http/errors.js';
 import { findTag } from '../tags/tags.service.js';
@@ -139,7 +140,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
         } catch (error) {
           // Refused before the body was read to its end: answer now and close the connection,
           // so the rest of a large body is never read (Node would otherwise drain it).
-          if (!request.raw.complete) reply.header('connection', 'close');
+          if (!request.raw.complete) closeAfterResponse(request, reply);
           throw fromMultipartError(error);
         } finally {
           await files.discardReceived(received);
