@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/database.js';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus, EventsTable, WebhooksTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
@@ -77,11 +78,24 @@ export function findDelivery(db: Db, webhookId: string, id: string) {
   return db.selectFrom('deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst();
 }
 
+/**
+ * A page of deliveries and their total from one statement (a window count): the worker changes
+ * statuses all the time, and a separate count could disagree with the rows it goes with.
+ */
 export async function listDeliveries(db: Db, webhookId: string, query: { status?: DeliveryStatus; limit: number; offset: number }) {
   let base = db.selectFrom('deliveries').where('webhook_id', '=', webhookId);
   if (query.status) base = base.where('status', '=', query.status);
+  const page = await base
+    .selectAll()
+    .select(sql<number | string>`count(*) over ()`.as('total_count'))
+    .orderBy('id', 'desc')
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
+  const rows = page.map(({ total_count: _total, ...row }) => row);
+  if (page.length > 0) return { total: Number(page[0]!.total_count), rows };
+  // Past the last page the window count has no row to ride on.
   const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
-  const rows = await base.selectAll().orderBy('id', 'desc').limit(query.limit).offset(query.offset).execute();
   return { total: Number(total), rows };
 }
 
