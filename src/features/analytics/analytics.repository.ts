@@ -147,25 +147,39 @@ export function hourlyRows(db: Db, tagIds: string[], range: Range) {
     .execute();
 }
 
-export async function uniqueVisitors(db: Db, tagId: string, range: Range): Promise<number> {
+/** Distinct visitors of a tag over whole days [from, to): one row per visitor and day makes this exact. */
+export async function uniqueVisitors(db: Db, tagId: string, days: { from: string; to: string }): Promise<number> {
   const row = await db
-    .selectFrom('tag_visitor_hours')
+    .selectFrom('tag_visitor_days')
     .select(sql<number | string>`count(distinct visitor)`.as('count'))
     .where('tag_id', '=', tagId)
-    .where('hour', '>=', range.from)
-    .where('hour', '<', range.to)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
-/** Distinct (hour, visitor) pairs of a tag: the time series derives unique counts per bucket. */
-export function visitorHours(db: Db, tagId: string, range: Range) {
+/** Visitors per hour (each visitor is stored once per hour, so a row count is a unique count). */
+export function visitorsPerHour(db: Db, tagId: string, range: Range) {
   return db
     .selectFrom('tag_visitor_hours')
-    .select(['hour', 'visitor'])
+    .select(['hour as bucket', (eb) => eb.fn.countAll<number | string>().as('visitors')])
     .where('tag_id', '=', tagId)
     .where('hour', '>=', range.from)
     .where('hour', '<', range.to)
+    .groupBy('hour')
+    .execute();
+}
+
+/** Visitors per day (each visitor is stored once per day). */
+export function visitorsPerDay(db: Db, tagId: string, days: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_visitor_days')
+    .select(['day as bucket', (eb) => eb.fn.countAll<number | string>().as('visitors')])
+    .where('tag_id', '=', tagId)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .groupBy('day')
     .execute();
 }
 

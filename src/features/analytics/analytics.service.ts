@@ -44,22 +44,40 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
   return result;
 }
 
+/**
+ * Distinct visitors per bucket. Hours and days are row counts of the per-hour and per-day
+ * visitor tables; a week or month counts distinct visitors over its days, one query a bucket.
+ */
+async function uniquesPerBucket(ctx: AnalyticsContext, tagId: string, period: Period, granularity: Granularity, buckets: string[]): Promise<Map<string, number>> {
+  const counted = (rows: Array<{ bucket: string; visitors: number | string }>) => new Map(rows.map((r) => [r.bucket, Number(r.visitors)]));
+  if (granularity === 'hour') return counted(await repo.visitorsPerHour(ctx.db, tagId, hourRange(period)));
+  if (granularity === 'day') return counted(await repo.visitorsPerDay(ctx.db, tagId, { from: period.start, to: period.end }));
+  const result = new Map<string, number>();
+  for (const [i, bucket] of buckets.entries()) {
+    const from = bucket < period.start ? period.start : bucket;
+    const to = buckets[i + 1] ?? period.end;
+    result.set(bucket, await repo.uniqueVisitors(ctx.db, tagId, { from, to }));
+  }
+  return result;
+}
+
 export async function tagReport(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { granularity: Granularity }) {
   const tag = await requireTag(ctx.db, principal, tagId);
   const period = periodFor(ctx, principal, query);
   const buckets = bucketsOf(period, query.granularity);
   const range = hourRange(period);
-  const [hours, uniques, visitorHours, dimensions] = await Promise.all([
+  const days = { from: period.start, to: period.end };
+  const [hours, uniques, bucketVisitors, dimensions] = await Promise.all([
     repo.hourlyRows(ctx.db, [tag.id], range),
-    repo.uniqueVisitors(ctx.db, tag.id, range),
-    repo.visitorHours(ctx.db, tag.id, range),
-    repo.dimensionTotals(ctx.db, tag.id, { from: period.start, to: period.end }),
+    repo.uniqueVisitors(ctx.db, tag.id, days),
+    uniquesPerBucket(ctx, tag.id, period, query.granularity, buckets),
+    repo.dimensionTotals(ctx.db, tag.id, days),
   ]);
 
   const summary = { total_views: 0, unique_views: uniques, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
   let durationSum = 0;
   let durationCount = 0;
-  const series = new Map(buckets.map((b) => [b, { views: 0, visitors: new Set<string>() }]));
+  const series = new Map(buckets.map((b) => [b, { views: 0, visitors: bucketVisitors.get(b) ?? 0 }]));
   for (const row of hours) {
     summary.total_views += Number(row.views);
     summary.qr_scans += Number(row.qr_scans);
@@ -68,7 +86,6 @@ export async function tagReport(ctx: AnalyticsContext, principal: Principal, tag
     durationCount += Number(row.duration_count);
     series.get(bucketOf(row.hour, query.granularity))!.views += Number(row.views);
   }
-  for (const { hour, visitor } of visitorHours) series.get(bucketOf(hour, query.granularity))!.visitors.add(visitor);
   summary.average_time_seconds = durationCount > 0 ? Math.round(durationSum / durationCount) : 0;
 
   const by = (dimension: string) => dimensions.filter((d) => d.dimension === dimension).map((d) => ({ value: d.value, views: Number(d.views) }));
@@ -80,7 +97,7 @@ export async function tagReport(ctx: AnalyticsContext, principal: Principal, tag
     by_device: { mobile: devices.mobile ?? 0, desktop: devices.desktop ?? 0, tablet: devices.tablet ?? 0 },
     by_country: topWithOther(by('country').map((d) => ({ ...d, value: d.value === 'unknown' ? OTHER : d.value }))),
     by_browser: topWithOther(by('browser').map((d) => ({ ...d, value: d.value === 'Other' ? OTHER : d.value }))),
-    timeseries: [...series].map(([date, bucket]) => ({ date, views: bucket.views, unique: bucket.visitors.size })),
+    timeseries: [...series].map(([date, bucket]) => ({ date, views: bucket.views, unique: bucket.visitors })),
   };
 }
 
