@@ -11,7 +11,10 @@ export const DELIVERY_LIMITS = {
   inFlightPerWebhook: 50,
   perWebhookPerMinute: 1000,
   eventsPerDispatch: 500,
+  claimBatch: 100,
   idlePollMs: 25,
+  /** After a send finishes, wait this long for others so claims come in batches, not one by one. */
+  wakeCoalesceMs: 5,
 } as const;
 
 const LEASE_MARGIN_MS = 5000;
@@ -41,6 +44,7 @@ export class DeliveryWorker {
   /** Stops claiming, then waits for attempts in flight so none is left half-recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.wakeTimer);
     this.wake?.();
     await this.loop;
     await Promise.all(this.inFlight.values());
@@ -57,6 +61,15 @@ export class DeliveryWorker {
         await this.idle(1000);
       }
     }
+  }
+
+  private wakeTimer: NodeJS.Timeout | undefined;
+
+  private wakeSoon(): void {
+    this.wakeTimer ??= setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wake?.();
+    }, DELIVERY_LIMITS.wakeCoalesceMs);
   }
 
   private idle(ms: number): Promise<void> {
@@ -97,26 +110,23 @@ export class DeliveryWorker {
   }
 
   private async startDueDeliveries(): Promise<number> {
-    let capacity = DELIVERY_LIMITS.inFlight - this.inFlight.size;
+    const capacity = DELIVERY_LIMITS.inFlight - this.inFlight.size;
     if (capacity <= 0) return 0;
     const now = this.ctx.clock.now();
-    const nowIso = now.toISOString();
     const leaseUntil = new Date(now.getTime() + this.ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS).toISOString();
-    const saturated = [...this.inFlightPerWebhook].filter(([, n]) => n >= DELIVERY_LIMITS.inFlightPerWebhook).map(([id]) => id);
-    const webhookIds = await repo.webhooksWithDueDeliveries(this.database.db, nowIso, saturated, 100);
-    let started = 0;
-    for (const webhookId of webhookIds) {
-      const room = Math.min(capacity, DELIVERY_LIMITS.inFlightPerWebhook - (this.inFlightPerWebhook.get(webhookId) ?? 0));
-      if (room <= 0) continue;
-      const claimed = await repo.claimDueDeliveries(this.database.db, this.database.dialect, { webhookId, now: nowIso, leaseUntil, limit: room });
-      for (const delivery of claimed) {
-        if (await this.withinMinuteCap(delivery, now.getTime())) this.send(delivery);
-      }
-      capacity -= claimed.length;
-      started += claimed.length;
-      if (capacity <= 0) break;
+    const roomOf = (webhookId: string) => DELIVERY_LIMITS.inFlightPerWebhook - (this.inFlightPerWebhook.get(webhookId) ?? 0);
+    const full = [...this.inFlightPerWebhook.keys()].filter((id) => roomOf(id) <= 0);
+    const claimed = await repo.claimDueDeliveries(this.database.db, this.database.dialect, {
+      now: now.toISOString(),
+      leaseUntil,
+      limit: Math.min(capacity, DELIVERY_LIMITS.claimBatch),
+      full,
+      roomOf,
+    });
+    for (const delivery of claimed) {
+      if (await this.withinMinuteCap(delivery, now.getTime())) this.send(delivery);
     }
-    return started;
+    return claimed.length;
   }
 
   /** At most 1000 deliveries a minute per webhook; the excess waits, it is never dropped. */
@@ -141,7 +151,7 @@ export class DeliveryWorker {
         const left = (this.inFlightPerWebhook.get(delivery.webhook_id) ?? 1) - 1;
         if (left > 0) this.inFlightPerWebhook.set(delivery.webhook_id, left);
         else this.inFlightPerWebhook.delete(delivery.webhook_id);
-        this.wake?.();
+        this.wakeSoon();
       });
     this.inFlight.set(delivery.id, attempt);
   }

@@ -158,30 +158,35 @@ function dueDeliveries(db: Db, now: string) {
     .where('webhooks.enabled', '=', 1);
 }
 
-/** Webhooks with deliveries due now, leaving out those already at their concurrency bound. */
-export async function webhooksWithDueDeliveries(db: Db, now: string, saturated: string[], limit: number): Promise<string[]> {
-  let query = dueDeliveries(db, now).select('deliveries.webhook_id').distinct().limit(limit);
-  if (saturated.length > 0) query = query.where('deliveries.webhook_id', 'not in', saturated);
-  return (await query.execute()).map((r) => r.webhook_id);
-}
-
 /**
- * Leases up to `limit` due deliveries of one webhook to this worker until `leaseUntil`, oldest
- * first. On PostgreSQL, FOR UPDATE SKIP LOCKED keeps workers off each other's rows.
+ * Leases due deliveries to this worker until `leaseUntil`, oldest first, at most `limit` in all
+ * and at most `roomOf(webhook)` per webhook, so one webhook's backlog never takes every slot.
+ * Webhooks with no room are left out of the scan. On PostgreSQL, FOR UPDATE SKIP LOCKED keeps
+ * workers off each other's rows.
  */
 export async function claimDueDeliveries(
   db: Db,
   dialect: Dialect,
-  input: { webhookId: string; now: string; leaseUntil: string; limit: number },
+  input: { now: string; leaseUntil: string; limit: number; full: string[]; roomOf: (webhookId: string) => number },
 ) {
   return db.transaction().execute(async (trx) => {
-    const query = dueDeliveries(trx, input.now)
-      .select(['deliveries.id'])
-      .where('deliveries.webhook_id', '=', input.webhookId)
+    let query = dueDeliveries(trx, input.now)
+      .select(['deliveries.id', 'deliveries.webhook_id'])
       .orderBy('deliveries.next_attempt_at')
       .orderBy('deliveries.id')
-      .limit(input.limit);
-    const ids = (await (dialect === 'postgres' ? query.forUpdate('deliveries').skipLocked() : query).execute()).map((r) => r.id);
+      // Read past the limit so webhooks further down the queue still get their share.
+      .limit(input.limit * 4);
+    if (input.full.length > 0) query = query.where('deliveries.webhook_id', 'not in', input.full);
+    const due = await (dialect === 'postgres' ? query.forUpdate('deliveries').skipLocked() : query).execute();
+    const taken = new Map<string, number>();
+    const ids: string[] = [];
+    for (const row of due) {
+      const count = taken.get(row.webhook_id) ?? 0;
+      if (count >= input.roomOf(row.webhook_id)) continue;
+      taken.set(row.webhook_id, count + 1);
+      ids.push(row.id);
+      if (ids.length === input.limit) break;
+    }
     if (ids.length === 0) return [];
     await trx.updateTable('deliveries').set({ claimed_until: input.leaseUntil }).where('id', 'in', ids).execute();
     return trx
