@@ -5,6 +5,8 @@
  *   baseline    tagsvc against a bare node:http server sending the same bytes (ratio)
  *   comparison  two service variants (lib/variants.ts) on the same request (cost in %)
  *   rate        an operation in this process, no server (operations per second, reported only)
+ *   metrics     the scenario drives the service itself and returns named figures with targets
+ *               (file transfer MB/s and memory, webhook deliveries, analytics report latency)
  *
  * Environment:
  *   BENCH_DURATION        measured seconds per server and round (default 10)
@@ -18,6 +20,12 @@
  *   BENCH_LOG_LEVEL       the service's LOG_LEVEL (default warn)
  *   BENCH_DATABASE_URL    run on PostgreSQL, in a throwaway schema, instead of SQLite
  *   BENCH_REDIS_URL       Redis for the limiter-redis variant (default redis://127.0.0.1:6379)
+ *   BENCH_FILE_MB         size of the file-upload/-download file in MB of 1,048,576 bytes (default 100)
+ *   BENCH_WEBHOOK_EVENTS  tag.created events webhooks-fanout sends to its 2 webhooks (default 10,000)
+ *   BENCH_VIEWS           views in the generated analytics dataset (default 10,000,000)
+ *   BENCH_TAGS            tags they are spread over (default 1,000)
+ *   BENCH_ANALYTICS_DIR   keep the analytics dataset there and reuse it in later runs with the
+ *                         same BENCH_VIEWS/BENCH_TAGS and database (default: generated per run)
  *
  * Exit code: 0 when every scenario with a target meets it, 1 when one misses it or the run failed.
  */
@@ -28,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { killAllNow, stopAll } from './lib/children.js';
 import { createBenchData } from './lib/data.js';
 import { progress } from './lib/measure.js';
-import { describeEnvironment, figure, formatTable, writeReport, type RunReport, type ScenarioResult } from './lib/report.js';
+import { describeEnvironment, failures, formatTable, writeReport, type RunReport, type ScenarioResult } from './lib/report.js';
 import type { Scenario } from './lib/scenario.js';
 import { Services } from './lib/services.js';
 import { readSettings } from './lib/settings.js';
@@ -54,7 +62,8 @@ async function main(): Promise<number> {
   const loadAtStart = loadavg()[0]!;
   const workDir = mkdtempSync(join(tmpdir(), 'tagsvc-bench-'));
   const data = createBenchData({ root, workDir, databaseUrl: settings.databaseUrl });
-  const services = new Services({ root, workDir, settings, data, progress });
+  const context = { root, workDir, settings, data };
+  const services = new Services({ ...context, progress });
   const slices = comparisonSlices(settings);
 
   const release = async () => {
@@ -89,10 +98,10 @@ async function main(): Promise<number> {
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
       progress(`\n${scenario.name}: ${scenario.description}`);
-      results.push(await runScenario(scenario, { root, workDir, settings, services, data }));
+      results.push(await runScenario(scenario, { ...context, services }));
     }
 
-    const variants = Object.fromEntries(services.started().map((name) => [name, describeVariant(name, settings)]));
+    const variants = Object.fromEntries(services.started().map((name) => [name, describeVariant(name, context)]));
     const report: RunReport = {
       startedAt,
       finishedAt: new Date().toISOString(),
@@ -106,6 +115,10 @@ async function main(): Promise<number> {
         compareRounds: slices.rounds,
         qrSeconds: settings.qrSeconds,
         connections: settings.connections,
+        fileMb: settings.fileMb,
+        webhookEvents: settings.webhookEvents,
+        analyticsViews: settings.analyticsViews,
+        analyticsTags: settings.analyticsTags,
         logLevel: settings.logLevel,
         database: data.database,
         variants,
@@ -124,8 +137,8 @@ async function main(): Promise<number> {
       console.log(`variant ${name}: ${Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')}`);
     }
     console.log(`results: ${file}`);
-    const failed = results.filter((r) => r.pass === false);
-    if (failed.length > 0) console.log(`FAIL: ${failed.map((r) => `${r.name} ${figure(r).value}, target ${figure(r).target}`).join('; ')}`);
+    const failed = results.flatMap(failures);
+    if (failed.length > 0) console.log(`FAIL: ${failed.join('; ')}`);
     return report.pass ? 0 : 1;
   } catch (error) {
     progress(`\nbench failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -13,6 +13,9 @@ export interface Account {
   keyId: string;
 }
 
+/** Runs `tagsvc <args> --json` with `env` and returns the parsed output. */
+export type Cli = (args: string[]) => Promise<unknown>;
+
 /**
  * The data every service variant of a run shares (SQLite in DATA_DIR, or a throwaway
  * PostgreSQL schema), and the CLI pointed at it. Shared so an account or tag made once can be
@@ -24,56 +27,81 @@ export interface BenchData {
   /** `sqlite` or `postgres (schema …)`, for the report. */
   database: string;
   /** Runs `tagsvc <args> --json` against the data and returns the parsed output. */
-  cli(args: string[]): Promise<unknown>;
+  cli: Cli;
   /** A fresh user on `plan` with one API key carrying every permission. */
   createAccount(plan?: 'pro' | 'enterprise'): Promise<Account>;
-  /** Removes the PostgreSQL schema; the SQLite files go with the run's work directory. */
+  /**
+   * On PostgreSQL, a second throwaway schema named after the run's, dropped with it (a dataset
+   * that must not mix with the shared data); undefined on SQLite.
+   */
+  extraSchema(suffix: string): string | undefined;
+  /** Removes the PostgreSQL schemas; the SQLite files go with the run's work directory. */
   drop(): Promise<void>;
 }
 
-let accounts = 0;
-
-export function createBenchData(options: { root: string; workDir: string; databaseUrl?: string }): BenchData {
-  // A throwaway schema keeps the bench from touching anything else in that database.
-  const schema = options.databaseUrl ? `bench_${randomBytes(5).toString('hex')}` : undefined;
-  const env: NodeJS.ProcessEnv = {
+/**
+ * Environment for the CLI and the service on the given data. Every setting the bench depends
+ * on is set explicitly (empty = unset) so a developer's own shell settings cannot leak in; the
+ * variants (lib/variants.ts) set the limiter's.
+ */
+export function dataEnv(target: { dataDir: string; databaseUrl?: string; schema?: string }): NodeJS.ProcessEnv {
+  return {
     ...process.env,
-    DATA_DIR: join(options.workDir, 'data'),
-    // Set explicitly (empty = unset) so a developer's own shell settings cannot leak in; the
-    // variants (lib/variants.ts) set the limiter's.
-    DATABASE_URL: options.databaseUrl ?? '',
-    DATABASE_SCHEMA: schema ?? '',
+    DATA_DIR: target.dataDir,
+    DATABASE_URL: target.databaseUrl ?? '',
+    DATABASE_SCHEMA: target.schema ?? '',
     REDIS_URL: '',
     RATE_LIMITS: 'false',
     RATE_LIMIT_MULTIPLIER: '',
   };
+}
 
-  const cli = async (args: string[]) => {
-    const { stdout } = await run(process.execPath, ['bin/tagsvc', ...args, '--json'], { cwd: options.root, env, timeout: 30_000 }).catch(
+export function makeCli(root: string, env: NodeJS.ProcessEnv): Cli {
+  return async (args: string[]) => {
+    const { stdout } = await run(process.execPath, ['bin/tagsvc', ...args, '--json'], { cwd: root, env, timeout: 30_000 }).catch(
       (error: { stderr?: string; message: string }) => {
         throw new Error(`tagsvc ${args.slice(0, 2).join(' ')} failed: ${error.stderr?.trim() || error.message}`);
       },
     );
     return JSON.parse(stdout) as unknown;
   };
+}
+
+let accounts = 0;
+
+/** A fresh user on `plan` with one API key carrying every permission, through the CLI. */
+export async function createAccountWith(cli: Cli, plan: 'pro' | 'enterprise' = 'enterprise'): Promise<Account> {
+  const email = `bench-${process.pid}-${Date.now().toString(36)}-${++accounts}@example.com`;
+  await cli(['user', 'create', '--email', email, '--password', 'bench-password', '--plan', plan]);
+  const key = (await cli(['key', 'create', '--email', email, '--name', 'bench'])) as { id: string; key: string };
+  return { email, key: key.key, keyId: key.id };
+}
+
+export function createBenchData(options: { root: string; workDir: string; databaseUrl?: string }): BenchData {
+  // A throwaway schema keeps the bench from touching anything else in that database.
+  const schema = options.databaseUrl ? `bench_${randomBytes(5).toString('hex')}` : undefined;
+  const schemas = schema ? [schema] : [];
+  const env = dataEnv({ dataDir: join(options.workDir, 'data'), databaseUrl: options.databaseUrl, schema });
+  const cli = makeCli(options.root, env);
 
   return {
     env,
     database: schema ? `postgres (schema ${schema})` : 'sqlite',
     cli,
-    async createAccount(plan = 'enterprise') {
-      const email = `bench-${process.pid}-${++accounts}@example.com`;
-      await cli(['user', 'create', '--email', email, '--password', 'bench-password', '--plan', plan]);
-      const key = (await cli(['key', 'create', '--email', email, '--name', 'bench'])) as { id: string; key: string };
-      return { email, key: key.key, keyId: key.id };
+    createAccount: (plan = 'enterprise') => createAccountWith(cli, plan),
+    extraSchema(suffix) {
+      if (!schema) return undefined;
+      const extra = `${schema}_${suffix}`;
+      if (!schemas.includes(extra)) schemas.push(extra);
+      return extra;
     },
     async drop() {
-      if (options.databaseUrl && schema) await dropSchema(options.databaseUrl, schema);
+      if (options.databaseUrl) for (const name of schemas) await dropSchema(options.databaseUrl, name);
     },
   };
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
+export async function dropSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

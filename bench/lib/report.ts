@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { LoadSummary } from './load.js';
+import type { JudgedMetric } from './metrics.js';
 
 /** PASS or FAIL against the scenario's target; `report` when it has none. */
 export type Verdict = 'PASS' | 'FAIL' | 'report';
@@ -26,6 +27,8 @@ export interface BaselineResult extends ResultCommon {
   /** The same ratio for each baseline/service pair on its own. */
   roundRatios: number[];
   targetRatio: number | null;
+  /** What the scenario verified after the measurement (e.g. views stored = 200 responses). */
+  checks: JudgedMetric[];
 }
 
 export interface ComparisonResult extends ResultCommon {
@@ -52,7 +55,15 @@ export interface RateResult extends ResultCommon {
   latencyMeanMs: number;
 }
 
-export type ScenarioResult = BaselineResult | ComparisonResult | RateResult;
+export interface MetricsResult extends ResultCommon {
+  kind: 'metrics';
+  variant: string;
+  metrics: JudgedMetric[];
+  /** Whatever else the scenario wants on record (counts, sizes, timings). */
+  details: Record<string, unknown>;
+}
+
+export type ScenarioResult = BaselineResult | ComparisonResult | RateResult | MetricsResult;
 
 export interface RunReport {
   startedAt: string;
@@ -77,6 +88,10 @@ export interface RunReport {
     compareRounds: number;
     qrSeconds: number;
     connections: number;
+    fileMb: number;
+    webhookEvents: number;
+    analyticsViews: number;
+    analyticsTags: number;
     logLevel: string;
     database: string;
     /** The settings of each service variant started, passwords masked. */
@@ -104,6 +119,15 @@ export function describeEnvironment(loadAverageAtStart: number): RunReport['envi
 
 const number = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+function metricValue(m: JudgedMetric): string {
+  const digits = m.digits ?? (Math.abs(m.value) < 10 && !Number.isInteger(m.value) ? 2 : 0);
+  return `${Number.isNaN(m.value) ? 'n/a' : number(m.value, digits)}${m.unit ? ` ${m.unit}` : ''}`;
+}
+
+function metricTarget(m: JudgedMetric): string {
+  return m.target ? `${m.target.op === '==' ? '=' : m.target.op} ${number(m.target.value)}${m.unit ? ` ${m.unit}` : ''}` : '-';
+}
+
 /** Left-aligns text columns and right-aligns numeric ones so figures line up by magnitude. */
 function table(header: string[], rows: string[][], rightAligned: Set<number>): string {
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
@@ -121,7 +145,21 @@ export function figure(r: ScenarioResult): { value: string; target: string } {
       return { value: `cost ${r.costPercent.toFixed(1)} %`, target: r.maxCostPercent === null ? '-' : `< ${r.maxCostPercent} %` };
     case 'rate':
       return { value: `${number(r.operationsPerSecond)} ${r.unit}/s`, target: '-' };
+    case 'metrics': {
+      // The first figure that misses its target, else the first with one.
+      const m = r.metrics.find((x) => x.pass === false) ?? r.metrics.find((x) => x.pass !== null) ?? r.metrics[0];
+      return m ? { value: `${m.label} ${metricValue(m)}`, target: metricTarget(m) } : { value: '-', target: '-' };
+    }
   }
+}
+
+/** Every figure of a result that misses its target, for the FAIL line. */
+export function failures(r: ScenarioResult): string[] {
+  const checks = r.kind === 'baseline' ? r.checks : r.kind === 'metrics' ? r.metrics : [];
+  const failed = checks.filter((m) => m.pass === false).map((m) => `${r.name} ${m.label} ${metricValue(m)}, target ${metricTarget(m)}`);
+  const own = r.kind === 'baseline' ? r.targetRatio !== null && r.ratio < r.targetRatio : r.kind === 'comparison' && r.pass === false;
+  if (own) failed.unshift(`${r.name} ${figure(r).value}, target ${figure(r).target}`);
+  return failed;
 }
 
 /** The rows of one result: one per measured thing, the figure and verdict on the last. */
@@ -130,11 +168,14 @@ function rows(r: ScenarioResult): string[][] {
   const { value, target } = figure(r);
   const judged = [value, target, r.verdict];
   switch (r.kind) {
-    case 'baseline':
+    case 'baseline': {
+      const ratioPass = r.targetRatio === null ? null : r.ratio >= r.targetRatio;
       return [
         [...load('baseline (node:http)', r.baseline), '', '', ''],
-        [...load(r.variant === 'default' ? 'tagsvc' : `tagsvc, ${r.variant}`, r.service), ...judged],
+        [...load(r.variant === 'default' ? 'tagsvc' : `tagsvc, ${r.variant}`, r.service), value, target, verdict(ratioPass)],
+        ...r.checks.map((m) => [r.name, m.label, '', '', '', metricValue(m), metricTarget(m), verdict(m.pass)]),
       ];
+    }
     case 'comparison':
       return [
         [...load(`tagsvc, ${r.reference.label}`, r.reference.load), '', '', ''],
@@ -142,6 +183,8 @@ function rows(r: ScenarioResult): string[][] {
       ];
     case 'rate':
       return [[r.name, `in-process, ${r.unit}`, number(r.operationsPerSecond), number(r.latencyP50Ms, 2), number(r.latencyP99Ms, 2), ...judged]];
+    case 'metrics':
+      return r.metrics.map((m) => [r.name, m.label, '', '', '', metricValue(m), metricTarget(m), verdict(m.pass)]);
   }
 }
 

@@ -1,15 +1,21 @@
 import type { CapturedResponse } from './baseline.js';
 import type { Account } from './data.js';
-import type { LoadRequest } from './load.js';
+import type { LoadRequest, RunStats } from './load.js';
+import type { Metric } from './metrics.js';
+import type { Service } from './service.js';
 import type { BenchSettings } from './settings.js';
-import type { VariantName } from './variants.js';
+import type { VariantContext, VariantName } from './variants.js';
 
 /** What a scenario gets to set itself up. */
 export interface ScenarioContext {
   /** The service the scenario measures (a comparison's reference), for setup calls through the API. */
   baseUrl: string;
+  /** That service's process (pid for memory, base URL). */
+  service: Service;
   /** A fresh user on `plan` with one API key carrying every permission, made through the CLI. */
   createAccount(plan?: 'pro' | 'enterprise'): Promise<Account>;
+  /** The run: work directory, settings, data. */
+  run: VariantContext;
 }
 
 interface Common {
@@ -30,6 +36,12 @@ export interface BaselineScenario extends Common {
   targetRatio?: number;
   /** Creates accounts, tags… through the CLI or the API; returns the request to repeat. */
   prepare(context: ScenarioContext): Promise<LoadRequest>;
+  /**
+   * After the measurement: checks of what the service did with the requests (e.g. views
+   * stored). `load` sends a fixed number of requests and waits for every answer, so counts can
+   * be compared exactly (a timed run cuts off the requests in flight at its end).
+   */
+  verify?(context: ScenarioContext, request: LoadRequest, load: (amount: number) => Promise<RunStats>): Promise<Metric[]>;
 }
 
 /** Two variants of the service on the same request: what the candidate's settings cost. */
@@ -54,4 +66,14 @@ export interface RateScenario extends Common {
   prepare(): Promise<() => Promise<unknown>>;
 }
 
-export type Scenario = BaselineScenario | ComparisonScenario | RateScenario;
+/**
+ * Anything else: the scenario drives the service itself (uploads, a webhook receiver, report
+ * queries) and returns named figures, each with or without a target.
+ */
+export interface MetricsScenario extends Common {
+  kind: 'metrics';
+  variant: VariantName;
+  run(context: ScenarioContext): Promise<{ metrics: Metric[]; details?: Record<string, unknown> }>;
+}
+
+export type Scenario = BaselineScenario | ComparisonScenario | RateScenario | MetricsScenario;

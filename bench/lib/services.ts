@@ -1,8 +1,6 @@
 import { join } from 'node:path';
-import type { BenchData } from './data.js';
 import { startService, type Service } from './service.js';
-import type { BenchSettings } from './settings.js';
-import { describeVariant, VARIANTS, type VariantName } from './variants.js';
+import { describeVariant, variant, type VariantContext, type VariantName } from './variants.js';
 
 /**
  * The service variants of a run, each started the first time a scenario asks for it and kept
@@ -11,15 +9,13 @@ import { describeVariant, VARIANTS, type VariantName } from './variants.js';
 export class Services {
   private readonly running = new Map<VariantName, Promise<Service>>();
 
-  constructor(
-    private readonly options: { root: string; workDir: string; settings: BenchSettings; data: BenchData; progress(message: string): void },
-  ) {}
+  constructor(private readonly options: VariantContext & { progress(message: string): void }) {}
 
-  get(variant: VariantName): Promise<Service> {
-    let service = this.running.get(variant);
+  get(name: VariantName): Promise<Service> {
+    let service = this.running.get(name);
     if (!service) {
-      service = this.start(variant);
-      this.running.set(variant, service);
+      service = this.start(name);
+      this.running.set(name, service);
     }
     return service;
   }
@@ -31,7 +27,7 @@ export class Services {
 
   /** Log file of each variant started, whether or not it came up (its log says why not). */
   logFiles(): Map<VariantName, string> {
-    return new Map(this.started().map((variant) => [variant, this.logFile(variant)]));
+    return new Map(this.started().map((name) => [name, this.logFile(name)]));
   }
 
   async closeAll(): Promise<void> {
@@ -39,20 +35,23 @@ export class Services {
     await Promise.all(services.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
   }
 
-  private logFile(variant: VariantName): string {
-    return join(this.options.workDir, `service.${variant}.log`);
+  private logFile(name: VariantName): string {
+    return join(this.options.workDir, `service.${name}.log`);
   }
 
-  private async start(variant: VariantName): Promise<Service> {
-    const { root, settings, data, progress } = this.options;
+  private async start(name: VariantName): Promise<Service> {
+    const { progress, ...context } = this.options;
+    const definition = variant(name);
+    await definition.prepare?.(context);
     const service = await startService({
-      root,
-      name: `tagsvc serve (${variant})`,
-      env: { ...data.env, LOG_LEVEL: settings.logLevel, ...VARIANTS[variant].env(settings) },
-      logFile: this.logFile(variant),
+      root: context.root,
+      name: `tagsvc serve (${name})`,
+      env: { ...context.data.env, LOG_LEVEL: context.settings.logLevel, ...definition.env(context) },
+      logFile: this.logFile(name),
+      worker: definition.worker,
     });
-    const env = Object.entries(describeVariant(variant, settings)).map(([key, value]) => `${key}=${value}`);
-    progress(`  started tagsvc ${variant} on ${service.baseUrl} (${env.join(' ')})`);
+    const env = Object.entries(describeVariant(name, context)).map(([key, value]) => `${key}=${value}`);
+    progress(`  started tagsvc ${name}${definition.worker ? ' with its worker' : ''} on ${service.baseUrl}, pid ${service.pid} (${env.join(' ')})`);
     return service;
   }
 }

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 /**
  * Everything a run can be tuned with, read once from the environment. Defaults are chosen so
  * `npm run bench` with no variables gives comparable numbers from one machine to the next run.
@@ -30,6 +32,18 @@ export interface BenchSettings {
   redisUrl: string;
   /** Seconds of rendering per in-process QR measurement. */
   qrSeconds: number;
+  /** Size of the file the file-upload/-download scenarios send, in MB (1 MB = 1,048,576 bytes). */
+  fileMb: number;
+  /** tag.created events the webhooks-fanout scenario fans out to its two webhooks. */
+  webhookEvents: number;
+  /** Views and tags of the generated analytics dataset (bench/generate-views.ts). */
+  analyticsViews: number;
+  analyticsTags: number;
+  /**
+   * Where the analytics dataset is kept between runs (generating 10 million views takes
+   * minutes); unset, it is generated into the run's work directory and thrown away.
+   */
+  analyticsDir?: string;
 }
 
 function positiveNumber(name: string, fallback: number, allowZero = false): number {
@@ -63,5 +77,10 @@ export function readSettings(): BenchSettings {
     databaseUrl: process.env.BENCH_DATABASE_URL?.trim() || undefined,
     redisUrl: process.env.BENCH_REDIS_URL?.trim() || 'redis://127.0.0.1:6379',
     qrSeconds: positiveNumber('BENCH_QR_SECONDS', 5),
+    fileMb: positiveNumber('BENCH_FILE_MB', 100),
+    webhookEvents: wholeNumber('BENCH_WEBHOOK_EVENTS', 10_000),
+    analyticsViews: wholeNumber('BENCH_VIEWS', 10_000_000),
+    analyticsTags: wholeNumber('BENCH_TAGS', 1000),
+    analyticsDir: process.env.BENCH_ANALYTICS_DIR?.trim() ? resolve(process.env.BENCH_ANALYTICS_DIR.trim()) : undefined,
   };
 }

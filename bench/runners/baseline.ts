@@ -1,6 +1,7 @@
 import { startBaseline } from '../lib/baseline.js';
-import { captureResponse, Measurement } from '../lib/load.js';
+import { assertAllSucceeded, captureResponse, generateLoad, Measurement } from '../lib/load.js';
 import { measure, progress } from '../lib/measure.js';
+import { allPass, judge, type JudgedMetric } from '../lib/metrics.js';
 import { verdict, type BaselineResult } from '../lib/report.js';
 import type { BaselineScenario } from '../lib/scenario.js';
 import { scenarioContext, type RunContext } from './context.js';
@@ -9,7 +10,8 @@ import { scenarioContext, type RunContext } from './context.js';
 export async function runBaseline(scenario: BaselineScenario, run: RunContext): Promise<BaselineResult> {
   const variant = scenario.variant ?? 'default';
   const service = await run.services.get(variant);
-  const request = await scenario.prepare(scenarioContext(run, service.baseUrl));
+  const context = scenarioContext(run, service);
+  const request = await scenario.prepare(context);
   const captured = await captureResponse(service.baseUrl, request);
   progress(`  captured ${captured.status} ${captured.contentType}, ${captured.body.length} bytes`);
   const baseline = await startBaseline(captured, { root: run.root, workDir: run.workDir, name: scenario.name });
@@ -25,10 +27,24 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
   } finally {
     await baseline.close();
   }
+  let checks: JudgedMetric[] = [];
+  if (scenario.verify) {
+    // A fixed number of requests, each waited for: the counts the checks compare are exact.
+    const load = async (amount: number) => {
+      progress(`  tagsvc: ${amount.toLocaleString('en-US')} requests to verify`);
+      const stats = await generateLoad(service.baseUrl, { ...request, extra: { ...request.extra, amount } }, { connections: run.settings.connections, durationSeconds: 0 });
+      assertAllSucceeded('verification', stats);
+      return stats;
+    };
+    checks = (await scenario.verify(context, request, load)).map(judge);
+    for (const m of checks) progress(`  ${m.label}: ${m.value} ${m.unit}${m.pass === null ? '' : m.pass ? ' PASS' : ' FAIL'}`);
+  }
   const baselineSummary = baselineRuns.summary();
   const serviceSummary = serviceRuns.summary();
   const ratio = serviceSummary.requestsPerSecond / baselineSummary.requestsPerSecond;
-  const pass = scenario.targetRatio === undefined ? null : ratio >= scenario.targetRatio;
+  const ratioPass = scenario.targetRatio === undefined ? null : ratio >= scenario.targetRatio;
+  const checksPass = allPass(checks);
+  const pass = ratioPass === null && checksPass === null ? null : ratioPass !== false && checksPass !== false;
   return {
     kind: 'baseline',
     name: scenario.name,
@@ -41,6 +57,7 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
     ratio,
     roundRatios: serviceSummary.roundsRequestsPerSecond.map((rps, i) => rps / baselineSummary.roundsRequestsPerSecond[i]!),
     targetRatio: scenario.targetRatio ?? null,
+    checks,
     pass,
     verdict: verdict(pass),
   };

@@ -1,18 +1,14 @@
-import type { BenchData } from '../lib/data.js';
 import type { ScenarioContext } from '../lib/scenario.js';
+import type { Service } from '../lib/service.js';
 import type { Services } from '../lib/services.js';
-import type { BenchSettings } from '../lib/settings.js';
+import type { VariantContext } from '../lib/variants.js';
 
 /** What every runner needs from the run. */
-export interface RunContext {
-  root: string;
-  /** Scratch directory of the run (bodies for the baseline, logs). */
-  workDir: string;
-  settings: BenchSettings;
+export interface RunContext extends VariantContext {
   services: Services;
-  data: BenchData;
 }
 
-export function scenarioContext(run: RunContext, baseUrl: string): ScenarioContext {
-  return { baseUrl, createAccount: (plan) => run.data.createAccount(plan) };
+export function scenarioContext(run: RunContext, service: Service): ScenarioContext {
+  const { services: _services, ...variantContext } = run;
+  return { baseUrl: service.baseUrl, service, createAccount: (plan) => run.data.createAccount(plan), run: variantContext };
 }

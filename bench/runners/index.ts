@@ -3,6 +3,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { runBaseline } from './baseline.js';
 import { runComparison } from './comparison.js';
 import type { RunContext } from './context.js';
+import { runMetrics } from './metrics.js';
 import { runRate } from './rate.js';
 
 export type { RunContext } from './context.js';
@@ -16,5 +17,7 @@ export function runScenario(scenario: Scenario, run: RunContext): Promise<Scenar
       return runComparison(scenario, run);
     case 'rate':
       return runRate(scenario, run.settings);
+    case 'metrics':
+      return runMetrics(scenario, run);
   }
 }

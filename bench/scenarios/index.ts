@@ -1,11 +1,36 @@
 import type { Scenario } from '../lib/scenario.js';
+import { analyticsExport, analyticsOverview, analyticsTagYear } from './analytics.js';
+import { fileDownload, fileUpload } from './files.js';
 import { limiterMemory, limiterRedis } from './limiter.js';
 import { me } from './me.js';
+import { pageRecording } from './page-recording.js';
 import { qrRenderPng, qrRenderSvg } from './qr-render.js';
 import { page, tag, tagQr } from './tags.js';
+import { thumbnails } from './thumbnails.js';
+import { webhooksFanout, webhooksIdle } from './webhooks.js';
 
 /**
  * Every scenario, in the order they run. A new one is a module in this folder exporting a
  * Scenario, appended here; BENCH_ONLY=<name>[,<name>] runs a subset.
  */
-export const scenarios: Scenario[] = [me, limiterMemory, limiterRedis, tag, page, tagQr, qrRenderPng, qrRenderSvg];
+export const scenarios: Scenario[] = [
+  me,
+  limiterMemory,
+  limiterRedis,
+  tag,
+  page,
+  tagQr,
+  qrRenderPng,
+  qrRenderSvg,
+  fileUpload,
+  fileDownload,
+  thumbnails,
+  // Idle first: it wants the delivery queue empty, and fan-out leaves the worker busy.
+  webhooksIdle,
+  webhooksFanout,
+  // The report scenarios before page-recording, which adds views to the dataset.
+  analyticsTagYear,
+  analyticsOverview,
+  analyticsExport,
+  pageRecording,
+];

@@ -7,14 +7,10 @@ export interface BenchTag {
   key: string;
 }
 
-/**
- * A public tag with content like a real page (a few paragraphs, a heading, a callout), made
- * through the API as a client would. Each scenario makes its own so any one runs alone.
- */
-export async function createBenchTag({ baseUrl, createAccount }: ScenarioContext): Promise<BenchTag> {
-  const account = await createAccount('enterprise');
-  const body = {
-    title: 'Conference room B — equipment and booking',
+/** The body of a tag with content like a real page: a few paragraphs, a heading, a callout. */
+export function pageBody(title = 'Conference room B — equipment and booking') {
+  return {
+    title,
     content: [
       {
         type: 'text',
@@ -36,10 +32,18 @@ export async function createBenchTag({ baseUrl, createAccount }: ScenarioContext
       },
     ],
   };
+}
+
+/**
+ * A public tag with content like a real page, made through the API as a client would. Each
+ * scenario makes its own so any one runs alone.
+ */
+export async function createBenchTag({ baseUrl, createAccount }: Pick<ScenarioContext, 'baseUrl' | 'createAccount'>): Promise<BenchTag> {
+  const account = await createAccount('enterprise');
   const response = await fetch(new URL('/v1/tags', baseUrl), {
     method: 'POST',
     headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    body: JSON.stringify(pageBody()),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();

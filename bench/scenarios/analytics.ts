@@ -1,0 +1,149 @@
+import { performance } from 'node:perf_hooks';
+import { api, utcDay } from '../lib/api.js';
+import { queryNumber } from '../lib/db-query.js';
+import { latencyMetrics, percentile, type Metric } from '../lib/metrics.js';
+import { progress } from '../lib/measure.js';
+import type { MetricsScenario, ScenarioContext } from '../lib/scenario.js';
+import { downloadDiscarding } from '../lib/transfer.js';
+import { analyticsLocation, ensureAnalyticsDataset } from '../views/dataset.js';
+import type { DatasetManifest } from '../views/generate.js';
+
+/** The year the issue's targets speak of: today and the 364 days before it, end exclusive. */
+function year() {
+  return { start: utcDay(-364), end: utcDay(1) };
+}
+
+/**
+ * The tags the per-tag report is asked about: the ten most viewed (the expensive reports) and
+ * ten spread over the rest by rank. The least viewed tag is left out: page-recording adds views
+ * to it, and these checks compare against the database as it is.
+ */
+export function sampleTags(manifest: DatasetManifest): DatasetManifest['tagList'] {
+  const list = manifest.tagList.slice(0, -1);
+  const top = list.slice(0, 10);
+  const rest = list.slice(10);
+  const spread = Array.from({ length: Math.min(10, rest.length) }, (_, i) => rest[Math.floor((i * rest.length) / Math.min(10, rest.length))]!);
+  return [...top, ...spread];
+}
+
+/** The least viewed tag: its page is the one page-recording requests. */
+export function pageTag(manifest: DatasetManifest) {
+  return manifest.tagList.at(-1)!;
+}
+
+async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await call();
+  return { ms: performance.now() - started, value };
+}
+
+interface TagReport {
+  summary: { total_views: number };
+  by_device: Record<string, number>;
+  timeseries: unknown[];
+}
+
+export const analyticsTagYear: MetricsScenario = {
+  kind: 'metrics',
+  name: 'analytics-tag-year',
+  description: 'GET /v1/tags/{id}/analytics for a year at day granularity, 20 tags (top 10 and a spread), 200 requests one after another',
+  variant: 'analytics',
+  async run(context: ScenarioContext) {
+    const manifest = await ensureAnalyticsDataset(context.run);
+    const { start, end } = year();
+    const tags = sampleTags(manifest);
+    const path = (id: string) => `/v1/tags/${id}/analytics?start_date=${start}&end_date=${end}&granularity=day`;
+    const get = (id: string) => api<TagReport>(context.baseUrl, manifest.key, 'GET', path(id), { timeoutMs: 120_000 });
+    // Warm-up: the route's code paths, on the smallest report.
+    await get(tags.at(-1)!.id);
+
+    const location = analyticsLocation(context.run);
+    let wrongTotals = 0;
+    const popular: number[] = [];
+    const others: number[] = [];
+    const requests = 200;
+    for (let i = 0; i < requests; i++) {
+      const tag = tags[i % tags.length]!;
+      const { ms, value } = await timed(() => get(tag.id));
+      (i % tags.length < 10 ? popular : others).push(ms);
+      if (i < tags.length) {
+        // The report's total against the raw views the database holds for the same period.
+        const stored = await queryNumber(location, 'SELECT count(*) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?', [tag.id, `${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`]);
+        const devices = Object.values(value.by_device).reduce((a, b) => a + b, 0);
+        if (value.summary.total_views !== stored || devices !== stored || value.timeseries.length !== 365) {
+          wrongTotals++;
+          progress(`  ${tag.id}: total_views ${value.summary.total_views}, by_device ${devices}, stored ${stored}, ${value.timeseries.length} days`);
+        }
+      }
+      if ((i + 1) % 50 === 0) progress(`  ${i + 1}/${requests} requests`);
+    }
+    const all = [...popular, ...others];
+    return {
+      metrics: [
+        ...latencyMetrics('all tags', all, { p95: 50 }),
+        { label: 'top 10 tags p95', value: percentile(popular, 95), unit: 'ms', digits: 1 },
+        { label: 'other tags p95', value: percentile(others, 95), unit: 'ms', digits: 1 },
+        { label: 'reports whose totals differ from the stored views', value: wrongTotals, unit: '', target: { op: '==', value: 0 } },
+      ],
+      details: { requests, period: { start, end }, tags: tags.map((t) => ({ id: t.id, generatedViews: t.views })), maxMs: Math.max(...all) },
+    };
+  },
+};
+
+interface Overview {
+  totals: { views: number };
+  by_day: unknown[];
+}
+
+export const analyticsOverview: MetricsScenario = {
+  kind: 'metrics',
+  name: 'analytics-overview',
+  description: 'GET /v1/analytics/overview for a year, 50 requests one after another',
+  variant: 'analytics',
+  async run(context) {
+    const manifest = await ensureAnalyticsDataset(context.run);
+    const { start, end } = year();
+    const get = () => api<Overview>(context.baseUrl, manifest.key, 'GET', `/v1/analytics/overview?start_date=${start}&end_date=${end}`, { timeoutMs: 120_000 });
+    const first = await get();
+    const stored = await queryNumber(analyticsLocation(context.run), 'SELECT count(*) FROM views WHERE occurred_at >= ? AND occurred_at < ?', [`${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`]);
+    const latencies: number[] = [];
+    for (let i = 0; i < 50; i++) latencies.push((await timed(get)).ms);
+    return {
+      metrics: [
+        ...latencyMetrics('overview', latencies, { p95: 200 }),
+        { label: 'totals.views − stored views', value: first.totals.views - stored, unit: '', target: { op: '==', value: 0 } },
+      ],
+      details: { requests: latencies.length, period: { start, end }, totalViews: first.totals.views, days: first.by_day.length },
+    };
+  },
+};
+
+export const analyticsExport: MetricsScenario = {
+  kind: 'metrics',
+  name: 'analytics-export',
+  description: 'GET /v1/analytics/export?format=csv for a year (one row per tag and day), streamed: rows/s',
+  variant: 'analytics',
+  async run(context) {
+    const manifest = await ensureAnalyticsDataset(context.run);
+    const { start, end } = year();
+    const expected = await queryNumber(analyticsLocation(context.run), 'SELECT count(*) FROM tag_daily WHERE day >= ? AND day < ? AND views > 0', [start, end]);
+    const url = new URL(`/v1/analytics/export?format=csv&start_date=${start}&end_date=${end}`, context.baseUrl);
+    const runs = 3;
+    const rates: number[] = [];
+    const seconds: number[] = [];
+    let rows = 0;
+    for (let i = 1; i <= runs; i++) {
+      const transfer = await downloadDiscarding(url, { authorization: `Bearer ${manifest.key}` }, { countLines: true });
+      if (transfer.status !== 200) throw new Error(`export answered ${transfer.status}`);
+      rows = transfer.lines - 1;
+      rates.push(rows / transfer.seconds);
+      seconds.push(transfer.seconds);
+      progress(`  export ${i}/${runs}: ${rows.toLocaleString('en-US')} rows, ${(transfer.bytes / 1_048_576).toFixed(1)} MB in ${transfer.seconds.toFixed(2)} s (first byte after ${(transfer.firstByteSeconds * 1000).toFixed(0)} ms)`);
+    }
+    const metrics: Metric[] = [
+      { label: `CSV rows (median of ${runs})`, value: percentile(rates, 50), unit: 'rows/s', target: { op: '>=', value: 50_000 } },
+      { label: 'rows − tag/day rows stored', value: rows - expected, unit: '', target: { op: '==', value: 0 } },
+    ];
+    return { metrics, details: { rows, expected, seconds, rowsPerSecond: rates, period: { start, end } } };
+  },
+};

@@ -1,0 +1,117 @@
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { percentile, type Metric } from '../lib/metrics.js';
+import { progress } from '../lib/measure.js';
+import { RssSampler, type RssReport } from '../lib/rss.js';
+import type { MetricsScenario, ScenarioContext } from '../lib/scenario.js';
+import { downloadDiscarding, uploadFile, type Transfer } from '../lib/transfer.js';
+import { createBenchTag } from './tag-fixture.js';
+
+const MB = 1_048_576;
+/** Transfers per scenario: one 100 MB transfer lasts about a second, too short to trust alone. */
+const TRANSFERS = 5;
+/** The issue's target: the server's peak RSS may grow by less than this while a file streams. */
+const MAX_RSS_GROWTH_MB = 64;
+
+/**
+ * A text file of ASCII lines, written once per run in the work directory. Text makes the
+ * service do its whole upload path (count, hash, UTF-8 check) rather than a magic-bytes check.
+ */
+function bigTextFile(workDir: string, mb: number): string {
+  const path = join(workDir, `bench-${mb}mb.txt`);
+  if (existsSync(path)) return path;
+  const lines: string[] = [];
+  let length = 0;
+  for (let n = 0; length < MB; n++) {
+    const line = `${String(n).padStart(6, '0')} The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs.\n`;
+    lines.push(line);
+    length += line.length;
+  }
+  const block = Buffer.from(lines.join('')).subarray(0, MB - 1);
+  const newline = Buffer.from('\n');
+  const total = Math.round(mb * MB);
+  const fd = openSync(path, 'w');
+  try {
+    for (let written = 0; written < total; ) {
+      // Every block ends in a newline, so the file is whole lines.
+      const chunk = Buffer.concat([block, newline]).subarray(0, Math.min(MB, total - written));
+      writeSync(fd, chunk);
+      written += chunk.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+interface StoredFile {
+  id: string;
+  key: string;
+  size: number;
+}
+
+/** The file the download scenario reads back: the upload scenario's, or one uploaded unmeasured. */
+let stored: StoredFile | undefined;
+
+async function upload(context: ScenarioContext, path: string, tag: { id: string; key: string }): Promise<{ transfer: Transfer; file: StoredFile }> {
+  const transfer = await uploadFile(new URL(`/v1/tags/${tag.id}/files`, context.baseUrl), tag.key, { path, filename: 'bench-large.txt', contentType: 'text/plain' });
+  if (transfer.status !== 201) throw new Error(`upload answered ${transfer.status}: ${transfer.body.slice(0, 500)}`);
+  const { data } = JSON.parse(transfer.body) as { data: { id: string; size: number } };
+  if (data.size !== transfer.bytes) throw new Error(`the service stored ${data.size} bytes of ${transfer.bytes}`);
+  return { transfer, file: { id: data.id, key: tag.key, size: data.size } };
+}
+
+function transferMetrics(what: 'upload' | 'download', transfers: Transfer[], rss: RssReport): { metrics: Metric[]; details: Record<string, unknown> } {
+  const rates = transfers.map((t) => t.bytes / MB / t.seconds);
+  return {
+    metrics: [
+      { label: `${what} (median of ${transfers.length})`, value: percentile(rates, 50), unit: 'MB/s', digits: 0 },
+      { label: 'peak RSS growth', value: rss.growthMb, unit: 'MB', digits: 1, target: { op: '<', value: MAX_RSS_GROWTH_MB } },
+    ],
+    details: { bytes: transfers[0]!.bytes, seconds: transfers.map((t) => t.seconds), mbPerSecond: rates, rss },
+  };
+}
+
+export const fileUpload: MetricsScenario = {
+  kind: 'metrics',
+  name: 'file-upload-100mb',
+  description: 'POST /v1/tags/{id}/files, a 100 MB text file streamed as multipart: MB/s and the server’s peak RSS growth',
+  variant: 'files',
+  async run(context) {
+    const { fileMb } = context.run.settings;
+    const path = bigTextFile(context.run.workDir, fileMb);
+    const tag = await createBenchTag(context);
+    const rss = await RssSampler.start(context.service.pid);
+    const transfers: Transfer[] = [];
+    for (let i = 1; i <= TRANSFERS; i++) {
+      const { transfer, file } = await upload(context, path, tag);
+      transfers.push(transfer);
+      stored = file;
+      progress(`  upload ${i}/${TRANSFERS}: ${(transfer.bytes / MB / transfer.seconds).toFixed(0)} MB/s`);
+    }
+    return transferMetrics('upload', transfers, rss.stop());
+  },
+};
+
+export const fileDownload: MetricsScenario = {
+  kind: 'metrics',
+  name: 'file-download-100mb',
+  description: 'GET /v1/files/{id}/download of that file, read and discarded: MB/s and the server’s peak RSS growth',
+  variant: 'files',
+  async run(context) {
+    if (!stored) {
+      progress('  uploading the file first (not measured)');
+      stored = (await upload(context, bigTextFile(context.run.workDir, context.run.settings.fileMb), await createBenchTag(context))).file;
+    }
+    const file = stored;
+    const rss = await RssSampler.start(context.service.pid);
+    const transfers: Transfer[] = [];
+    for (let i = 1; i <= TRANSFERS; i++) {
+      const transfer = await downloadDiscarding(new URL(`/v1/files/${file.id}/download`, context.baseUrl), { authorization: `Bearer ${file.key}` });
+      if (transfer.status !== 200 || transfer.bytes !== file.size) throw new Error(`download answered ${transfer.status} with ${transfer.bytes} of ${file.size} bytes`);
+      transfers.push(transfer);
+      progress(`  download ${i}/${TRANSFERS}: ${(transfer.bytes / MB / transfer.seconds).toFixed(0)} MB/s`);
+    }
+    return transferMetrics('download', transfers, rss.stop());
+  },
+};

@@ -1,0 +1,45 @@
+import { api, utcDay } from '../lib/api.js';
+import { queryNumber } from '../lib/db-query.js';
+import type { BaselineScenario } from '../lib/scenario.js';
+import { analyticsLocation, ensureAnalyticsDataset } from '../views/dataset.js';
+import { pageTag } from './analytics.js';
+
+// A browser's user agent: the service counts views only from those (bots are served, not counted).
+const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+/** Requests of the exact count check, after the timed runs. */
+const VERIFY_REQUESTS = 2000;
+
+/**
+ * GET /t/{short_id} as a browser, so every request stores a view (raw row, rollups, events) in
+ * the generated 10-million-view database before it is answered; then a check that every 200
+ * stored exactly one view, no more and no less.
+ */
+export const pageRecording: BaselineScenario = {
+  kind: 'baseline',
+  name: 'page-recording',
+  description: 'anonymous GET /t/{short_id} with a browser User-Agent (each view recorded), generated analytics data',
+  variant: 'analytics',
+  targetRatio: 0.4,
+  async prepare(context) {
+    const tag = pageTag(await ensureAnalyticsDataset(context.run));
+    return { method: 'GET', path: `/t/${tag.shortId}`, headers: { 'user-agent': BROWSER } };
+  },
+  async verify(context, _request, load) {
+    const manifest = await ensureAnalyticsDataset(context.run);
+    const tag = pageTag(manifest);
+    const location = analyticsLocation(context.run);
+    const stored = () => queryNumber(location, 'SELECT count(*) FROM views WHERE tag_id = ?', [tag.id]);
+    // The report reads the rollups, the count above the raw rows: both must follow.
+    const reported = async () =>
+      (await api<{ summary: { total_views: number } }>(context.baseUrl, manifest.key, 'GET', `/v1/tags/${tag.id}/analytics?start_date=${utcDay(0)}&end_date=${utcDay(1)}`)).summary
+        .total_views;
+    const before = { stored: await stored(), reported: await reported() };
+    const stats = await load(VERIFY_REQUESTS);
+    const ok = stats.statusCodes['200'] ?? 0;
+    const after = { stored: await stored(), reported: await reported() };
+    return [
+      { label: 'views stored − 200 responses', value: after.stored - before.stored - ok, unit: '', target: { op: '==', value: 0 } },
+      { label: 'total_views (report) − 200 responses', value: after.reported - before.reported - ok, unit: '', target: { op: '==', value: 0 } },
+    ];
+  },
+};

@@ -1,0 +1,209 @@
+import { COUNTRIES, dimensionLayout, DURATION_SHARE, HOUR_WEIGHTS, PROFILES, REFERRERS, RETURNING_SHARE, type Visitors } from './model.js';
+import { cumulative, pickCumulative, viewUlid, type AliasTable, type Random } from './random.js';
+
+/** A tag as the generator needs it; `index` order is tag id order (see generate.ts). */
+export interface GeneratedTag {
+  id: string;
+  environment: string;
+  ownerId: string;
+  organizationId: string | null;
+  /** Popularity (Zipf by a random rank). */
+  weight: number;
+  /** Share of its views that are QR scans; the rest are direct visits and referrals, 2 : 1. */
+  qrShare: number;
+  /** Index of the first day of the period with views: not every tag is a year old. */
+  firstDay: number;
+}
+
+/** Rows of every table for one day, each list in its table's primary-key order. */
+export interface DayRows {
+  views: unknown[][];
+  tag_hourly: unknown[][];
+  tag_daily: unknown[][];
+  tag_daily_dimensions: unknown[][];
+  tag_visitor_hours: unknown[][];
+  tag_visitor_days: unknown[][];
+}
+
+/** The tags that have views on a day, and how to draw one by popularity. */
+export interface ActiveTags {
+  indexes: Int32Array;
+  picker: AliasTable;
+}
+
+const HOUR_MS = 3_600_000;
+const RECENT = 64;
+// Sort keys pack (ms in the day, view index) into one double: 27 + 20 bits, exact below 2^53.
+const INDEX_BITS = 2 ** 20;
+
+/**
+ * Generates one day of views at a time, with the rollups the ViewRecorder would have written
+ * for them (src/features/analytics/view-recorder.ts). A day's hours and visitor-days all fall
+ * inside the day, so each day's rollup rows are complete and are inserted, never updated.
+ */
+export class DayGenerator {
+  private readonly recent: Int32Array;
+  private readonly recentCount: Int32Array;
+  private readonly layout = dimensionLayout();
+  /** Views generated per tag so far. */
+  readonly tagViews: Float64Array;
+
+  constructor(
+    private readonly tags: GeneratedTag[],
+    private readonly visitors: Visitors,
+    private readonly random: Random,
+  ) {
+    this.recent = new Int32Array(tags.length * RECENT);
+    this.recentCount = new Int32Array(tags.length);
+    this.tagViews = new Float64Array(tags.length);
+    if (tags.length * 24 * visitors.size >= 2 ** 53) throw new Error('too many tags × visitors for the numeric keys');
+  }
+
+  /** `count` views between `dayStart` and `until` (the day's end, or now for today). */
+  generate(dayStart: number, count: number, until: number, active: ActiveTags): DayRows {
+    if (count >= INDEX_BITS) throw new Error(`at most ${INDEX_BITS - 1} views a day`);
+    const { random, visitors, tags } = this;
+    // Hours after `until` get nothing; the hour holding it only its elapsed part.
+    const spans = HOUR_WEIGHTS.map((_, h) => Math.max(0, Math.min(HOUR_MS, until - (dayStart + h * HOUR_MS))));
+    const hours = cumulative(HOUR_WEIGHTS.map((w, h) => (w * spans[h]!) / HOUR_MS));
+
+    const tag = new Int32Array(count);
+    const visitor = new Int32Array(count);
+    const source = new Uint8Array(count);
+    const duration = new Int32Array(count);
+    const keys = new Float64Array(count);
+    for (let i = 0; i < count; i++) {
+      const t = active.indexes[active.picker.pick(random.next())]!;
+      const h = pickCumulative(hours, random.next());
+      const offset = h * HOUR_MS + Math.floor(random.next() * spans[h]!);
+      const seen = Math.min(this.recentCount[t]!, RECENT);
+      let v: number;
+      if (seen > 0 && random.next() < RETURNING_SHARE) {
+        v = this.recent[t * RECENT + random.int(seen)]!;
+      } else {
+        // Squared: a few visitors are regulars, most come once or twice.
+        const u = random.next();
+        v = Math.floor(u * u * visitors.size);
+        this.recent[t * RECENT + (this.recentCount[t]! % RECENT)] = v;
+        this.recentCount[t]!++;
+      }
+      const s = random.next();
+      source[i] = s < tags[t]!.qrShare ? 0 : s < tags[t]!.qrShare + (1 - tags[t]!.qrShare) * (2 / 3) ? 1 : 2;
+      duration[i] = random.next() < DURATION_SHARE ? Math.min(3600, Math.max(1, Math.round(Math.exp(3 + random.normal())))) : -1;
+      tag[i] = t;
+      visitor[i] = v;
+      keys[i] = offset * INDEX_BITS + i;
+    }
+    keys.sort();
+    return this.rows(dayStart, { tag, visitor, source, duration, keys });
+  }
+
+  private rows(dayStart: number, day: { tag: Int32Array; visitor: Int32Array; source: Uint8Array; duration: Int32Array; keys: Float64Array }): DayRows {
+    const { tags, visitors, random, layout } = this;
+    const P = visitors.size;
+    const T = tags.length;
+    const dayKey = new Date(dayStart).toISOString().slice(0, 10);
+    const hourKeys = HOUR_WEIGHTS.map((_, h) => `${dayKey}T${String(h).padStart(2, '0')}:00:00Z`);
+    const hourly = new Float64Array(T * 24 * 5);
+    const daily = new Int32Array(T * 3);
+    const dims = new Int32Array(T * layout.width);
+    const visitorHours = new Set<number>();
+    const visitorDays = new Set<number>();
+    const ids = new Map<number, string>();
+    const idOf = (v: number) => {
+      let id = ids.get(v);
+      if (id === undefined) ids.set(v, (id = visitors.id(v)));
+      return id;
+    };
+
+    const views: unknown[][] = [];
+    for (const key of day.keys) {
+      const i = key % INDEX_BITS;
+      const offset = (key - i) / INDEX_BITS;
+      const t = day.tag[i]!;
+      const v = day.visitor[i]!;
+      const at = dayStart + offset;
+      const h = Math.floor(offset / HOUR_MS);
+      const profile = PROFILES[visitors.profile(v)]!;
+      const countryIndex = visitors.country(v);
+      const country = COUNTRIES[countryIndex]!;
+      const src = day.source[i]!;
+      const seconds = day.duration[i]!;
+      const g = tags[t]!;
+      views.push([
+        `view_${viewUlid(at, random)}`,
+        g.id,
+        g.environment,
+        g.ownerId,
+        g.organizationId,
+        new Date(at).toISOString(),
+        src === 0 ? 'qr_scan' : src === 1 ? 'direct' : 'referral',
+        idOf(v),
+        profile.device,
+        profile.browser,
+        profile.os,
+        country.code,
+        country.region,
+        country.city,
+        visitors.maskedIp(v),
+        null,
+        src === 2 ? REFERRERS[v % REFERRERS.length] : null,
+        0,
+        seconds < 0 ? null : seconds,
+      ]);
+      const slot = (t * 24 + h) * 5;
+      hourly[slot]!++;
+      if (src === 0) hourly[slot + 1]!++;
+      if (src === 1) hourly[slot + 2]!++;
+      if (seconds >= 0) {
+        hourly[slot + 3]! += seconds;
+        hourly[slot + 4]!++;
+      }
+      daily[t * 3]!++;
+      if (src === 0) daily[t * 3 + 1]!++;
+      if (src === 1) daily[t * 3 + 2]!++;
+      const slots = layout.profileSlots[visitors.profile(v)]!;
+      dims[t * layout.width + slots.device]!++;
+      dims[t * layout.width + slots.browser]!++;
+      dims[t * layout.width + layout.countrySlot(countryIndex)]!++;
+      visitorHours.add((t * 24 + h) * P + v);
+      visitorDays.add(t * P + v);
+      this.tagViews[t]!++;
+    }
+
+    const tagHourly: unknown[][] = [];
+    const tagDims: unknown[][] = [];
+    for (let t = 0; t < T; t++) {
+      for (let h = 0; h < 24; h++) {
+        const s = (t * 24 + h) * 5;
+        if (hourly[s]! > 0) tagHourly.push([tags[t]!.id, hourKeys[h], hourly[s], hourly[s + 1], hourly[s + 2], hourly[s + 3], hourly[s + 4]]);
+      }
+      if (daily[t * 3]! === 0) continue;
+      for (const { dimension, value, slot } of layout.slots) {
+        const n = dims[t * layout.width + slot]!;
+        if (n > 0) tagDims.push([tags[t]!.id, dayKey, dimension, value, n]);
+      }
+    }
+
+    const unique = new Int32Array(T);
+    const tagVisitorDays = sortedKeys(visitorDays).map((k) => {
+      const t = Math.floor(k / P);
+      unique[t]!++;
+      return [tags[t]!.id, dayKey, idOf(k - t * P)];
+    });
+    const tagVisitorHours = sortedKeys(visitorHours).map((k) => {
+      const slot = Math.floor(k / P);
+      return [tags[Math.floor(slot / 24)]!.id, hourKeys[slot % 24], idOf(k - slot * P)];
+    });
+    const tagDaily: unknown[][] = [];
+    for (let t = 0; t < T; t++) {
+      const g = tags[t]!;
+      if (daily[t * 3]! > 0) tagDaily.push([g.id, dayKey, g.environment, g.ownerId, g.organizationId, daily[t * 3], daily[t * 3 + 1], daily[t * 3 + 2], unique[t]]);
+    }
+    return { views, tag_hourly: tagHourly, tag_daily: tagDaily, tag_daily_dimensions: tagDims, tag_visitor_hours: tagVisitorHours, tag_visitor_days: tagVisitorDays };
+  }
+}
+
+function sortedKeys(set: Set<number>): number[] {
+  return Array.from(Float64Array.from(set).sort());
+}

@@ -1,0 +1,89 @@
+import type { DayRows } from './day.js';
+
+/**
+ * The columns the generator writes, in the order of its row arrays, with their PostgreSQL
+ * types for the unnest() casts. They mirror src/db/migrations/0005_analytics.ts; a column
+ * added there without a default makes the inserts fail loudly, which is the point.
+ */
+export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int']>> = {
+  views: [
+    ['id', 'text'],
+    ['tag_id', 'text'],
+    ['environment', 'text'],
+    ['owner_id', 'text'],
+    ['organization_id', 'text'],
+    ['occurred_at', 'text'],
+    ['source', 'text'],
+    ['visitor', 'text'],
+    ['device', 'text'],
+    ['browser', 'text'],
+    ['os', 'text'],
+    ['country', 'text'],
+    ['region', 'text'],
+    ['city', 'text'],
+    ['ip_masked', 'text'],
+    ['user_agent', 'text'],
+    ['referrer', 'text'],
+    ['logged', 'int'],
+    ['duration_seconds', 'int'],
+  ],
+  tag_hourly: [
+    ['tag_id', 'text'],
+    ['hour', 'text'],
+    ['views', 'int'],
+    ['qr_scans', 'int'],
+    ['direct_visits', 'int'],
+    ['duration_sum', 'int'],
+    ['duration_count', 'int'],
+  ],
+  tag_daily: [
+    ['tag_id', 'text'],
+    ['day', 'text'],
+    ['environment', 'text'],
+    ['owner_id', 'text'],
+    ['organization_id', 'text'],
+    ['views', 'int'],
+    ['qr_scans', 'int'],
+    ['direct_visits', 'int'],
+    ['unique_views', 'int'],
+  ],
+  tag_daily_dimensions: [
+    ['tag_id', 'text'],
+    ['day', 'text'],
+    ['dimension', 'text'],
+    ['value', 'text'],
+    ['views', 'int'],
+  ],
+  tag_visitor_hours: [
+    ['tag_id', 'text'],
+    ['hour', 'text'],
+    ['visitor', 'text'],
+  ],
+  tag_visitor_days: [
+    ['tag_id', 'text'],
+    ['day', 'text'],
+    ['visitor', 'text'],
+  ],
+};
+
+export const TABLE_NAMES = Object.keys(TABLES) as Array<keyof DayRows>;
+
+/** A tag's owner columns, read back after the tags were made through the API. */
+export interface TagOwner {
+  id: string;
+  short_id: string;
+  environment: string;
+  owner_id: string;
+  organization_id: string | null;
+}
+
+/** Where generated rows go: one transaction per day. */
+export interface Sink {
+  readTags(ids: string[]): Promise<TagOwner[]>;
+  /** Views already stored for these tags (a dataset is generated into empty tables only). */
+  countViews(): Promise<number>;
+  write(rows: DayRows): Promise<void>;
+  /** Leaves the database as the service expects it (journal mode, statistics). */
+  finish(): Promise<void>;
+  close(): Promise<void>;
+}
