@@ -69,6 +69,18 @@ export function toTagView(config: TagsContext['config'], row: repo.TagRow) {
 
 export type TagView = ReturnType<typeof toTagView>;
 
+// Cached rows are shared and never mutated, so their API view can be built once per row.
+const views = new WeakMap<repo.TagRow, TagView>();
+
+function cachedView(config: TagsContext['config'], row: repo.TagRow): TagView {
+  let view = views.get(row);
+  if (!view) {
+    view = toTagView(config, row);
+    views.set(row, view);
+  }
+  return view;
+}
+
 /** The short form used by tag.deleted, tag.viewed, qr.* and file.* events. */
 export function tagSummary(row: Pick<TagsTable, 'id' | 'short_id' | 'title'>) {
   return { id: row.id, short_id: row.short_id, title: row.title };
@@ -223,7 +235,7 @@ export function requireWritable(tag: repo.TagRow, principal: Principal): void {
 }
 
 export async function getTag(ctx: TagsContext, principal: Principal, idOrShortId: string): Promise<TagView> {
-  return toTagView(ctx.config, await requireTag(ctx.db, principal, idOrShortId));
+  return cachedView(ctx.config, await requireTag(ctx.db, principal, idOrShortId));
 }
 
 export async function listTags(ctx: TagsContext, principal: Principal, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
