@@ -32,6 +32,8 @@ export interface Config {
   webhookRetrySchedule: number[];
   /** How long a receiver has to answer one delivery attempt. */
   webhookTimeoutMs: number;
+  /** Deliveries per minute per webhook; the spec's 1000 by default. */
+  webhookDeliveriesPerMinute: number;
   sandboxRetentionDays: number;
 }
 
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundCaFile: certificateFile(env, 'OUTBOUND_CA_FILE'),
     webhookRetrySchedule: parseDurations('WEBHOOK_RETRY_SCHEDULE', read(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
     webhookTimeoutMs: duration(env, 'WEBHOOK_TIMEOUT', '30s'),
+    webhookDeliveriesPerMinute: integer(env, 'WEBHOOK_DELIVERIES_PER_MINUTE', 1000, 1, 10_000_000),
     sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.

@@ -45,10 +45,17 @@ export const VARIANTS = {
   files: { label: 'rate limits off, own process', env: () => LIMITER_OFF },
   // Deliveries go to the bench's HTTPS receiver on 127.0.0.1: a loopback address (refused
   // unless ALLOW_PRIVATE_NETWORKS) with a self-signed certificate (trusted via OUTBOUND_CA_FILE).
+  // The spec's 1000 deliveries a minute per webhook would cap 2 webhooks at 33/s; the fan-out
+  // target (1000/s) measures the worker itself, so the cap is lifted here.
   webhooks: {
-    label: 'worker on, receiver on loopback',
+    label: 'worker on, receiver on loopback, per-webhook cap lifted',
     worker: true,
-    env: ({ workDir }) => ({ ...LIMITER_OFF, ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_CA_FILE: receiverCaFile(workDir) }),
+    env: ({ workDir }) => ({
+      ...LIMITER_OFF,
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      OUTBOUND_CA_FILE: receiverCaFile(workDir),
+      WEBHOOK_DELIVERIES_PER_MINUTE: '1000000',
+    }),
     prepare: ({ workDir }) => writeReceiverCertificate(workDir),
   },
   // The generated dataset (bench/views): its own DATA_DIR on SQLite, its own schema on PostgreSQL.

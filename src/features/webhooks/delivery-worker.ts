@@ -9,7 +9,6 @@ import { newDelivery, recordAttempt, sendAttempt, type WebhooksContext } from '.
 export const DELIVERY_LIMITS = {
   inFlight: 200,
   inFlightPerWebhook: 50,
-  perWebhookPerMinute: 1000,
   eventsPerDispatch: 500,
   claimBatch: 100,
   idlePollMs: 25,
@@ -131,7 +130,7 @@ export class DeliveryWorker {
 
   /** At most 1000 deliveries a minute per webhook; the excess waits, it is never dropped. */
   private async withinMinuteCap(delivery: repo.ClaimedDelivery, nowMs: number): Promise<boolean> {
-    const rule: WindowRule = { key: `webhook:${delivery.webhook_id}`, limit: DELIVERY_LIMITS.perWebhookPerMinute, windowMs: 60_000, bucketMs: 1000 };
+    const rule: WindowRule = { key: `webhook:${delivery.webhook_id}`, limit: this.ctx.config.webhookDeliveriesPerMinute, windowMs: 60_000, bucketMs: 1000 };
     const decision = await this.limits.check([rule], nowMs, true);
     if (decision.allowed) return true;
     const later = new Date(nowMs + decision.windows[0]!.retryAfterMs).toISOString();

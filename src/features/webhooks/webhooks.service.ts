@@ -16,7 +16,7 @@ import { generateSecret, PROTECTED_HEADERS, signedHeaders } from './signing.js';
 export interface WebhooksContext {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'webhookRetrySchedule' | 'webhookTimeoutMs'>;
+  config: Pick<Config, 'webhookRetrySchedule' | 'webhookTimeoutMs' | 'webhookDeliveriesPerMinute'>;
   agents: OutboundAgents;
 }
 
