@@ -48,8 +48,7 @@ export function deleteTagRow(db: Db, id: string) {
   return db.deleteFrom('tags').where('id', '=', id).execute();
 }
 
-export const TAG_SORTS = { created: 'id', updated: 'updated_at', title: 'title' } as const;
-export type TagSort = keyof typeof TAG_SORTS;
+export type TagSort = 'created' | 'updated' | 'title';
 
 export interface TagListQuery {
   folderId?: string;

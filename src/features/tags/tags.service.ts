@@ -32,7 +32,6 @@ export interface TagInput {
 }
 
 export const MAX_TITLE = 255;
-export const MAX_BATCH = 100;
 const SHORT_ID_LENGTH = 8;
 
 /** Addresses of a tag live on the sandbox host for test data when one is configured. */
