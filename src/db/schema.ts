@@ -3,7 +3,7 @@
  * (they sort correctly as text), booleans as 0/1 integers and JSON as text, so one set of
  * queries serves SQLite and PostgreSQL alike.
  */
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Plan } from '../features/accounts/plans.js';
 
 export type Environment = 'live' | 'test';
@@ -217,6 +217,8 @@ export interface TagHourlyTable {
   direct_visits: number;
   duration_sum: number;
   duration_count: number;
+  /** Distinct visitors of the tag in the hour. */
+  unique_visitors: number;
 }
 
 export interface TagDailyDimensionsTable {
@@ -247,6 +249,41 @@ export interface TagDailyTable extends Owned {
   direct_visits: number;
   /** Distinct visitors of the tag that day. */
   unique_views: number;
+  duration_sum: number;
+  duration_count: number;
+}
+
+export interface VisitorsTable {
+  id: Generated<number>;
+  key: string;
+  /** YYYY-MM-DD */
+  last_day: string;
+}
+
+/** A closed day's distinct visitors of a tag: their visitors.id, ascending, as 32-bit little-endian integers. */
+export interface TagDayVisitorsTable {
+  tag_id: string;
+  day: string;
+  visitors: Uint8Array;
+}
+
+/** scope_id: the organization id for organization rows, else the owner's user id. */
+export interface ScopeDailyTable {
+  environment: Environment;
+  scope_id: string;
+  day: string;
+  views: number;
+  qr_scans: number;
+  unique_views: number;
+}
+
+export interface TagMonthlyTable {
+  environment: Environment;
+  scope_id: string;
+  /** YYYY-MM-01 */
+  month: string;
+  tag_id: string;
+  views: number;
 }
 
 export interface Database {
@@ -269,4 +306,8 @@ export interface Database {
   tag_visitor_hours: TagVisitorHoursTable;
   tag_visitor_days: TagVisitorDaysTable;
   tag_daily: TagDailyTable;
+  visitors: VisitorsTable;
+  tag_day_visitors: TagDayVisitorsTable;
+  scope_daily: ScopeDailyTable;
+  tag_monthly: TagMonthlyTable;
 }

@@ -1,4 +1,4 @@
-import { purgeAnalyticsBefore } from '../features/analytics/analytics.repository.js';
+import { purgeAnalyticsBefore, purgeVisitorsBefore } from '../features/analytics/analytics.repository.js';
 import { toDay } from '../features/analytics/period.js';
 import { PLAN_LIMITS, PLANS } from '../features/accounts/plans.js';
 import type { Job } from './runner.js';
@@ -15,5 +15,8 @@ export const analyticsRetentionJob: Job = {
       const views = await purgeAnalyticsBefore(database.db, plan, cutoff);
       if (views > 0) log.info({ plan, cutoff, views }, 'analytics past the plan history purged');
     }
+    const longest = Math.max(...PLANS.map((plan) => PLAN_LIMITS[plan].analyticsHistoryDays));
+    const visitors = await purgeVisitorsBefore(database.db, toDay(today - (longest - 1) * 86_400_000));
+    if (visitors > 0) log.info({ visitors }, 'visitors seen last before the longest history forgotten');
   },
 };

@@ -1,7 +1,8 @@
 import { analyticsRetentionJob } from './analytics-retention.js';
+import { analyticsSealJob } from './analytics-seal.js';
 import { deliveryRetentionJob } from './delivery-retention.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
 
 /** Every periodic job the worker runs. Features add theirs here. */
-export const jobs: Job[] = [sandboxPurgeJob, deliveryRetentionJob, analyticsRetentionJob];
+export const jobs: Job[] = [sandboxPurgeJob, deliveryRetentionJob, analyticsRetentionJob, analyticsSealJob];

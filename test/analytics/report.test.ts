@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locate } from '../../src/features/analytics/geo.js';
+import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { createAccount, expectError, type Account, type TestApp } from '../helpers/app.js';
 import {
   addDays,
@@ -20,9 +21,10 @@ import {
 /**
  * GET /v1/tags/{id}/analytics: known views in, exact numbers out — summary, breakdowns (with
  * `other`), every granularity's zero-filled buckets, uniques across buckets, and the period
- * rules (half-open days, defaults, errors, plan history clamp).
+ * rules (half-open days, defaults, errors, plan history clamp). Twice: with every day's
+ * visitors still open, and with the past days closed into visitor sets by the seal job.
  */
-describe('tag analytics report', () => {
+describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)', (days) => {
   let t: TestApp;
   let alice: Account;
   let bob: Account;
@@ -77,6 +79,11 @@ describe('tag analytics report', () => {
     await expectBeaconAccepted(t, v3, 25);
     await expectBeaconAccepted(t, v5, 7);
     t.clock.freeze(new Date(`${TODAY}T12:00:00.000Z`));
+    if (days === 'closed') {
+      // 2026-02-28, 03-02, 03-03, 03-04 and 03-09.
+      expect(await closeVisitorDays(t.database.db, t.clock.now().getTime())).toBe(5);
+      expect(await t.database.db.selectFrom('tag_visitor_days').selectAll().execute()).toEqual([]);
+    }
   });
   afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/accounts.service.js';
+import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { sandboxPurgeJob } from '../../src/jobs/sandbox-purge.js';
 import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
@@ -13,18 +14,20 @@ import { addDays, createTag, expectBeaconAccepted, get, getData, IP, startAnalyt
 describe('analytics retention and deletion', () => {
   let t: TestApp;
 
-  type AnalyticsTable = 'views' | 'tag_hourly' | 'tag_daily' | 'tag_daily_dimensions' | 'tag_visitor_hours' | 'tag_visitor_days';
+  type AnalyticsTable = 'views' | 'tag_hourly' | 'tag_daily' | 'tag_daily_dimensions' | 'tag_visitor_hours' | 'tag_visitor_days' | 'tag_day_visitors' | 'tag_monthly';
 
   /** Every analytics row of a tag, by table, reduced to its time key. */
   async function analyticsOf(tagId: string): Promise<Record<AnalyticsTable, string[]>> {
     const db = t.database.db;
-    const [views, hourly, daily, dimensions, visitorHours, visitorDays] = await Promise.all([
+    const [views, hourly, daily, dimensions, visitorHours, visitorDays, visitorSets, monthly] = await Promise.all([
       db.selectFrom('views').select('occurred_at').where('tag_id', '=', tagId).orderBy('occurred_at').execute(),
       db.selectFrom('tag_hourly').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
       db.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
       db.selectFrom('tag_daily_dimensions').select(['day', 'dimension']).where('tag_id', '=', tagId).orderBy('day').orderBy('dimension').execute(),
       db.selectFrom('tag_visitor_hours').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
       db.selectFrom('tag_visitor_days').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
+      db.selectFrom('tag_day_visitors').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
+      db.selectFrom('tag_monthly').select('month').where('tag_id', '=', tagId).orderBy('month').execute(),
     ]);
     return {
       views: views.map((r) => r.occurred_at),
@@ -33,10 +36,18 @@ describe('analytics retention and deletion', () => {
       tag_daily_dimensions: dimensions.map((r) => `${r.day} ${r.dimension}`),
       tag_visitor_hours: visitorHours.map((r) => r.hour),
       tag_visitor_days: visitorDays.map((r) => r.day),
+      tag_day_visitors: visitorSets.map((r) => r.day),
+      tag_monthly: monthly.map((r) => r.month),
     };
   }
 
-  const EMPTY = { views: [], tag_hourly: [], tag_daily: [], tag_daily_dimensions: [], tag_visitor_hours: [], tag_visitor_days: [] };
+  const EMPTY = { views: [], tag_hourly: [], tag_daily: [], tag_daily_dimensions: [], tag_visitor_hours: [], tag_visitor_days: [], tag_day_visitors: [], tag_monthly: [] };
+
+  /** The account's per-day totals (scope_daily), as day: views. */
+  async function scopeDays(scopeId: string): Promise<Record<string, number>> {
+    const rows = await t.database.db.selectFrom('scope_daily').select(['day', 'views']).where('scope_id', '=', scopeId).orderBy('day').execute();
+    return Object.fromEntries(rows.map((r) => [r.day, Number(r.views)]));
+  }
 
   function runRetention() {
     return analyticsRetentionJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
@@ -87,8 +98,11 @@ describe('analytics retention and deletion', () => {
     });
 
     it('400 days on: Pro (personal and organization) records before the oldest kept day go, Enterprise records stay', async () => {
-      const entBefore = await analyticsOf(entTag.id);
       t.clock.freeze(new Date(`${RUN_DAY}T12:00:00.000Z`));
+      // The days are closed into visitor sets first, as the seal job does every minute.
+      expect(await closeVisitorDays(t.database.db, t.clock.now().getTime())).toBe(5);
+      const entBefore = await analyticsOf(entTag.id);
+      expect(await scopeDays(pro.userId)).toEqual({ [D0]: 1, [addDays(CUTOFF, -1)]: 1, [CUTOFF]: 1 });
       await runRetention();
 
       expect(await analyticsOf(proTag.id)).toEqual({
@@ -96,9 +110,13 @@ describe('analytics retention and deletion', () => {
         tag_hourly: [`${CUTOFF}T00:00:00Z`],
         tag_daily: [CUTOFF],
         tag_daily_dimensions: [`${CUTOFF} browser`, `${CUTOFF} country`, `${CUTOFF} device`],
-        tag_visitor_hours: [`${CUTOFF}T00:00:00Z`],
-        tag_visitor_days: [CUTOFF],
+        tag_visitor_hours: [],
+        tag_visitor_days: [],
+        tag_day_visitors: [CUTOFF],
+        // The cutoff's month keeps its row (reports read a month's row only when the whole month is in the period).
+        tag_monthly: ['2026-02-01'],
       });
+      expect(await scopeDays(pro.userId)).toEqual({ [CUTOFF]: 1 });
       expect(await analyticsOf(orgTag.id)).toEqual(EMPTY);
       expect(await analyticsOf(entTag.id)).toEqual(entBefore);
       expect(entBefore.views).toEqual([`${D0}T10:00:00.000Z`]);
@@ -115,6 +133,17 @@ describe('analytics retention and deletion', () => {
       expect(entReport.period.start).toBe(D0);
       expect(entReport.summary).toEqual({ total_views: 1, unique_views: 1, qr_scans: 0, direct_visits: 1, average_time_seconds: 0 });
       expect(entReport.by_country).toEqual({ GB: 1 });
+    });
+
+    it('past the longest history (Enterprise, 3 years) everything goes, and so do the numbers of visitors seen last before it', async () => {
+      const keys = ['r1', 'r2', 'r3', 'r4'].map(visitorId);
+      const numbered = () => t.database.db.selectFrom('visitors').select('key').where('key', 'in', keys).orderBy('key').execute();
+      expect((await numbered()).map((r) => r.key)).toEqual([...keys].sort());
+      t.clock.freeze(new Date(`${addDays(CUTOFF, 1095)}T12:00:00.000Z`));
+      await runRetention();
+      for (const tag of [proTag, entTag, orgTag]) expect(await analyticsOf(tag.id)).toEqual(EMPTY);
+      expect(await numbered()).toEqual([]);
+      expect(await scopeDays(pro.userId)).toEqual({});
     });
   });
 

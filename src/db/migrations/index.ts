@@ -4,6 +4,7 @@ import * as tags from './0002_tags.js';
 import * as files from './0003_files.js';
 import * as webhooks from './0004_webhooks.js';
 import * as analytics from './0005_analytics.js';
+import * as analyticsScale from './0006_analytics_scale.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_files': files,
   '0004_webhooks': webhooks,
   '0005_analytics': analytics,
+  '0006_analytics_scale': analyticsScale,
 };

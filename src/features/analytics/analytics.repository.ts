@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, ViewsTable } from '../../db/schema.js';
+import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
 
 /** All SQL for views and their rollups. */
@@ -25,6 +25,7 @@ export async function addHourly(trx: Db, row: TagHourlyTable): Promise<void> {
         direct_visits: eb('tag_hourly.direct_visits', '+', eb.ref('excluded.direct_visits')),
         duration_sum: eb('tag_hourly.duration_sum', '+', eb.ref('excluded.duration_sum')),
         duration_count: eb('tag_hourly.duration_count', '+', eb.ref('excluded.duration_count')),
+        unique_visitors: eb('tag_hourly.unique_visitors', '+', eb.ref('excluded.unique_visitors')),
       })),
     )
     .execute();
@@ -52,6 +53,31 @@ export async function addDaily(trx: Db, row: TagDailyTable): Promise<void> {
         unique_views: eb('tag_daily.unique_views', '+', eb.ref('excluded.unique_views')),
       })),
     )
+    .execute();
+}
+
+/** The scope a rolled-up row belongs to: its organization, else its owner (personal rows). */
+export const scopeIdOf = (row: { organization_id: string | null; owner_id: string }) => row.organization_id ?? row.owner_id;
+
+export async function addScopeDaily(trx: Db, row: ScopeDailyTable): Promise<void> {
+  await trx
+    .insertInto('scope_daily')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['environment', 'scope_id', 'day']).doUpdateSet((eb) => ({
+        views: eb('scope_daily.views', '+', eb.ref('excluded.views')),
+        qr_scans: eb('scope_daily.qr_scans', '+', eb.ref('excluded.qr_scans')),
+        unique_views: eb('scope_daily.unique_views', '+', eb.ref('excluded.unique_views')),
+      })),
+    )
+    .execute();
+}
+
+export async function addMonthly(trx: Db, row: TagMonthlyTable): Promise<void> {
+  await trx
+    .insertInto('tag_monthly')
+    .values(row)
+    .onConflict((oc) => oc.columns(['environment', 'scope_id', 'month', 'tag_id']).doUpdateSet((eb) => ({ views: eb('tag_monthly.views', '+', eb.ref('excluded.views')) })))
     .execute();
 }
 
@@ -119,15 +145,12 @@ export async function growViewDuration(trx: Db, view: { id: string; tag_id: stri
 /** A view's time on page grew: the raw row and its hour's average both follow. */
 export async function setViewDuration(trx: Db, view: { id: string; tag_id: string; hour: string }, previous: number | null, seconds: number) {
   await trx.updateTable('views').set({ duration_seconds: seconds }).where('id', '=', view.id).execute();
-  await trx
-    .updateTable('tag_hourly')
-    .set((eb) => ({
-      duration_sum: eb('duration_sum', '+', seconds - (previous ?? 0)),
-      duration_count: eb('duration_count', '+', previous === null ? 1 : 0),
-    }))
-    .where('tag_id', '=', view.tag_id)
-    .where('hour', '=', view.hour)
-    .execute();
+  const grow = {
+    duration_sum: sql<number>`duration_sum + ${seconds - (previous ?? 0)}`,
+    duration_count: sql<number>`duration_count + ${previous === null ? 1 : 0}`,
+  };
+  await trx.updateTable('tag_hourly').set(grow).where('tag_id', '=', view.tag_id).where('hour', '=', view.hour).execute();
+  await trx.updateTable('tag_daily').set(grow).where('tag_id', '=', view.tag_id).where('day', '=', view.hour.slice(0, 10)).execute();
 }
 
 export interface Range {
@@ -137,49 +160,40 @@ export interface Range {
   to: string;
 }
 
-export function hourlyRows(db: Db, tagIds: string[], range: Range) {
+export function hourlyRows(db: Db, tagId: string, range: Range) {
   return db
     .selectFrom('tag_hourly')
-    .select(['tag_id', 'hour', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count'])
-    .where('tag_id', 'in', tagIds)
+    .select(['hour as bucket', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors as unique_views'])
+    .where('tag_id', '=', tagId)
     .where('hour', '>=', range.from)
     .where('hour', '<', range.to)
     .execute();
 }
 
-/** Distinct visitors of a tag over whole days [from, to): one row per visitor and day makes this exact. */
-export async function uniqueVisitors(db: Db, tagId: string, days: { from: string; to: string }): Promise<number> {
-  const row = await db
-    .selectFrom('tag_visitor_days')
-    .select(sql<number | string>`count(distinct visitor)`.as('count'))
+export function dailyRows(db: Db, tagId: string, days: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_daily')
+    .select(['day as bucket', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_views'])
     .where('tag_id', '=', tagId)
     .where('day', '>=', days.from)
     .where('day', '<', days.to)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
-/** Visitors per hour (each visitor is stored once per hour, so a row count is a unique count). */
-export function visitorsPerHour(db: Db, tagId: string, range: Range) {
-  return db
-    .selectFrom('tag_visitor_hours')
-    .select(['hour as bucket', (eb) => eb.fn.countAll<number | string>().as('visitors')])
-    .where('tag_id', '=', tagId)
-    .where('hour', '>=', range.from)
-    .where('hour', '<', range.to)
-    .groupBy('hour')
     .execute();
 }
 
-/** Visitors per day (each visitor is stored once per day). */
-export function visitorsPerDay(db: Db, tagId: string, days: { from: string; to: string }) {
+/** The tag's closed days in [from, to): their visitor sets (see visitor-sets.ts). */
+export function visitorSets(db: Db, tagId: string, days: { from: string; to: string }) {
+  return db.selectFrom('tag_day_visitors').select(['day', 'visitors']).where('tag_id', '=', tagId).where('day', '>=', days.from).where('day', '<', days.to).execute();
+}
+
+/** The tag's visitors on days not closed yet, with their number when they have one. */
+export function openVisitorDays(db: Db, tagId: string, days: { from: string; to: string }) {
   return db
-    .selectFrom('tag_visitor_days')
-    .select(['day as bucket', (eb) => eb.fn.countAll<number | string>().as('visitors')])
-    .where('tag_id', '=', tagId)
-    .where('day', '>=', days.from)
-    .where('day', '<', days.to)
-    .groupBy('day')
+    .selectFrom('tag_visitor_days as d')
+    .leftJoin('visitors as v', 'v.key', 'd.visitor')
+    .select(['d.day', 'd.visitor', 'v.id as number'])
+    .where('d.tag_id', '=', tagId)
+    .where('d.day', '>=', days.from)
+    .where('d.day', '<', days.to)
     .execute();
 }
 
@@ -194,30 +208,44 @@ export function dimensionTotals(db: Db, tagId: string, days: { from: string; to:
     .execute();
 }
 
-export function dailyRowsInScope(db: Db, scope: Scope, days: { from: string; to: string }) {
+export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: string }) {
   return db
-    .selectFrom('tag_daily')
-    .select(['day', (eb) => eb.fn.sum<number | string>('views').as('views'), (eb) => eb.fn.sum<number | string>('qr_scans').as('qr_scans'), (eb) => eb.fn.sum<number | string>('unique_views').as('unique_views')])
-    .where(inScope(scope))
+    .selectFrom('scope_daily')
+    .select(['day', 'views', 'qr_scans', 'unique_views'])
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
     .where('day', '>=', days.from)
     .where('day', '<', days.to)
-    .groupBy('day')
     .execute();
 }
 
-export function topTagsInScope(db: Db, scope: Scope, days: { from: string; to: string }, limit: number) {
+/** Views per tag over whole months [from, to) (YYYY-MM-01). */
+export function monthlyTagViews(db: Db, scope: Scope, months: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_monthly')
+    .select(['tag_id', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
+    .where('month', '>=', months.from)
+    .where('month', '<', months.to)
+    .groupBy('tag_id')
+    .execute();
+}
+
+/** Views per tag over days [from, to). */
+export function dailyTagViews(db: Db, scope: Scope, days: { from: string; to: string }) {
   return db
     .selectFrom('tag_daily')
-    .innerJoin('tags', 'tags.id', 'tag_daily.tag_id')
-    .select(['tags.id', 'tags.title', (eb) => eb.fn.sum<number | string>('tag_daily.views').as('views')])
-    .where(inScope(scope, 'tag_daily'))
-    .where('tag_daily.day', '>=', days.from)
-    .where('tag_daily.day', '<', days.to)
-    .groupBy(['tags.id', 'tags.title'])
-    .orderBy('views', 'desc')
-    .orderBy('tags.id')
-    .limit(limit)
+    .select(['tag_id', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where(inScope(scope))
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .groupBy('tag_id')
     .execute();
+}
+
+export function tagTitles(db: Db, tagIds: string[]) {
+  return tagIds.length === 0 ? Promise.resolve([]) : db.selectFrom('tags').select(['id', 'title']).where('id', 'in', tagIds).execute();
 }
 
 export async function countViews(db: Db, tagId: string, range: Range, loggedOnly: boolean): Promise<number> {
@@ -258,15 +286,18 @@ export function viewsPage(db: Db, tagIds: string[], range: Range, after: { at: s
   return query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
 }
 
-/** One page of per tag and day rows (days with views), after the (day, tag_id) cursor. */
-export function dailyPage(db: Db, tagIds: string[], days: { from: string; to: string }, after: { day: string; tagId: string } | undefined, limit: number) {
+/**
+ * One page of per tag and day rows (days with views), after the (day, tag_id) cursor: of the
+ * tags named, else of every tag in the scope (read in index order).
+ */
+export function dailyPage(db: Db, of: { scope: Scope } | { tagIds: string[] }, days: { from: string; to: string }, after: { day: string; tagId: string } | undefined, limit: number) {
   let query = db
     .selectFrom('tag_daily')
     .select(['day', 'tag_id', 'views', 'unique_views', 'qr_scans', 'direct_visits'])
-    .where('tag_id', 'in', tagIds)
     .where('day', '>=', days.from)
     .where('day', '<', days.to)
     .where('views', '>', 0);
+  query = 'scope' in of ? query.where(inScope(of.scope)) : query.where('tag_id', 'in', of.tagIds);
   if (after) query = query.where((eb) => eb.or([eb('day', '>', after.day), eb.and([eb('day', '=', after.day), eb('tag_id', '>', after.tagId)])]));
   return query.orderBy('day').orderBy('tag_id').limit(limit).execute();
 }
@@ -281,9 +312,14 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
     .then((r) => Number(r.count));
 }
 
-/** Analytics records of a tag go with it. */
+/** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
-  for (const table of ['views', 'tag_hourly', 'tag_daily_dimensions', 'tag_visitor_hours', 'tag_visitor_days', 'tag_daily'] as const) {
+  await sql`UPDATE scope_daily SET
+      views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans, unique_views = scope_daily.unique_views - d.unique_views
+    FROM tag_daily d
+    WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
+      AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
+  for (const table of ['views', 'tag_hourly', 'tag_daily_dimensions', 'tag_visitor_hours', 'tag_visitor_days', 'tag_day_visitors', 'tag_monthly', 'tag_daily'] as const) {
     await trx.deleteFrom(table).where('tag_id', '=', tagId).execute();
   }
 }
@@ -304,8 +340,98 @@ export async function purgeAnalyticsBefore(db: Db, plan: string, cutoffDay: stri
   await db.deleteFrom('tag_hourly').where('hour', '<', cutoffHour).where('tag_id', 'in', tagsOnPlan).execute();
   await db.deleteFrom('tag_visitor_hours').where('hour', '<', cutoffHour).where('tag_id', 'in', tagsOnPlan).execute();
   await db.deleteFrom('tag_visitor_days').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
+  await db.deleteFrom('tag_day_visitors').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
   await db.deleteFrom('tag_daily_dimensions').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
   await db.deleteFrom('tag_daily').where('day', '<', cutoffDay).where(onPlan).execute();
+  // Scope rows name their scope only: a user id (personal) or an organization id.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shared by scope_daily and tag_monthly
+  const scopeOnPlan = (eb: any) =>
+    eb.or([eb('scope_id', 'in', eb.selectFrom('users').select('id').where('plan', '=', plan)), eb('scope_id', 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan))]);
+  await db.deleteFrom('scope_daily').where('day', '<', cutoffDay).where(scopeOnPlan).execute();
+  // The cutoff's own month keeps its row: reports use a month's row only when the whole month is in the period.
+  await db.deleteFrom('tag_monthly').where('month', '<', `${cutoffDay.slice(0, 7)}-01`).where(scopeOnPlan).execute();
   const views = await db.deleteFrom('views').where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`).where(onPlan).executeTakeFirst();
   return Number(views.numDeletedRows);
+}
+
+/** Visitor numbers of visitors last seen before `cutoffDay`: no kept visitor set holds them. */
+export async function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<number> {
+  const result = await db.deleteFrom('visitors').where('last_day', '<', cutoffDay).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Tag-days with visitor rows on days before `day`: what the seal job closes next. */
+export function openTagDaysBefore(db: Db, day: string, limit: number) {
+  return db.selectFrom('tag_visitor_days').select(['tag_id', 'day']).distinct().where('day', '<', day).orderBy('day').orderBy('tag_id').limit(limit).execute();
+}
+
+/**
+ * Locks the tag-day's rollup row (a no-op update: a row lock on PostgreSQL, the write lock on
+ * SQLite), so that view recording and other sealers of that tag-day wait, and returns it.
+ */
+export async function lockTagDay(trx: Db, tagId: string, day: string) {
+  await trx.updateTable('tag_daily').set((eb) => ({ unique_views: eb.ref('unique_views') })).where('tag_id', '=', tagId).where('day', '=', day).execute();
+  return trx.selectFrom('tag_daily').select(['environment', 'owner_id', 'organization_id', 'unique_views']).where('tag_id', '=', tagId).where('day', '=', day).executeTakeFirst();
+}
+
+export async function openDayVisitorKeys(trx: Db, tagId: string, day: string): Promise<string[]> {
+  const rows = await trx.selectFrom('tag_visitor_days').select('visitor').where('tag_id', '=', tagId).where('day', '=', day).execute();
+  return rows.map((r) => r.visitor);
+}
+
+const KEYS_PER_STATEMENT = 500;
+
+/** The number of each visitor id, numbering those new to the table; `day` moves their last day on. */
+export async function numberVisitors(trx: Db, keys: string[], day: string): Promise<number[]> {
+  // One order for every sealer: concurrent upserts of shared visitors then wait, never deadlock.
+  keys = [...keys].sort();
+  const numbers: number[] = [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
+    const rows = await trx
+      .insertInto('visitors')
+      .values(keys.slice(i, i + KEYS_PER_STATEMENT).map((key) => ({ key, last_day: day })))
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({ last_day: sql`CASE WHEN excluded.last_day > visitors.last_day THEN excluded.last_day ELSE visitors.last_day END` }),
+      )
+      .returning('id')
+      .execute();
+    for (const row of rows) numbers.push(Number(row.id));
+  }
+  return numbers;
+}
+
+export async function storedVisitorSet(trx: Db, tagId: string, day: string): Promise<Uint8Array | undefined> {
+  const row = await trx.selectFrom('tag_day_visitors').select('visitors').where('tag_id', '=', tagId).where('day', '=', day).executeTakeFirst();
+  return row?.visitors;
+}
+
+export async function saveVisitorSet(trx: Db, tagId: string, day: string, visitors: Uint8Array): Promise<void> {
+  await trx
+    .insertInto('tag_day_visitors')
+    .values({ tag_id: tagId, day, visitors })
+    .onConflict((oc) => oc.columns(['tag_id', 'day']).doUpdateSet({ visitors }))
+    .execute();
+}
+
+/** Sets a tag-day's distinct visitors to the sealed count, and moves its scope's day by the difference. */
+export async function setDayUniques(trx: Db, tagId: string, day: string, row: { environment: string; owner_id: string; organization_id: string | null; unique_views: number }, count: number): Promise<void> {
+  const change = count - Number(row.unique_views);
+  if (change === 0) return;
+  await trx.updateTable('tag_daily').set({ unique_views: count }).where('tag_id', '=', tagId).where('day', '=', day).execute();
+  await trx
+    .updateTable('scope_daily')
+    .set((eb) => ({ unique_views: eb('unique_views', '+', change) }))
+    .where('environment', '=', row.environment as never)
+    .where('scope_id', '=', scopeIdOf(row))
+    .where('day', '=', day)
+    .execute();
+}
+
+export async function deleteOpenDay(trx: Db, tagId: string, day: string): Promise<void> {
+  await trx.deleteFrom('tag_visitor_days').where('tag_id', '=', tagId).where('day', '=', day).execute();
+}
+
+/** Per-hour visitor rows only serve to count an hour's new visitors while views arrive in it. */
+export async function deleteVisitorHoursBefore(db: Db, hour: string): Promise<void> {
+  await db.deleteFrom('tag_visitor_hours').where('hour', '<', hour).execute();
 }

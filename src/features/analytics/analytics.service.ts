@@ -3,11 +3,13 @@ import type { ViewsTable } from '../../db/schema.js';
 import type { Principal } from '../../http/auth.js';
 import { ApiError, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { getOrCreate } from '../../lib/maps.js';
 import { PLAN_LIMITS } from '../accounts/plans.js';
-import { scopeOf } from '../accounts/scope.js';
+import { scopeOf, type Scope } from '../accounts/scope.js';
 import { countTagsCreated, requireTag } from '../tags/tags.service.js';
 import * as repo from './analytics.repository.js';
 import { bucketOf, bucketsOf, hourRange, instantRange, resolvePeriod, type Granularity, type Period } from './period.js';
+import { DistinctVisitors } from './visitor-sets.js';
 import type { PresenceStore } from './presence.js';
 
 export interface AnalyticsContext {
@@ -45,46 +47,62 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
 }
 
 /**
- * Distinct visitors per bucket. Hours and days are row counts of the per-hour and per-day
- * visitor tables; a week or month counts distinct visitors over its days, one query a bucket.
+ * Distinct visitors of the tag over the period, and per bucket when `bucketOfDay` groups days
+ * (weeks, months): the union of closed days' visitor sets and of open days' visitor rows.
  */
-async function uniquesPerBucket(ctx: AnalyticsContext, tagId: string, period: Period, granularity: Granularity, buckets: string[]): Promise<Map<string, number>> {
-  const counted = (rows: Array<{ bucket: string; visitors: number | string }>) => new Map(rows.map((r) => [r.bucket, Number(r.visitors)]));
-  if (granularity === 'hour') return counted(await repo.visitorsPerHour(ctx.db, tagId, hourRange(period)));
-  if (granularity === 'day') return counted(await repo.visitorsPerDay(ctx.db, tagId, { from: period.start, to: period.end }));
-  const result = new Map<string, number>();
-  for (const [i, bucket] of buckets.entries()) {
-    const from = bucket < period.start ? period.start : bucket;
-    const to = buckets[i + 1] ?? period.end;
-    result.set(bucket, await repo.uniqueVisitors(ctx.db, tagId, { from, to }));
+async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
+  const days = { from: period.start, to: period.end };
+  const [sets, open] = await Promise.all([repo.visitorSets(ctx.db, tagId, days), repo.openVisitorDays(ctx.db, tagId, days)]);
+  const parts = new Map<string, { sets: Uint8Array[]; numbers: number[]; keys: string[] }>();
+  const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
+  for (const row of sets) part(row.day).sets.push(row.visitors);
+  for (const row of open) {
+    if (row.number === null) part(row.day).keys.push(row.visitor);
+    else part(row.day).numbers.push(Number(row.number));
   }
-  return result;
+  const total = new DistinctVisitors();
+  const bucket = new DistinctVisitors();
+  const perBucket = new Map<string, number>();
+  for (const [key, { sets, numbers, keys }] of parts) {
+    for (const counter of bucketOfDay ? [total, bucket] : [total]) {
+      for (const set of sets) counter.addSet(set);
+      for (const n of numbers) counter.addNumber(n);
+      for (const k of keys) counter.addKey(k);
+    }
+    if (bucketOfDay) {
+      perBucket.set(key, bucket.size);
+      bucket.clear();
+    }
+  }
+  return { total: total.size, perBucket };
 }
 
 export async function tagReport(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { granularity: Granularity }) {
   const tag = await requireTag(ctx.db, principal, tagId);
   const period = periodFor(ctx, principal, query);
-  const buckets = bucketsOf(period, query.granularity);
-  const range = hourRange(period);
+  const { granularity } = query;
   const days = { from: period.start, to: period.end };
-  const [hours, uniques, bucketVisitors, dimensions] = await Promise.all([
-    repo.hourlyRows(ctx.db, [tag.id], range),
-    repo.uniqueVisitors(ctx.db, tag.id, days),
-    uniquesPerBucket(ctx, tag.id, period, query.granularity, buckets),
+  // Hours and days count their own distinct visitors; weeks and months are unions of days.
+  const spansDays = granularity === 'week' || granularity === 'month';
+  const [rows, visitors, dimensions] = await Promise.all([
+    granularity === 'hour' ? repo.hourlyRows(ctx.db, tag.id, hourRange(period)) : repo.dailyRows(ctx.db, tag.id, days),
+    distinctVisitors(ctx, tag.id, period, spansDays ? (day) => bucketOf(`${day}T00:00:00Z`, granularity) : undefined),
     repo.dimensionTotals(ctx.db, tag.id, days),
   ]);
 
-  const summary = { total_views: 0, unique_views: uniques, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
+  const summary = { total_views: 0, unique_views: visitors.total, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
   let durationSum = 0;
   let durationCount = 0;
-  const series = new Map(buckets.map((b) => [b, { views: 0, visitors: bucketVisitors.get(b) ?? 0 }]));
-  for (const row of hours) {
+  const series = new Map(bucketsOf(period, granularity).map((b) => [b, { views: 0, visitors: visitors.perBucket.get(b) ?? 0 }]));
+  for (const row of rows) {
     summary.total_views += Number(row.views);
     summary.qr_scans += Number(row.qr_scans);
     summary.direct_visits += Number(row.direct_visits);
     durationSum += Number(row.duration_sum);
     durationCount += Number(row.duration_count);
-    series.get(bucketOf(row.hour, query.granularity))!.views += Number(row.views);
+    const bucket = series.get(bucketOf(granularity === 'hour' ? row.bucket : `${row.bucket}T00:00:00Z`, granularity))!;
+    bucket.views += Number(row.views);
+    if (!spansDays) bucket.visitors = Number(row.unique_views);
   }
   summary.average_time_seconds = durationCount > 0 ? Math.round(durationSum / durationCount) : 0;
 
@@ -168,14 +186,45 @@ export async function listTagLogs(ctx: AnalyticsContext, principal: Principal, t
   return { total, logs: rows.map((row) => toLogRecord(row, query.level)) };
 }
 
+/** The first day of the month after `day`'s, or `day` itself when it is a first. */
+function monthStartFrom(day: string): string {
+  if (day.endsWith('-01')) return day;
+  const next = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  next.setUTCMonth(next.getUTCMonth() + 1);
+  return next.toISOString().slice(0, 10);
+}
+
+/**
+ * The most viewed tags of the period: whole months from the monthly rollup, the days before
+ * and after them from the daily one, so a year reads about 13 rows a tag instead of 365.
+ */
+async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
+  const firstMonth = monthStartFrom(period.start);
+  const endMonth = `${period.end.slice(0, 7)}-01`;
+  const parts =
+    firstMonth < endMonth
+      ? [
+          repo.monthlyTagViews(ctx.db, scope, { from: firstMonth, to: endMonth }),
+          repo.dailyTagViews(ctx.db, scope, { from: period.start, to: firstMonth }),
+          repo.dailyTagViews(ctx.db, scope, { from: endMonth, to: period.end }),
+        ]
+      : [repo.dailyTagViews(ctx.db, scope, { from: period.start, to: period.end })];
+  const views = new Map<string, number>();
+  for (const rows of await Promise.all(parts)) {
+    for (const row of rows) views.set(row.tag_id, (views.get(row.tag_id) ?? 0) + Number(row.views));
+  }
+  const top = [...views].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
+  const titles = new Map((await repo.tagTitles(ctx.db, top.map(([id]) => id))).map((t) => [t.id, t.title]));
+  return top.filter(([id]) => titles.has(id)).map(([id, count]) => ({ id, title: titles.get(id)!, views: count }));
+}
+
 export async function overview(ctx: AnalyticsContext, principal: Principal, query: DateQuery) {
   const scope = scopeOf(principal);
   const period = periodFor(ctx, principal, query);
-  const days = { from: period.start, to: period.end };
   const range = instantRange(period);
   const [daily, top, tagsCreated, filesUploaded] = await Promise.all([
-    repo.dailyRowsInScope(ctx.db, scope, days),
-    repo.topTagsInScope(ctx.db, scope, days, TOP),
+    repo.scopeDailyRows(ctx.db, scope, { from: period.start, to: period.end }),
+    topTags(ctx, scope, period),
     countTagsCreated(ctx.db, scope, range),
     ctx.countFilesUploaded(scope, range),
   ]);
@@ -194,7 +243,7 @@ export async function overview(ctx: AnalyticsContext, principal: Principal, quer
   return {
     period,
     totals,
-    top_tags: top.map((t) => ({ id: t.id, title: t.title, views: Number(t.views) })),
+    top_tags: top,
     by_day: [...byDay].map(([date, d]) => ({ date, views: d.views, scans: d.scans })),
   };
 }

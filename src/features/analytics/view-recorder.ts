@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
-import type { TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, ViewsTable } from '../../db/schema.js';
+import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
+import { getOrCreate } from '../../lib/maps.js';
 import { emitMany, type EventInput } from '../events/outbox.js';
 import * as repo from './analytics.repository.js';
 
@@ -72,18 +73,21 @@ async function writeBatch(trx: Db, batch: Pending[]): Promise<void> {
   await repo.insertViews(trx, views);
   const hourly = new Map<string, TagHourlyTable>();
   const daily = new Map<string, TagDailyTable>();
+  const scopes = new Map<string, ScopeDailyTable>();
+  const monthly = new Map<string, TagMonthlyTable>();
   const dimensions = new Map<string, TagDailyDimensionsTable>();
   for (const view of views) {
     const hour = hourOf(view.occurred_at);
     const day = dayOf(view.occurred_at);
+    const month = `${view.occurred_at.slice(0, 7)}-01`;
+    const scopeId = repo.scopeIdOf(view);
     const scan = view.source === 'qr_scan' ? 1 : 0;
     const direct = view.source === 'direct' ? 1 : 0;
-    const h = hourly.get(`${view.tag_id}|${hour}`) ?? { tag_id: view.tag_id, hour, views: 0, qr_scans: 0, direct_visits: 0, duration_sum: 0, duration_count: 0 };
+    const h = getOrCreate(hourly, `${view.tag_id}|${hour}`, () => ({ tag_id: view.tag_id, hour, views: 0, qr_scans: 0, direct_visits: 0, duration_sum: 0, duration_count: 0, unique_visitors: 0 }));
     h.views += 1;
     h.qr_scans += scan;
     h.direct_visits += direct;
-    hourly.set(`${view.tag_id}|${hour}`, h);
-    const d = daily.get(`${view.tag_id}|${day}`) ?? {
+    const d = getOrCreate(daily, `${view.tag_id}|${day}`, () => ({
       tag_id: view.tag_id,
       day,
       environment: view.environment,
@@ -93,25 +97,34 @@ async function writeBatch(trx: Db, batch: Pending[]): Promise<void> {
       qr_scans: 0,
       direct_visits: 0,
       unique_views: 0,
-    };
+      duration_sum: 0,
+      duration_count: 0,
+    }));
     d.views += 1;
     d.qr_scans += scan;
     d.direct_visits += direct;
-    daily.set(`${view.tag_id}|${day}`, d);
+    const s = getOrCreate(scopes, `${view.environment}|${scopeId}|${day}`, () => ({ environment: view.environment, scope_id: scopeId, day, views: 0, qr_scans: 0, unique_views: 0 }));
+    s.views += 1;
+    s.qr_scans += scan;
+    getOrCreate(monthly, `${view.tag_id}|${month}`, () => ({ environment: view.environment, scope_id: scopeId, month, tag_id: view.tag_id, views: 0 })).views += 1;
     for (const [dimension, value] of [['device', view.device], ['country', view.country ?? 'unknown'], ['browser', view.browser]] as const) {
-      const key = `${view.tag_id}|${day}|${dimension}|${value}`;
-      const row = dimensions.get(key) ?? { tag_id: view.tag_id, day, dimension, value, views: 0 };
-      row.views += 1;
-      dimensions.set(key, row);
+      getOrCreate(dimensions, `${view.tag_id}|${day}|${dimension}|${value}`, () => ({ tag_id: view.tag_id, day, dimension, value, views: 0 })).views += 1;
     }
   }
-  await repo.addVisitorHours(trx, distinctVisitors(views, hourOf));
+  for (const key of await repo.addVisitorHours(trx, distinctVisitors(views, hourOf))) {
+    const [tagId, hour] = key.split('|');
+    hourly.get(`${tagId}|${hour}`)!.unique_visitors += 1;
+  }
   for (const key of await repo.addVisitorDays(trx, distinctVisitors(views, dayOf))) {
     const [tagId, day] = key.split('|');
-    daily.get(`${tagId}|${day}`)!.unique_views += 1;
+    const d = daily.get(`${tagId}|${day}`)!;
+    d.unique_views += 1;
+    scopes.get(`${d.environment}|${repo.scopeIdOf(d)}|${day}`)!.unique_views += 1;
   }
   for (const row of hourly.values()) await repo.addHourly(trx, row);
   for (const row of daily.values()) await repo.addDaily(trx, row);
+  for (const row of scopes.values()) await repo.addScopeDaily(trx, row);
+  for (const row of monthly.values()) await repo.addMonthly(trx, row);
   for (const row of dimensions.values()) await repo.addDimension(trx, row);
   await emitMany(trx, batch.flatMap(({ view, tag }) => viewEvents(view, tag)));
 }

@@ -1,0 +1,45 @@
+import type { Db } from '../../db/database.js';
+import * as repo from './analytics.repository.js';
+import { hourOf } from './view-recorder.js';
+import { unionVisitorSet } from './visitor-sets.js';
+import { toDay } from './period.js';
+
+/**
+ * Views are stamped when they arrive and committed within moments, so a day is closed a little
+ * after it ends, and an hour's visitor rows are dropped once no view can still land in it.
+ */
+export const DAY_CLOSE_GRACE_MS = 10 * 60_000;
+export const HOUR_ROWS_KEPT_MS = 2 * 3_600_000;
+const TAG_DAYS_PER_PASS = 200;
+
+/**
+ * Closes the tag-days before `now - grace`: their visitor rows become a numbered visitor set
+ * (merged with one sealed before, if a late view reopened the day), the day's unique count is
+ * set from it, and the rows go. Each tag-day in its own transaction, under its rollup row's
+ * lock, so reports always see the day's visitors in one of the two places. Returns how many
+ * tag-days were closed.
+ */
+export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
+  const before = toDay(nowMs - DAY_CLOSE_GRACE_MS);
+  let closed = 0;
+  for (;;) {
+    const open = await repo.openTagDaysBefore(db, before, TAG_DAYS_PER_PASS);
+    for (const { tag_id: tagId, day } of open) {
+      await db.transaction().execute(async (trx) => {
+        const daily = await repo.lockTagDay(trx, tagId, day);
+        const keys = await repo.openDayVisitorKeys(trx, tagId, day);
+        // Another sealer got here first.
+        if (keys.length === 0) return;
+        const numbers = await repo.numberVisitors(trx, keys, day);
+        const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), numbers);
+        await repo.saveVisitorSet(trx, tagId, day, set);
+        if (daily) await repo.setDayUniques(trx, tagId, day, daily, set.byteLength / 4);
+        await repo.deleteOpenDay(trx, tagId, day);
+      });
+      closed++;
+    }
+    if (open.length < TAG_DAYS_PER_PASS) break;
+  }
+  await repo.deleteVisitorHoursBefore(db, hourOf(new Date(nowMs - HOUR_ROWS_KEPT_MS).toISOString()));
+  return closed;
+}
