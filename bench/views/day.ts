@@ -15,7 +15,10 @@ export interface GeneratedTag {
   firstDay: number;
 }
 
-/** Rows of every table for one day, each list in its table's primary-key order. */
+/**
+ * Rows of every table for one day, each list in its table's primary-key order; `visitors`
+ * (their numbers) is written once, after the last day.
+ */
 export interface DayRows {
   views: unknown[][];
   tag_hourly: unknown[][];
@@ -23,6 +26,8 @@ export interface DayRows {
   tag_daily_dimensions: unknown[][];
   tag_visitor_hours: unknown[][];
   tag_visitor_days: unknown[][];
+  tag_day_visitors: unknown[][];
+  visitors: unknown[][];
 }
 
 /** The tags that have views on a day, and how to draw one by popularity. */
@@ -47,6 +52,8 @@ export class DayGenerator {
   private readonly layout = dimensionLayout();
   /** Views generated per tag so far. */
   readonly tagViews: Float64Array;
+  /** Per visitor, the last closed day (index) it was seen on, -1 if none: the visitors table. */
+  private readonly lastClosedDay: Int16Array;
 
   constructor(
     private readonly tags: GeneratedTag[],
@@ -56,11 +63,16 @@ export class DayGenerator {
     this.recent = new Int32Array(tags.length * RECENT);
     this.recentCount = new Int32Array(tags.length);
     this.tagViews = new Float64Array(tags.length);
+    this.lastClosedDay = new Int16Array(visitors.size).fill(-1);
     if (tags.length * 24 * visitors.size >= 2 ** 53) throw new Error('too many tags × visitors for the numeric keys');
   }
 
-  /** `count` views between `dayStart` and `until` (the day's end, or now for today). */
-  generate(dayStart: number, count: number, until: number, active: ActiveTags): DayRows {
+  /**
+   * `count` views between `dayStart` and `until` (the day's end, or now for today). A day the
+   * service would have closed (see src/features/analytics/sealing.ts) gets visitor sets; the
+   * open one (today) visitor rows per day and hour, as the ViewRecorder writes them.
+   */
+  generate(dayStart: number, count: number, until: number, active: ActiveTags, day: { index: number; open: boolean }): DayRows {
     if (count >= INDEX_BITS) throw new Error(`at most ${INDEX_BITS - 1} views a day`);
     const { random, visitors, tags } = this;
     // Hours after `until` get nothing; the hour holding it only its elapsed part.
@@ -95,17 +107,31 @@ export class DayGenerator {
       keys[i] = offset * INDEX_BITS + i;
     }
     keys.sort();
-    return this.rows(dayStart, { tag, visitor, source, duration, keys });
+    return this.rows(dayStart, { tag, visitor, source, duration, keys, ...day });
   }
 
-  private rows(dayStart: number, day: { tag: Int32Array; visitor: Int32Array; source: Uint8Array; duration: Int32Array; keys: Float64Array }): DayRows {
+  /** The visitors table: every visitor seen on a closed day, numbered by the generator's own number + 1. */
+  visitorRows(firstDayMs: number): unknown[][] {
+    const rows: unknown[][] = [];
+    for (let v = 0; v < this.lastClosedDay.length; v++) {
+      const d = this.lastClosedDay[v]!;
+      if (d >= 0) rows.push([v + 1, this.visitors.id(v), new Date(firstDayMs + d * 86_400_000).toISOString().slice(0, 10)]);
+    }
+    return rows;
+  }
+
+  private rows(
+    dayStart: number,
+    day: { tag: Int32Array; visitor: Int32Array; source: Uint8Array; duration: Int32Array; keys: Float64Array; index: number; open: boolean },
+  ): DayRows {
     const { tags, visitors, random, layout } = this;
     const P = visitors.size;
     const T = tags.length;
     const dayKey = new Date(dayStart).toISOString().slice(0, 10);
     const hourKeys = HOUR_WEIGHTS.map((_, h) => `${dayKey}T${String(h).padStart(2, '0')}:00:00Z`);
     const hourly = new Float64Array(T * 24 * 5);
-    const daily = new Int32Array(T * 3);
+    // Per tag: views, QR scans, direct visits, time on page (sum, count).
+    const daily = new Int32Array(T * 5);
     const dims = new Int32Array(T * layout.width);
     const visitorHours = new Set<number>();
     const visitorDays = new Set<number>();
@@ -159,9 +185,13 @@ export class DayGenerator {
         hourly[slot + 3]! += seconds;
         hourly[slot + 4]!++;
       }
-      daily[t * 3]!++;
-      if (src === 0) daily[t * 3 + 1]!++;
-      if (src === 1) daily[t * 3 + 2]!++;
+      daily[t * 5]!++;
+      if (src === 0) daily[t * 5 + 1]!++;
+      if (src === 1) daily[t * 5 + 2]!++;
+      if (seconds >= 0) {
+        daily[t * 5 + 3]! += seconds;
+        daily[t * 5 + 4]!++;
+      }
       const slots = layout.profileSlots[visitors.profile(v)]!;
       dims[t * layout.width + slots.device]!++;
       dims[t * layout.width + slots.browser]!++;
@@ -171,36 +201,68 @@ export class DayGenerator {
       this.tagViews[t]!++;
     }
 
+    const hourUnique = new Int32Array(T * 24);
+    const hourSlots = sortedKeys(visitorHours);
+    for (const k of hourSlots) hourUnique[Math.floor(k / P)]!++;
     const tagHourly: unknown[][] = [];
     const tagDims: unknown[][] = [];
     for (let t = 0; t < T; t++) {
       for (let h = 0; h < 24; h++) {
         const s = (t * 24 + h) * 5;
-        if (hourly[s]! > 0) tagHourly.push([tags[t]!.id, hourKeys[h], hourly[s], hourly[s + 1], hourly[s + 2], hourly[s + 3], hourly[s + 4]]);
+        if (hourly[s]! > 0) tagHourly.push([tags[t]!.id, hourKeys[h], hourly[s], hourly[s + 1], hourly[s + 2], hourly[s + 3], hourly[s + 4], hourUnique[t * 24 + h]]);
       }
-      if (daily[t * 3]! === 0) continue;
+      if (daily[t * 5]! === 0) continue;
       for (const { dimension, value, slot } of layout.slots) {
         const n = dims[t * layout.width + slot]!;
         if (n > 0) tagDims.push([tags[t]!.id, dayKey, dimension, value, n]);
       }
     }
 
+    // Keys t * P + v ascend by tag, then visitor: each tag's visitors come together, in order.
     const unique = new Int32Array(T);
-    const tagVisitorDays = sortedKeys(visitorDays).map((k) => {
-      const t = Math.floor(k / P);
-      unique[t]!++;
-      return [tags[t]!.id, dayKey, idOf(k - t * P)];
-    });
-    const tagVisitorHours = sortedKeys(visitorHours).map((k) => {
-      const slot = Math.floor(k / P);
-      return [tags[Math.floor(slot / 24)]!.id, hourKeys[slot % 24], idOf(k - slot * P)];
-    });
+    const tagVisitorDays: unknown[][] = [];
+    const tagDayVisitors: unknown[][] = [];
+    const dayKeys = sortedKeys(visitorDays);
+    for (let start = 0; start < dayKeys.length; ) {
+      const t = Math.floor(dayKeys[start]! / P);
+      let end = start;
+      while (end < dayKeys.length && Math.floor(dayKeys[end]! / P) === t) end++;
+      unique[t] = end - start;
+      const members = dayKeys.slice(start, end).map((k) => k - t * P);
+      if (day.open) {
+        for (const v of members) tagVisitorDays.push([tags[t]!.id, dayKey, idOf(v)]);
+      } else {
+        const set = Buffer.allocUnsafe(members.length * 4);
+        members.forEach((v, i) => {
+          set.writeUInt32LE(v + 1, i * 4);
+          this.lastClosedDay[v] = day.index;
+        });
+        tagDayVisitors.push([tags[t]!.id, dayKey, set]);
+      }
+      start = end;
+    }
+    const tagVisitorHours = day.open
+      ? hourSlots.map((k) => {
+          const slot = Math.floor(k / P);
+          return [tags[Math.floor(slot / 24)]!.id, hourKeys[slot % 24], idOf(k - slot * P)];
+        })
+      : [];
     const tagDaily: unknown[][] = [];
     for (let t = 0; t < T; t++) {
       const g = tags[t]!;
-      if (daily[t * 3]! > 0) tagDaily.push([g.id, dayKey, g.environment, g.ownerId, g.organizationId, daily[t * 3], daily[t * 3 + 1], daily[t * 3 + 2], unique[t]]);
+      const d = daily.subarray(t * 5, t * 5 + 5);
+      if (d[0]! > 0) tagDaily.push([g.id, dayKey, g.environment, g.ownerId, g.organizationId, d[0], d[1], d[2], unique[t], d[3], d[4]]);
     }
-    return { views, tag_hourly: tagHourly, tag_daily: tagDaily, tag_daily_dimensions: tagDims, tag_visitor_hours: tagVisitorHours, tag_visitor_days: tagVisitorDays };
+    return {
+      views,
+      tag_hourly: tagHourly,
+      tag_daily: tagDaily,
+      tag_daily_dimensions: tagDims,
+      tag_visitor_hours: tagVisitorHours,
+      tag_visitor_days: tagVisitorDays,
+      tag_day_visitors: tagDayVisitors,
+      visitors: [],
+    };
   }
 }
 

@@ -131,7 +131,7 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
     for (let d = 0; d < DAYS; d++) {
       if (tags.some((t) => t.firstDay === d) && d > 0) active = activeTags(tags, d);
       const dayStart = firstDayMs + d * DAY_MS;
-      const day = generator.generate(dayStart, perDay[d]!, Math.min(until, dayStart + DAY_MS), active);
+      const day = generator.generate(dayStart, perDay[d]!, Math.min(until, dayStart + DAY_MS), active, { index: d, open: dayStart + DAY_MS > until });
       await sink.write(day);
       for (const table of TABLE_NAMES) rows[table] += day[table].length;
       views += perDay[d]!;
@@ -143,7 +143,10 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
         progress(`  day ${d + 1}/${DAYS}: ${count(views)} views, ${count(allRows)} rows in ${seconds.toFixed(0)} s (${count(views / seconds)} views/s, ${count(allRows / seconds)} rows/s)`);
       }
     }
-    progress('  finishing: indexes of views, database settings');
+    const numbered = generator.visitorRows(firstDayMs);
+    await sink.write({ visitors: numbered });
+    rows.visitors = numbered.length;
+    progress('  finishing: indexes of views, scope and monthly rollups, database settings');
     await sink.finish();
     const generationSeconds = (performance.now() - genStart) / 1000;
     const allRows = Object.values(rows).reduce((a, b) => a + b, 0);

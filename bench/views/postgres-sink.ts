@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { DayRows } from './day.js';
+import { ROLLUPS_FROM_DAILY } from '../../src/db/migrations/0006_analytics_scale.js';
 import { TABLE_NAMES, TABLES, type Sink, type TagOwner } from './tables.js';
 
 // Rows per INSERT … SELECT FROM unnest(): one array parameter per column, so the row count is
@@ -35,13 +36,13 @@ export class PostgresSink implements Sink {
     return Number((await this.client.query<{ n: string }>('SELECT count(*) AS n FROM views')).rows[0]!.n);
   }
 
-  async write(rows: DayRows): Promise<void> {
+  async write(rows: Partial<DayRows>): Promise<void> {
     await this.client.query('BEGIN');
     try {
       for (const table of TABLE_NAMES) {
         const columns = TABLES[table];
         const sql = `INSERT INTO ${table} (${columns.map(([name]) => name).join(',')}) SELECT * FROM unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})`;
-        const list = rows[table];
+        const list = rows[table] ?? [];
         for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) {
           const chunk = list.slice(i, i + ROWS_PER_STATEMENT);
           await this.client.query(sql, columns.map((_, c) => chunk.map((row) => row[c])));
@@ -56,9 +57,13 @@ export class PostgresSink implements Sink {
 
   async finish(): Promise<void> {
     for (const sql of this.viewIndexes) await this.client.query(sql);
+    // The rollups migration 0006 derives from the daily ones.
+    for (const sql of ROLLUPS_FROM_DAILY) await this.client.query(sql);
+    // Visitors were numbered by the generator: the service numbers new ones after them.
+    await this.client.query(`SELECT setval(pg_get_serial_sequence('visitors', 'id'), coalesce((SELECT max(id) FROM visitors), 0) + 1, false)`);
     // Autovacuum would analyze these tables within minutes of such a load; doing it now makes
     // the first measurements see the plans a running deployment would.
-    for (const table of TABLE_NAMES) await this.client.query(`ANALYZE ${table}`);
+    for (const table of [...TABLE_NAMES, 'scope_daily', 'tag_monthly', 'tag_monthly_dimensions']) await this.client.query(`ANALYZE ${table}`);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DayRows } from './day.js';
+import { ROLLUPS_FROM_DAILY } from '../../src/db/migrations/0006_analytics_scale.js';
 import { TABLE_NAMES, TABLES, type Sink, type TagOwner } from './tables.js';
 
 // Rows per INSERT: fewer statement executions; views have 19 columns, well under SQLite's
@@ -56,10 +57,10 @@ export class SqliteSink implements Sink {
     return statement;
   }
 
-  async write(rows: DayRows): Promise<void> {
+  async write(rows: Partial<DayRows>): Promise<void> {
     this.db.transaction(() => {
       for (const table of TABLE_NAMES) {
-        const list = rows[table];
+        const list = rows[table] ?? [];
         for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) {
           const chunk = list.slice(i, i + ROWS_PER_STATEMENT);
           this.statement(table, chunk.length).run(chunk.flat());
@@ -70,6 +71,8 @@ export class SqliteSink implements Sink {
 
   async finish(): Promise<void> {
     for (const sql of this.viewIndexes) this.db.exec(sql);
+    // The rollups migration 0006 derives from the daily ones.
+    for (const sql of ROLLUPS_FROM_DAILY) this.db.exec(sql);
     // The service opens the file in WAL mode; no ANALYZE: the service never runs one, and the
     // figures should be those of a database it grew itself.
     this.db.pragma('locking_mode = NORMAL');

@@ -5,7 +5,7 @@ import type { DayRows } from './day.js';
  * types for the unnest() casts. They mirror src/db/migrations/0005_analytics.ts; a column
  * added there without a default makes the inserts fail loudly, which is the point.
  */
-export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int']>> = {
+export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int' | 'bytea']>> = {
   views: [
     ['id', 'text'],
     ['tag_id', 'text'],
@@ -35,6 +35,7 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['direct_visits', 'int'],
     ['duration_sum', 'int'],
     ['duration_count', 'int'],
+    ['unique_visitors', 'int'],
   ],
   tag_daily: [
     ['tag_id', 'text'],
@@ -46,6 +47,8 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['qr_scans', 'int'],
     ['direct_visits', 'int'],
     ['unique_views', 'int'],
+    ['duration_sum', 'int'],
+    ['duration_count', 'int'],
   ],
   tag_daily_dimensions: [
     ['tag_id', 'text'],
@@ -64,7 +67,18 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['day', 'text'],
     ['visitor', 'text'],
   ],
+  tag_day_visitors: [
+    ['tag_id', 'text'],
+    ['day', 'text'],
+    ['visitors', 'bytea'],
+  ],
+  visitors: [
+    ['id', 'int'],
+    ['key', 'text'],
+    ['last_day', 'text'],
+  ],
 };
+
 
 export const TABLE_NAMES = Object.keys(TABLES) as Array<keyof DayRows>;
 
@@ -82,7 +96,8 @@ export interface Sink {
   readTags(ids: string[]): Promise<TagOwner[]>;
   /** Views already stored for these tags (a dataset is generated into empty tables only). */
   countViews(): Promise<number>;
-  write(rows: DayRows): Promise<void>;
+  /** Inserts the rows of each table given, in one transaction. */
+  write(rows: Partial<DayRows>): Promise<void>;
   /** Leaves the database as the service expects it (journal mode, statistics). */
   finish(): Promise<void>;
   close(): Promise<void>;

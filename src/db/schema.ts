@@ -229,6 +229,15 @@ export interface TagDailyDimensionsTable {
   views: number;
 }
 
+export interface TagMonthlyDimensionsTable {
+  tag_id: string;
+  /** YYYY-MM-01 */
+  month: string;
+  dimension: 'device' | 'country' | 'browser';
+  value: string;
+  views: number;
+}
+
 export interface TagVisitorHoursTable {
   tag_id: string;
   hour: string;
@@ -310,4 +319,5 @@ export interface Database {
   tag_day_visitors: TagDayVisitorsTable;
   scope_daily: ScopeDailyTable;
   tag_monthly: TagMonthlyTable;
+  tag_monthly_dimensions: TagMonthlyDimensionsTable;
 }

@@ -14,12 +14,12 @@ import { addDays, createTag, expectBeaconAccepted, get, getData, IP, startAnalyt
 describe('analytics retention and deletion', () => {
   let t: TestApp;
 
-  type AnalyticsTable = 'views' | 'tag_hourly' | 'tag_daily' | 'tag_daily_dimensions' | 'tag_visitor_hours' | 'tag_visitor_days' | 'tag_day_visitors' | 'tag_monthly';
+  type AnalyticsTable = 'views' | 'tag_hourly' | 'tag_daily' | 'tag_daily_dimensions' | 'tag_visitor_hours' | 'tag_visitor_days' | 'tag_day_visitors' | 'tag_monthly' | 'tag_monthly_dimensions';
 
   /** Every analytics row of a tag, by table, reduced to its time key. */
   async function analyticsOf(tagId: string): Promise<Record<AnalyticsTable, string[]>> {
     const db = t.database.db;
-    const [views, hourly, daily, dimensions, visitorHours, visitorDays, visitorSets, monthly] = await Promise.all([
+    const [views, hourly, daily, dimensions, visitorHours, visitorDays, visitorSets, monthly, monthlyDimensions] = await Promise.all([
       db.selectFrom('views').select('occurred_at').where('tag_id', '=', tagId).orderBy('occurred_at').execute(),
       db.selectFrom('tag_hourly').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
       db.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
@@ -28,6 +28,7 @@ describe('analytics retention and deletion', () => {
       db.selectFrom('tag_visitor_days').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
       db.selectFrom('tag_day_visitors').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
       db.selectFrom('tag_monthly').select('month').where('tag_id', '=', tagId).orderBy('month').execute(),
+      db.selectFrom('tag_monthly_dimensions').select(['month', 'dimension']).where('tag_id', '=', tagId).orderBy('month').orderBy('dimension').execute(),
     ]);
     return {
       views: views.map((r) => r.occurred_at),
@@ -38,10 +39,11 @@ describe('analytics retention and deletion', () => {
       tag_visitor_days: visitorDays.map((r) => r.day),
       tag_day_visitors: visitorSets.map((r) => r.day),
       tag_monthly: monthly.map((r) => r.month),
+      tag_monthly_dimensions: monthlyDimensions.map((r) => `${r.month} ${r.dimension}`),
     };
   }
 
-  const EMPTY = { views: [], tag_hourly: [], tag_daily: [], tag_daily_dimensions: [], tag_visitor_hours: [], tag_visitor_days: [], tag_day_visitors: [], tag_monthly: [] };
+  const EMPTY = { views: [], tag_hourly: [], tag_daily: [], tag_daily_dimensions: [], tag_visitor_hours: [], tag_visitor_days: [], tag_day_visitors: [], tag_monthly: [], tag_monthly_dimensions: [] };
 
   /** The account's per-day totals (scope_daily), as day: views. */
   async function scopeDays(scopeId: string): Promise<Record<string, number>> {
@@ -115,6 +117,8 @@ describe('analytics retention and deletion', () => {
         tag_day_visitors: [CUTOFF],
         // The cutoff's month keeps its row (reports read a month's row only when the whole month is in the period).
         tag_monthly: ['2026-02-01'],
+        // 02-14 (GB, purged) and 02-15 (US) are in the same month.
+        tag_monthly_dimensions: ['2026-02-01 browser', '2026-02-01 country', '2026-02-01 country', '2026-02-01 device'],
       });
       expect(await scopeDays(pro.userId)).toEqual({ [CUTOFF]: 1 });
       expect(await analyticsOf(orgTag.id)).toEqual(EMPTY);

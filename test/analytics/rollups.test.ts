@@ -31,7 +31,7 @@ describe('analytics rollups', () => {
 
   describe('closing days into visitor sets', () => {
     let tag: CreatedTag;
-    const [A, B, C, D] = ['a', 'b', 'c', 'd'].map((n) => visitorId(`seal-${n}`));
+    const [A, B, C, D] = ['a', 'b', 'c', 'd'].map((n) => visitorId(`seal-${n}`)) as [string, string, string, string];
 
     beforeAll(async () => {
       t.clock.freeze(new Date('2026-05-01T08:00:00.000Z'));
@@ -117,7 +117,7 @@ describe('analytics rollups', () => {
     });
   });
 
-  it("the overview's top tags add whole months from the monthly rollup to the days around them", async () => {
+  it("the overview's top tags and a tag's breakdowns add whole months from the monthly rollups to the days around them", async () => {
     const account = await createAccount(t, 'pro');
     t.clock.freeze(new Date('2026-01-01T08:00:00.000Z'));
     const [x, y, z] = await Promise.all(['X', 'Y', 'Z'].map((title) => createTag(t, account.key, { title })));
@@ -143,5 +143,15 @@ describe('analytics rollups', () => {
     // Whole months only.
     const months = await getData(t, account.key, '/v1/analytics/overview', { start_date: '2026-02-01', end_date: '2026-04-01' });
     expect(months.top_tags).toEqual([{ id: x!.id, title: 'X', views: 3 }]);
+
+    const breakdowns = async (tag: CreatedTag, start: string, end: string) => {
+      const data = await getData(t, account.key, `/v1/tags/${tag.id}/analytics`, { start_date: start, end_date: end, granularity: 'month' });
+      return { total: data.summary.total_views, device: data.by_device, browser: data.by_browser, country: data.by_country };
+    };
+    // Y: two views on the edge days before February, two after March; Z's are outside.
+    expect(await breakdowns(y!, '2026-01-20', '2026-04-05')).toEqual({ total: 4, device: { mobile: 4, desktop: 0, tablet: 0 }, browser: { 'Mobile Safari': 4 }, country: { other: 4 } });
+    expect(await breakdowns(x!, '2026-01-20', '2026-04-05')).toEqual({ total: 3, device: { mobile: 3, desktop: 0, tablet: 0 }, browser: { 'Mobile Safari': 3 }, country: { other: 3 } });
+    expect(await breakdowns(x!, '2026-02-02', '2026-03-31')).toMatchObject({ total: 0, device: { mobile: 0, desktop: 0, tablet: 0 } });
+    expect(await breakdowns(z!, '2026-01-20', '2026-04-05')).toMatchObject({ total: 0, browser: {} });
   });
 });

@@ -1,85 +1,56 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
+import type { Database, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
 
 /** All SQL for views and their rollups. */
 
-const VIEW_ROWS_PER_INSERT = 40;
+// Rows per statement: well under the bound-parameter limits of both databases (views have 19 columns).
+const ROWS_PER_STATEMENT = 500;
+
+function chunks<T>(rows: T[]): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) result.push(rows.slice(i, i + ROWS_PER_STATEMENT));
+  return result;
+}
 
 export async function insertViews(trx: Db, rows: ViewsTable[]): Promise<void> {
-  // Chunked: SQLite caps the number of bound parameters in one statement.
-  for (let i = 0; i < rows.length; i += VIEW_ROWS_PER_INSERT) {
-    await trx.insertInto('views').values(rows.slice(i, i + VIEW_ROWS_PER_INSERT)).execute();
+  for (const chunk of chunks(rows)) await trx.insertInto('views').values(chunk).execute();
+}
+
+/** The rollups views add to: each one's key columns and the counts a new view adds to. */
+const ROLLUPS = {
+  tag_hourly: { keys: ['tag_id', 'hour'], counts: ['views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors'] },
+  tag_daily: { keys: ['tag_id', 'day'], counts: ['views', 'qr_scans', 'direct_visits', 'unique_views'] },
+  scope_daily: { keys: ['environment', 'scope_id', 'day'], counts: ['views', 'qr_scans', 'unique_views'] },
+  tag_monthly: { keys: ['environment', 'scope_id', 'month', 'tag_id'], counts: ['views'] },
+  tag_daily_dimensions: { keys: ['tag_id', 'day', 'dimension', 'value'], counts: ['views'] },
+  tag_monthly_dimensions: { keys: ['tag_id', 'month', 'dimension', 'value'], counts: ['views'] },
+} as const;
+
+export type Rollup = keyof typeof ROLLUPS;
+
+/**
+ * Adds rows to a rollup in one multi-row INSERT … ON CONFLICT DO UPDATE (counts added) per
+ * chunk. Rows go in key order, so concurrent writers (several server processes on one
+ * PostgreSQL) lock them in the same order and never deadlock; each key must appear once.
+ */
+export async function addToRollup<T extends Rollup>(trx: Db, table: T, rows: Array<Database[T]>): Promise<void> {
+  const { keys, counts } = ROLLUPS[table];
+  const keyOf = (row: Database[T]) => keys.map((k) => String(row[k as keyof Database[T]])).join('|');
+  const sorted = rows.map((row) => [keyOf(row), row] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const added = Object.fromEntries(counts.map((c) => [c, sql`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]));
+  for (const chunk of chunks(sorted.map(([, row]) => row))) {
+    await trx
+      .insertInto(table as 'tag_hourly')
+      .values(chunk as never)
+      .onConflict((oc) => oc.columns(keys as never).doUpdateSet(added as never))
+      .execute();
   }
-}
-
-export async function addHourly(trx: Db, row: TagHourlyTable): Promise<void> {
-  await trx
-    .insertInto('tag_hourly')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['tag_id', 'hour']).doUpdateSet((eb) => ({
-        views: eb('tag_hourly.views', '+', eb.ref('excluded.views')),
-        qr_scans: eb('tag_hourly.qr_scans', '+', eb.ref('excluded.qr_scans')),
-        direct_visits: eb('tag_hourly.direct_visits', '+', eb.ref('excluded.direct_visits')),
-        duration_sum: eb('tag_hourly.duration_sum', '+', eb.ref('excluded.duration_sum')),
-        duration_count: eb('tag_hourly.duration_count', '+', eb.ref('excluded.duration_count')),
-        unique_visitors: eb('tag_hourly.unique_visitors', '+', eb.ref('excluded.unique_visitors')),
-      })),
-    )
-    .execute();
-}
-
-export async function addDimension(trx: Db, row: TagDailyDimensionsTable): Promise<void> {
-  await trx
-    .insertInto('tag_daily_dimensions')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['tag_id', 'day', 'dimension', 'value']).doUpdateSet((eb) => ({ views: eb('tag_daily_dimensions.views', '+', eb.ref('excluded.views')) })),
-    )
-    .execute();
-}
-
-export async function addDaily(trx: Db, row: TagDailyTable): Promise<void> {
-  await trx
-    .insertInto('tag_daily')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['tag_id', 'day']).doUpdateSet((eb) => ({
-        views: eb('tag_daily.views', '+', eb.ref('excluded.views')),
-        qr_scans: eb('tag_daily.qr_scans', '+', eb.ref('excluded.qr_scans')),
-        direct_visits: eb('tag_daily.direct_visits', '+', eb.ref('excluded.direct_visits')),
-        unique_views: eb('tag_daily.unique_views', '+', eb.ref('excluded.unique_views')),
-      })),
-    )
-    .execute();
 }
 
 /** The scope a rolled-up row belongs to: its organization, else its owner (personal rows). */
 export const scopeIdOf = (row: { organization_id: string | null; owner_id: string }) => row.organization_id ?? row.owner_id;
-
-export async function addScopeDaily(trx: Db, row: ScopeDailyTable): Promise<void> {
-  await trx
-    .insertInto('scope_daily')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['environment', 'scope_id', 'day']).doUpdateSet((eb) => ({
-        views: eb('scope_daily.views', '+', eb.ref('excluded.views')),
-        qr_scans: eb('scope_daily.qr_scans', '+', eb.ref('excluded.qr_scans')),
-        unique_views: eb('scope_daily.unique_views', '+', eb.ref('excluded.unique_views')),
-      })),
-    )
-    .execute();
-}
-
-export async function addMonthly(trx: Db, row: TagMonthlyTable): Promise<void> {
-  await trx
-    .insertInto('tag_monthly')
-    .values(row)
-    .onConflict((oc) => oc.columns(['environment', 'scope_id', 'month', 'tag_id']).doUpdateSet((eb) => ({ views: eb('tag_monthly.views', '+', eb.ref('excluded.views')) })))
-    .execute();
-}
 
 const VISITOR_ROWS_PER_INSERT = 200;
 
@@ -197,13 +168,26 @@ export function openVisitorDays(db: Db, tagId: string, days: { from: string; to:
     .execute();
 }
 
-export function dimensionTotals(db: Db, tagId: string, days: { from: string; to: string }) {
+/** Views per dimension and value over days [from, to). */
+export function dailyDimensionTotals(db: Db, tagId: string, days: { from: string; to: string }) {
   return db
     .selectFrom('tag_daily_dimensions')
     .select(['dimension', 'value', (eb) => eb.fn.sum<number | string>('views').as('views')])
     .where('tag_id', '=', tagId)
     .where('day', '>=', days.from)
     .where('day', '<', days.to)
+    .groupBy(['dimension', 'value'])
+    .execute();
+}
+
+/** Views per dimension and value over whole months [from, to) (YYYY-MM-01). */
+export function monthlyDimensionTotals(db: Db, tagId: string, months: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_monthly_dimensions')
+    .select(['dimension', 'value', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where('tag_id', '=', tagId)
+    .where('month', '>=', months.from)
+    .where('month', '<', months.to)
     .groupBy(['dimension', 'value'])
     .execute();
 }
@@ -282,23 +266,23 @@ export function viewsPage(db: Db, tagIds: string[], range: Range, after: { at: s
     .where('occurred_at', '>=', range.from)
     .where('occurred_at', '<', range.to);
   if (loggedOnly) query = query.where('logged', '=', 1);
-  if (after) query = query.where((eb) => eb.or([eb('occurred_at', '>', after.at), eb.and([eb('occurred_at', '=', after.at), eb('id', '>', after.id)])]));
+  if (after) query = query.where((eb) => eb(eb.refTuple('occurred_at', 'id'), '>', eb.tuple(after.at, after.id)));
   return query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
 }
 
 /**
  * One page of per tag and day rows (days with views), after the (day, tag_id) cursor: of the
- * tags named, else of every tag in the scope (read in index order).
+ * tags named, else of every tag in the scope. The cursor is a row-value comparison, so both
+ * databases seek to it in the (…, day, tag_id) index instead of rescanning from the start.
  */
 export function dailyPage(db: Db, of: { scope: Scope } | { tagIds: string[] }, days: { from: string; to: string }, after: { day: string; tagId: string } | undefined, limit: number) {
   let query = db
     .selectFrom('tag_daily')
     .select(['day', 'tag_id', 'views', 'unique_views', 'qr_scans', 'direct_visits'])
-    .where('day', '>=', days.from)
     .where('day', '<', days.to)
-    .where('views', '>', 0);
+    .where('views', '>', 0)
+    .where((eb) => (after ? eb(eb.refTuple('day', 'tag_id'), '>', eb.tuple(after.day, after.tagId)) : eb('day', '>=', days.from)));
   query = 'scope' in of ? query.where(inScope(of.scope)) : query.where('tag_id', 'in', of.tagIds);
-  if (after) query = query.where((eb) => eb.or([eb('day', '>', after.day), eb.and([eb('day', '=', after.day), eb('tag_id', '>', after.tagId)])]));
   return query.orderBy('day').orderBy('tag_id').limit(limit).execute();
 }
 
@@ -319,7 +303,7 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
       AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
-  for (const table of ['views', 'tag_hourly', 'tag_daily_dimensions', 'tag_visitor_hours', 'tag_visitor_days', 'tag_day_visitors', 'tag_monthly', 'tag_daily'] as const) {
+  for (const table of ['views', 'tag_hourly', 'tag_daily_dimensions', 'tag_monthly_dimensions', 'tag_visitor_hours', 'tag_visitor_days', 'tag_day_visitors', 'tag_monthly', 'tag_daily'] as const) {
     await trx.deleteFrom(table).where('tag_id', '=', tagId).execute();
   }
 }
@@ -342,14 +326,18 @@ export async function purgeAnalyticsBefore(db: Db, plan: string, cutoffDay: stri
   await db.deleteFrom('tag_visitor_days').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
   await db.deleteFrom('tag_day_visitors').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
   await db.deleteFrom('tag_daily_dimensions').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
+  // A month's rows go once the whole month is past the cutoff: reports read a month's row only
+  // when the whole month is in the period, and a period never starts before the cutoff.
+  const cutoffMonth = `${cutoffDay.slice(0, 7)}-01`;
+  await db.deleteFrom('tag_monthly_dimensions').where('month', '<', cutoffMonth).where('tag_id', 'in', tagsOnPlan).execute();
+  // Last: tagsOnPlan is read from it.
   await db.deleteFrom('tag_daily').where('day', '<', cutoffDay).where(onPlan).execute();
   // Scope rows name their scope only: a user id (personal) or an organization id.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shared by scope_daily and tag_monthly
   const scopeOnPlan = (eb: any) =>
     eb.or([eb('scope_id', 'in', eb.selectFrom('users').select('id').where('plan', '=', plan)), eb('scope_id', 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan))]);
   await db.deleteFrom('scope_daily').where('day', '<', cutoffDay).where(scopeOnPlan).execute();
-  // The cutoff's own month keeps its row: reports use a month's row only when the whole month is in the period.
-  await db.deleteFrom('tag_monthly').where('month', '<', `${cutoffDay.slice(0, 7)}-01`).where(scopeOnPlan).execute();
+  await db.deleteFrom('tag_monthly').where('month', '<', cutoffMonth).where(scopeOnPlan).execute();
   const views = await db.deleteFrom('views').where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`).where(onPlan).executeTakeFirst();
   return Number(views.numDeletedRows);
 }

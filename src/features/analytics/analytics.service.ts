@@ -8,7 +8,7 @@ import { PLAN_LIMITS } from '../accounts/plans.js';
 import { scopeOf, type Scope } from '../accounts/scope.js';
 import { countTagsCreated, requireTag } from '../tags/tags.service.js';
 import * as repo from './analytics.repository.js';
-import { bucketOf, bucketsOf, hourRange, instantRange, resolvePeriod, type Granularity, type Period } from './period.js';
+import { bucketOf, bucketsOf, hourRange, instantRange, resolvePeriod, splitByMonths, type Granularity, type Period } from './period.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import type { PresenceStore } from './presence.js';
 
@@ -77,6 +77,17 @@ async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Pe
   return { total: total.size, perBucket };
 }
 
+/** Views per dimension and value over the period (see splitByMonths). */
+async function dimensionTotals(ctx: AnalyticsContext, tagId: string, period: Period) {
+  const { months, days } = splitByMonths(period);
+  const parts = [...(months ? [repo.monthlyDimensionTotals(ctx.db, tagId, months)] : []), ...days.map((range) => repo.dailyDimensionTotals(ctx.db, tagId, range))];
+  const totals = new Map<string, { dimension: string; value: string; views: number }>();
+  for (const rows of await Promise.all(parts)) {
+    for (const row of rows) getOrCreate(totals, `${row.dimension}|${row.value}`, () => ({ dimension: row.dimension, value: row.value, views: 0 })).views += Number(row.views);
+  }
+  return [...totals.values()];
+}
+
 export async function tagReport(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { granularity: Granularity }) {
   const tag = await requireTag(ctx.db, principal, tagId);
   const period = periodFor(ctx, principal, query);
@@ -87,7 +98,7 @@ export async function tagReport(ctx: AnalyticsContext, principal: Principal, tag
   const [rows, visitors, dimensions] = await Promise.all([
     granularity === 'hour' ? repo.hourlyRows(ctx.db, tag.id, hourRange(period)) : repo.dailyRows(ctx.db, tag.id, days),
     distinctVisitors(ctx, tag.id, period, spansDays ? (day) => bucketOf(`${day}T00:00:00Z`, granularity) : undefined),
-    repo.dimensionTotals(ctx.db, tag.id, days),
+    dimensionTotals(ctx, tag.id, period),
   ]);
 
   const summary = { total_views: 0, unique_views: visitors.total, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
@@ -186,29 +197,10 @@ export async function listTagLogs(ctx: AnalyticsContext, principal: Principal, t
   return { total, logs: rows.map((row) => toLogRecord(row, query.level)) };
 }
 
-/** The first day of the month after `day`'s, or `day` itself when it is a first. */
-function monthStartFrom(day: string): string {
-  if (day.endsWith('-01')) return day;
-  const next = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
-  next.setUTCMonth(next.getUTCMonth() + 1);
-  return next.toISOString().slice(0, 10);
-}
-
-/**
- * The most viewed tags of the period: whole months from the monthly rollup, the days before
- * and after them from the daily one, so a year reads about 13 rows a tag instead of 365.
- */
+/** The most viewed tags of the period (see splitByMonths). */
 async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
-  const firstMonth = monthStartFrom(period.start);
-  const endMonth = `${period.end.slice(0, 7)}-01`;
-  const parts =
-    firstMonth < endMonth
-      ? [
-          repo.monthlyTagViews(ctx.db, scope, { from: firstMonth, to: endMonth }),
-          repo.dailyTagViews(ctx.db, scope, { from: period.start, to: firstMonth }),
-          repo.dailyTagViews(ctx.db, scope, { from: endMonth, to: period.end }),
-        ]
-      : [repo.dailyTagViews(ctx.db, scope, { from: period.start, to: period.end })];
+  const { months, days } = splitByMonths(period);
+  const parts = [...(months ? [repo.monthlyTagViews(ctx.db, scope, months)] : []), ...days.map((range) => repo.dailyTagViews(ctx.db, scope, range))];
   const views = new Map<string, number>();
   for (const rows of await Promise.all(parts)) {
     for (const row of rows) views.set(row.tag_id, (views.get(row.tag_id) ?? 0) + Number(row.views));

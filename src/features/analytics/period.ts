@@ -82,3 +82,26 @@ export function bucketsOf(period: Period, granularity: Granularity): string[] {
   }
   return buckets;
 }
+
+/** The first day of the month after `day`'s, or `day` itself when it is a first. */
+function monthStartFrom(day: string): string {
+  if (day.endsWith('-01')) return day;
+  const next = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  next.setUTCMonth(next.getUTCMonth() + 1);
+  return next.toISOString().slice(0, 10);
+}
+
+/**
+ * The period as the whole months inside it (read from monthly rollups) and the days before and
+ * after them (from daily ones): a year reads about 13 rows a key instead of 365.
+ */
+export function splitByMonths(period: Period): { months?: { from: string; to: string }; days: Array<{ from: string; to: string }> } {
+  const firstMonth = monthStartFrom(period.start);
+  const endMonth = `${period.end.slice(0, 7)}-01`;
+  if (firstMonth >= endMonth) return { days: [{ from: period.start, to: period.end }] };
+  const days = [
+    { from: period.start, to: firstMonth },
+    { from: endMonth, to: period.end },
+  ].filter((range) => range.from < range.to);
+  return { months: { from: firstMonth, to: endMonth }, days };
+}

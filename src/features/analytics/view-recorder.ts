@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
-import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
+import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyDimensionsTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { emitMany, type EventInput } from '../events/outbox.js';
 import * as repo from './analytics.repository.js';
@@ -76,6 +76,7 @@ async function writeBatch(trx: Db, batch: Pending[]): Promise<void> {
   const scopes = new Map<string, ScopeDailyTable>();
   const monthly = new Map<string, TagMonthlyTable>();
   const dimensions = new Map<string, TagDailyDimensionsTable>();
+  const monthlyDimensions = new Map<string, TagMonthlyDimensionsTable>();
   for (const view of views) {
     const hour = hourOf(view.occurred_at);
     const day = dayOf(view.occurred_at);
@@ -109,6 +110,7 @@ async function writeBatch(trx: Db, batch: Pending[]): Promise<void> {
     getOrCreate(monthly, `${view.tag_id}|${month}`, () => ({ environment: view.environment, scope_id: scopeId, month, tag_id: view.tag_id, views: 0 })).views += 1;
     for (const [dimension, value] of [['device', view.device], ['country', view.country ?? 'unknown'], ['browser', view.browser]] as const) {
       getOrCreate(dimensions, `${view.tag_id}|${day}|${dimension}|${value}`, () => ({ tag_id: view.tag_id, day, dimension, value, views: 0 })).views += 1;
+      getOrCreate(monthlyDimensions, `${view.tag_id}|${month}|${dimension}|${value}`, () => ({ tag_id: view.tag_id, month, dimension, value, views: 0 })).views += 1;
     }
   }
   for (const key of await repo.addVisitorHours(trx, distinctVisitors(views, hourOf))) {
@@ -121,11 +123,12 @@ async function writeBatch(trx: Db, batch: Pending[]): Promise<void> {
     d.unique_views += 1;
     scopes.get(`${d.environment}|${repo.scopeIdOf(d)}|${day}`)!.unique_views += 1;
   }
-  for (const row of hourly.values()) await repo.addHourly(trx, row);
-  for (const row of daily.values()) await repo.addDaily(trx, row);
-  for (const row of scopes.values()) await repo.addScopeDaily(trx, row);
-  for (const row of monthly.values()) await repo.addMonthly(trx, row);
-  for (const row of dimensions.values()) await repo.addDimension(trx, row);
+  await repo.addToRollup(trx, 'tag_hourly', [...hourly.values()]);
+  await repo.addToRollup(trx, 'tag_daily', [...daily.values()]);
+  await repo.addToRollup(trx, 'scope_daily', [...scopes.values()]);
+  await repo.addToRollup(trx, 'tag_monthly', [...monthly.values()]);
+  await repo.addToRollup(trx, 'tag_daily_dimensions', [...dimensions.values()]);
+  await repo.addToRollup(trx, 'tag_monthly_dimensions', [...monthlyDimensions.values()]);
   await emitMany(trx, batch.flatMap(({ view, tag }) => viewEvents(view, tag)));
 }
 
