@@ -1,91 +1,75 @@
 import { sql } from 'kysely';
+import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
 import type { Db } from '../../db/database.js';
 import type { Database, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
 
 /** All SQL for views and their rollups. */
 
-// Rows per statement: well under the bound-parameter limits of both databases (views have 19 columns).
-const ROWS_PER_STATEMENT = 500;
+const VIEW_COLUMNS = [
+  'id', 'tag_id', 'environment', 'owner_id', 'organization_id', 'occurred_at', 'source', 'visitor', 'device', 'browser', 'os',
+  'country', 'region', 'city', 'ip_masked', 'user_agent', 'referrer', 'logged', 'duration_seconds',
+] as const satisfies ReadonlyArray<keyof ViewsTable>;
 
-function chunks<T>(rows: T[]): T[][] {
-  const result: T[][] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) result.push(rows.slice(i, i + ROWS_PER_STATEMENT));
-  return result;
+const VIEWS: BulkInsert<ViewsTable> = { table: 'views', columns: VIEW_COLUMNS, values: (row) => VIEW_COLUMNS.map((c) => row[c]) };
+
+export const viewsInsert = (rows: ViewsTable[]): InsertPart<ViewsTable> => ({ spec: VIEWS, rows });
+
+/** A rollup views add to: its key columns, the columns set once, and the counts added up. */
+function rollup<T extends keyof Database>(table: T, keys: Array<keyof Database[T]>, counts: Array<keyof Database[T]>, fixed: Array<keyof Database[T]> = []): BulkInsert<Database[T]> & { keys: Array<keyof Database[T]> } {
+  const columns = [...keys, ...fixed, ...counts];
+  return { table, keys, columns: columns as string[], values: (row) => columns.map((c) => row[c]), onConflict: { keys: keys as string[], add: counts as string[] } };
 }
 
-export async function insertViews(trx: Db, rows: ViewsTable[]): Promise<void> {
-  for (const chunk of chunks(rows)) await trx.insertInto('views').values(chunk).execute();
-}
-
-/** The rollups views add to: each one's key columns and the counts a new view adds to. */
 const ROLLUPS = {
-  tag_hourly: { keys: ['tag_id', 'hour'], counts: ['views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors'] },
-  tag_daily: { keys: ['tag_id', 'day'], counts: ['views', 'qr_scans', 'direct_visits', 'unique_views'] },
-  scope_daily: { keys: ['environment', 'scope_id', 'day'], counts: ['views', 'qr_scans', 'unique_views'] },
-  tag_monthly: { keys: ['environment', 'scope_id', 'month', 'tag_id'], counts: ['views'] },
-  tag_daily_dimensions: { keys: ['tag_id', 'day', 'dimension', 'value'], counts: ['views'] },
-  tag_monthly_dimensions: { keys: ['tag_id', 'month', 'dimension', 'value'], counts: ['views'] },
-} as const;
+  tag_hourly: rollup('tag_hourly', ['tag_id', 'hour'], ['views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors']),
+  tag_daily: rollup('tag_daily', ['tag_id', 'day'], ['views', 'qr_scans', 'direct_visits', 'unique_views', 'duration_sum', 'duration_count'], ['environment', 'owner_id', 'organization_id']),
+  scope_daily: rollup('scope_daily', ['environment', 'scope_id', 'day'], ['views', 'qr_scans', 'unique_views']),
+  tag_monthly: rollup('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], ['views']),
+  tag_daily_dimensions: rollup('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], ['views']),
+  tag_monthly_dimensions: rollup('tag_monthly_dimensions', ['tag_id', 'month', 'dimension', 'value'], ['views']),
+};
 
 export type Rollup = keyof typeof ROLLUPS;
 
 /**
- * Adds rows to a rollup in one multi-row INSERT … ON CONFLICT DO UPDATE (counts added) per
- * chunk. Rows go in key order, so concurrent writers (several server processes on one
- * PostgreSQL) lock them in the same order and never deadlock; each key must appear once.
+ * Rows added to a rollup: an INSERT … ON CONFLICT DO UPDATE adding the counts. Rows go in key
+ * order, so concurrent writers (several server processes on one PostgreSQL) lock them in the
+ * same order and never deadlock; each key must appear once.
  */
-export async function addToRollup<T extends Rollup>(trx: Db, table: T, rows: Array<Database[T]>): Promise<void> {
-  const { keys, counts } = ROLLUPS[table];
-  const keyOf = (row: Database[T]) => keys.map((k) => String(row[k as keyof Database[T]])).join('|');
+export function rollupInsert<T extends Rollup>(table: T, rows: Array<Database[T]>): InsertPart<Database[T]> {
+  const spec = ROLLUPS[table] as unknown as ReturnType<typeof rollup<T>>;
+  const keyOf = (row: Database[T]) => spec.keys.map((k) => String(row[k])).join('|');
   const sorted = rows.map((row) => [keyOf(row), row] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const added = Object.fromEntries(counts.map((c) => [c, sql`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]));
-  for (const chunk of chunks(sorted.map(([, row]) => row))) {
-    await trx
-      .insertInto(table as 'tag_hourly')
-      .values(chunk as never)
-      .onConflict((oc) => oc.columns(keys as never).doUpdateSet(added as never))
-      .execute();
-  }
+  return { spec, rows: sorted.map(([, row]) => row) };
 }
 
 /** The scope a rolled-up row belongs to: its organization, else its owner (personal rows). */
 export const scopeIdOf = (row: { organization_id: string | null; owner_id: string }) => row.organization_id ?? row.owner_id;
 
-const VISITOR_ROWS_PER_INSERT = 200;
-
-/**
- * Records (tag, bucket, visitor) rows, each once; returns the rows that were new. One
- * multi-row INSERT … ON CONFLICT DO NOTHING RETURNING per chunk, on both databases.
- */
-async function addVisitorRows<T extends 'tag_visitor_hours' | 'tag_visitor_days'>(
-  trx: Db,
-  table: T,
-  bucket: T extends 'tag_visitor_hours' ? 'hour' : 'day',
-  rows: Array<{ tag_id: string; bucket: string; visitor: string }>,
-): Promise<Set<string>> {
-  const fresh = new Set<string>();
-  for (let i = 0; i < rows.length; i += VISITOR_ROWS_PER_INSERT) {
-    const values = rows.slice(i, i + VISITOR_ROWS_PER_INSERT).map((r) => ({ tag_id: r.tag_id, [bucket]: r.bucket, visitor: r.visitor }));
-    const inserted = (await trx
-      .insertInto(table as 'tag_visitor_days')
-      .values(values as never)
-      .onConflict((oc) => oc.doNothing())
-      .returning(['tag_id', bucket as 'day', 'visitor'])
-      .execute()) as Array<Record<string, string>>;
-    for (const row of inserted) fresh.add(`${row.tag_id}|${row[bucket]}|${row.visitor}`);
-  }
-  return fresh;
+export interface VisitorRow {
+  tag_id: string;
+  bucket: string;
+  visitor: string;
 }
 
-export function addVisitorHours(trx: Db, rows: Array<{ tag_id: string; bucket: string; visitor: string }>) {
-  return addVisitorRows(trx, 'tag_visitor_hours', 'hour', rows);
+function visitorRows(table: 'tag_visitor_hours' | 'tag_visitor_days', bucket: 'hour' | 'day'): BulkInsert<VisitorRow> {
+  return {
+    table,
+    columns: ['tag_id', bucket, 'visitor'],
+    values: (row) => [row.tag_id, row.bucket, row.visitor],
+    onConflict: { keys: ['tag_id', bucket, 'visitor'] },
+    returning: ['tag_id', `${bucket} AS bucket`, 'visitor'],
+  };
 }
 
-/** The returned keys (tag|day|visitor) are the day's new unique views. */
-export function addVisitorDays(trx: Db, rows: Array<{ tag_id: string; bucket: string; visitor: string }>) {
-  return addVisitorRows(trx, 'tag_visitor_days', 'day', rows);
-}
+const VISITOR_HOURS = visitorRows('tag_visitor_hours', 'hour');
+const VISITOR_DAYS = visitorRows('tag_visitor_days', 'day');
+
+/** (tag, hour, visitor) rows, each stored once; the insert returns those that were new. */
+export const visitorHoursInsert = (rows: VisitorRow[]): InsertPart<VisitorRow> => ({ spec: VISITOR_HOURS, rows });
+/** (tag, day, visitor) rows, each stored once; the insert returns those that were new: the day's new unique views. */
+export const visitorDaysInsert = (rows: VisitorRow[]): InsertPart<VisitorRow> => ({ spec: VISITOR_DAYS, rows });
 
 export function findView(db: Db, id: string) {
   return db

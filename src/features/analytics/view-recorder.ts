@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyDimensionsTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
 import { getOrCreate } from '../../lib/maps.js';
-import { emitMany, type EventInput } from '../events/outbox.js';
+import { insertAll } from '../../db/bulk-insert.js';
+import { eventsInsert, type EventInput } from '../events/outbox.js';
 import * as repo from './analytics.repository.js';
 
 /** What the events of a view need to know about its tag. */
@@ -70,7 +71,6 @@ export class ViewRecorder {
 
 async function writeBatch(trx: Db, batch: Pending[]): Promise<void> {
   const views = batch.map((p) => p.view);
-  await repo.insertViews(trx, views);
   const hourly = new Map<string, TagHourlyTable>();
   const daily = new Map<string, TagDailyTable>();
   const scopes = new Map<string, ScopeDailyTable>();
@@ -113,33 +113,38 @@ async function writeBatch(trx: Db, batch: Pending[]): Promise<void> {
       getOrCreate(monthlyDimensions, `${view.tag_id}|${month}|${dimension}|${value}`, () => ({ tag_id: view.tag_id, month, dimension, value, views: 0 })).views += 1;
     }
   }
-  for (const key of await repo.addVisitorHours(trx, distinctVisitors(views, hourOf))) {
-    const [tagId, hour] = key.split('|');
-    hourly.get(`${tagId}|${hour}`)!.unique_visitors += 1;
-  }
-  for (const key of await repo.addVisitorDays(trx, distinctVisitors(views, dayOf))) {
-    const [tagId, day] = key.split('|');
-    const d = daily.get(`${tagId}|${day}`)!;
+  // Two round trips on PostgreSQL: the visitor rows first (which of them are new decides the
+  // unique counts), then everything else.
+  const [newHours, newDays] = (await insertAll(trx, [repo.visitorHoursInsert(distinctVisitors(views, hourOf)), repo.visitorDaysInsert(distinctVisitors(views, dayOf))])) as [
+    repo.VisitorRow[],
+    repo.VisitorRow[],
+  ];
+  for (const row of newHours) hourly.get(`${row.tag_id}|${row.bucket}`)!.unique_visitors += 1;
+  for (const row of newDays) {
+    const d = daily.get(`${row.tag_id}|${row.bucket}`)!;
     d.unique_views += 1;
-    scopes.get(`${d.environment}|${repo.scopeIdOf(d)}|${day}`)!.unique_views += 1;
+    scopes.get(`${d.environment}|${repo.scopeIdOf(d)}|${row.bucket}`)!.unique_views += 1;
   }
-  await repo.addToRollup(trx, 'tag_hourly', [...hourly.values()]);
-  await repo.addToRollup(trx, 'tag_daily', [...daily.values()]);
-  await repo.addToRollup(trx, 'scope_daily', [...scopes.values()]);
-  await repo.addToRollup(trx, 'tag_monthly', [...monthly.values()]);
-  await repo.addToRollup(trx, 'tag_daily_dimensions', [...dimensions.values()]);
-  await repo.addToRollup(trx, 'tag_monthly_dimensions', [...monthlyDimensions.values()]);
-  await emitMany(trx, batch.flatMap(({ view, tag }) => viewEvents(view, tag)));
+  await insertAll(trx, [
+    repo.viewsInsert(views),
+    repo.rollupInsert('tag_hourly', [...hourly.values()]),
+    repo.rollupInsert('tag_daily', [...daily.values()]),
+    repo.rollupInsert('scope_daily', [...scopes.values()]),
+    repo.rollupInsert('tag_monthly', [...monthly.values()]),
+    repo.rollupInsert('tag_daily_dimensions', [...dimensions.values()]),
+    repo.rollupInsert('tag_monthly_dimensions', [...monthlyDimensions.values()]),
+    eventsInsert(batch.flatMap(({ view, tag }) => viewEvents(view, tag))),
+  ]);
 }
 
-/** Each (tag, bucket, visitor) of the batch once. */
+/** Each (tag, bucket, visitor) of the batch once, in key order (the lock order of concurrent writers). */
 function distinctVisitors(views: ViewsTable[], bucketOf: (iso: string) => string) {
-  const rows = new Map<string, { tag_id: string; bucket: string; visitor: string }>();
+  const rows = new Map<string, repo.VisitorRow>();
   for (const view of views) {
     const bucket = bucketOf(view.occurred_at);
     rows.set(`${view.tag_id}|${bucket}|${view.visitor}`, { tag_id: view.tag_id, bucket, visitor: view.visitor });
   }
-  return [...rows.values()];
+  return [...rows].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, row]) => row);
 }
 
 function viewEvents(view: ViewsTable, tag: ViewedTag): EventInput[] {

@@ -1,3 +1,5 @@
+import { endianness } from 'node:os';
+
 /**
  * Sets of visitor numbers (visitors.id). A closed day's distinct visitors of a tag are stored as
  * their numbers, ascending, 32-bit little-endian; counting distinct visitors over a period is
@@ -5,6 +7,8 @@
  */
 
 const BYTES = 4;
+// Where the host's byte order is the stored one, an aligned set is read in place.
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 export function encodeVisitorSet(sortedNumbers: ArrayLike<number>): Buffer {
   const bytes = Buffer.allocUnsafe(sortedNumbers.length * BYTES);
@@ -12,10 +16,13 @@ export function encodeVisitorSet(sortedNumbers: ArrayLike<number>): Buffer {
   return bytes;
 }
 
+/** The set's numbers: a view of the bytes when they can be read in place, else a copy. */
 export function decodeVisitorSet(bytes: Uint8Array): Uint32Array {
+  const length = bytes.byteLength / BYTES;
+  if (LITTLE_ENDIAN && bytes.byteOffset % BYTES === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, length);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const numbers = new Uint32Array(bytes.byteLength / BYTES);
-  for (let i = 0; i < numbers.length; i++) numbers[i] = view.getUint32(i * BYTES, true);
+  const numbers = new Uint32Array(length);
+  for (let i = 0; i < length; i++) numbers[i] = view.getUint32(i * BYTES, true);
   return numbers;
 }
 
@@ -52,8 +59,24 @@ export class DistinctVisitors {
   }
 
   addSet(bytes: Uint8Array): void {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let offset = 0; offset < bytes.byteLength; offset += BYTES) this.addNumber(view.getUint32(offset, true));
+    const numbers = decodeVisitorSet(bytes);
+    // Ascending: the largest is last, so the bitmap grows at most once per set.
+    if (numbers.length > 0 && numbers[numbers.length - 1]! >>> 5 >= this.bits.length) this.grow(numbers[numbers.length - 1]! >>> 5);
+    const bits = this.bits;
+    let added = 0;
+    let highest = this.highestWord;
+    for (let i = 0; i < numbers.length; i++) {
+      const n = numbers[i]!;
+      const word = n >>> 5;
+      const mask = 1 << (n & 31);
+      if ((bits[word]! & mask) === 0) {
+        bits[word]! |= mask;
+        added++;
+        if (word > highest) highest = word;
+      }
+    }
+    this.numbered += added;
+    this.highestWord = highest;
   }
 
   addKey(key: string): void {

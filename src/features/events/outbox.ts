@@ -1,3 +1,4 @@
+import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
@@ -34,6 +35,8 @@ export interface EventBody {
   data: Record<string, unknown>;
 }
 
+type EventRow = ReturnType<typeof eventRow>;
+
 function eventRow(input: EventInput) {
   const body: EventBody = { id: newId('evt'), event: input.type, created_at: input.at, data: input.data };
   return {
@@ -57,10 +60,12 @@ export async function emit(trx: Db, input: EventInput): Promise<void> {
   await trx.insertInto('events').values(eventRow(input)).execute();
 }
 
-/** Several events in few statements (chunked under SQLite's bound-parameter cap). */
-export async function emitMany(trx: Db, inputs: EventInput[]): Promise<void> {
-  const rows = inputs.map(eventRow);
-  for (let i = 0; i < rows.length; i += 100) await trx.insertInto('events').values(rows.slice(i, i + 100)).execute();
+const EVENT_COLUMNS = ['id', 'type', 'environment', 'owner_id', 'organization_id', 'tag_id', 'payload', 'created_at', 'dispatched_at'] as const satisfies ReadonlyArray<keyof EventRow>;
+const EVENTS: BulkInsert<EventRow> = { table: 'events', columns: EVENT_COLUMNS, values: (row) => EVENT_COLUMNS.map((c) => row[c]) };
+
+/** Several events as one insert, for insertAll() with the change's own rows (views record theirs so). */
+export function eventsInsert(inputs: EventInput[]): InsertPart<EventRow> {
+  return { spec: EVENTS, rows: inputs.map(eventRow) };
 }
 
 export function deleteTestEventsCreatedBefore(db: Db, before: string) {
