@@ -38,11 +38,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`UPDATE tag_daily SET
       duration_sum = (SELECT coalesce(sum(h.duration_sum), 0) FROM tag_hourly h WHERE h.tag_id = tag_daily.tag_id AND substr(h.hour, 1, 10) = tag_daily.day),
       duration_count = (SELECT coalesce(sum(h.duration_count), 0) FROM tag_hourly h WHERE h.tag_id = tag_daily.tag_id AND substr(h.hour, 1, 10) = tag_daily.day)`.execute(db);
-  // Exports read a scope's days in (day, tag) order straight off these.
+  // Exports read a scope's days in (day, tag) order straight off these: personal rows by owner,
+  // organization rows by organization. Partial, so that each scope's query has one index whose
+  // order is its ORDER BY (PostgreSQL does not treat "organization_id IS NULL" as an equality
+  // that leaves day, tag_id in order).
   await db.schema.dropIndex('tag_daily_owner_idx').execute();
   await db.schema.dropIndex('tag_daily_org_idx').execute();
-  await db.schema.createIndex('tag_daily_owner_idx').on('tag_daily').columns(['environment', 'owner_id', 'organization_id', 'day', 'tag_id']).execute();
-  await db.schema.createIndex('tag_daily_org_idx').on('tag_daily').columns(['environment', 'organization_id', 'day', 'tag_id']).execute();
+  await db.schema.createIndex('tag_daily_owner_idx').on('tag_daily').columns(['environment', 'owner_id', 'day', 'tag_id']).where(sql.ref('organization_id'), 'is', null).execute();
+  await db.schema.createIndex('tag_daily_org_idx').on('tag_daily').columns(['environment', 'organization_id', 'day', 'tag_id']).where(sql.ref('organization_id'), 'is not', null).execute();
 
   await db.schema
     .createTable('scope_daily')
