@@ -1,3 +1,4 @@
+import { encodeVisitorSet } from '../../src/features/analytics/visitor-sets.js';
 import { COUNTRIES, dimensionLayout, DURATION_SHARE, HOUR_WEIGHTS, PROFILES, REFERRERS, RETURNING_SHARE, type Visitors } from './model.js';
 import { cumulative, pickCumulative, viewUlid, type AliasTable, type Random } from './random.js';
 
@@ -232,12 +233,8 @@ export class DayGenerator {
       if (day.open) {
         for (const v of members) tagVisitorDays.push([tags[t]!.id, dayKey, idOf(v)]);
       } else {
-        const set = Buffer.allocUnsafe(members.length * 4);
-        members.forEach((v, i) => {
-          set.writeUInt32LE(v + 1, i * 4);
-          this.lastClosedDay[v] = day.index;
-        });
-        tagDayVisitors.push([tags[t]!.id, dayKey, set]);
+        for (const v of members) this.lastClosedDay[v] = day.index;
+        tagDayVisitors.push([tags[t]!.id, dayKey, encodeVisitorSet(members.map((v) => v + 1))]);
       }
       start = end;
     }

@@ -5,7 +5,7 @@ import type { DayRows } from './day.js';
  * types for the unnest() casts. They mirror src/db/migrations/0005_analytics.ts; a column
  * added there without a default makes the inserts fail loudly, which is the point.
  */
-export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int' | 'bytea']>> = {
+export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int']>> = {
   views: [
     ['id', 'text'],
     ['tag_id', 'text'],
@@ -70,7 +70,7 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
   tag_day_visitors: [
     ['tag_id', 'text'],
     ['day', 'text'],
-    ['visitors', 'bytea'],
+    ['visitors', 'text'],
   ],
   visitors: [
     ['id', 'int'],

@@ -269,11 +269,11 @@ export interface VisitorsTable {
   last_day: string;
 }
 
-/** A closed day's distinct visitors of a tag: their visitors.id, ascending, as 32-bit little-endian integers. */
+/** A closed day's distinct visitors of a tag: their visitors.id, ascending, as base64 of 32-bit little-endian integers. */
 export interface TagDayVisitorsTable {
   tag_id: string;
   day: string;
-  visitors: Uint8Array;
+  visitors: string;
 }
 
 /** scope_id: the organization id for organization rows, else the owner's user id. */

@@ -26,7 +26,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('tag_day_visitors')
     .addColumn('tag_id', 'text', (c) => c.notNull())
     .addColumn('day', 'text', (c) => c.notNull())
-    .addColumn('visitors', postgres ? 'bytea' : 'blob', (c) => c.notNull())
+    // Base64 of the numbers (see src/features/analytics/visitor-sets.ts).
+    .addColumn('visitors', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('tag_day_visitors_pk', ['tag_id', 'day'])
     .execute();
 

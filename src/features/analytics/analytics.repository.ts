@@ -372,12 +372,12 @@ export async function numberVisitors(trx: Db, keys: string[], day: string): Prom
   return numbers;
 }
 
-export async function storedVisitorSet(trx: Db, tagId: string, day: string): Promise<Uint8Array | undefined> {
+export async function storedVisitorSet(trx: Db, tagId: string, day: string): Promise<string | undefined> {
   const row = await trx.selectFrom('tag_day_visitors').select('visitors').where('tag_id', '=', tagId).where('day', '=', day).executeTakeFirst();
   return row?.visitors;
 }
 
-export async function saveVisitorSet(trx: Db, tagId: string, day: string, visitors: Uint8Array): Promise<void> {
+export async function saveVisitorSet(trx: Db, tagId: string, day: string, visitors: string): Promise<void> {
   await trx
     .insertInto('tag_day_visitors')
     .values({ tag_id: tagId, day, visitors })

@@ -53,7 +53,7 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
 async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
   const days = { from: period.start, to: period.end };
   const [sets, open] = await Promise.all([repo.visitorSets(ctx.db, tagId, days), repo.openVisitorDays(ctx.db, tagId, days)]);
-  const parts = new Map<string, { sets: Uint8Array[]; numbers: number[]; keys: string[] }>();
+  const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
   for (const row of sets) part(row.day).sets.push(row.visitors);
   for (const row of open) {

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import * as repo from './analytics.repository.js';
 import { hourOf } from './view-recorder.js';
-import { unionVisitorSet } from './visitor-sets.js';
+import { decodeVisitorSet, unionVisitorSet } from './visitor-sets.js';
 import { toDay } from './period.js';
 
 /**
@@ -33,7 +33,7 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
         const numbers = await repo.numberVisitors(trx, keys, day);
         const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), numbers);
         await repo.saveVisitorSet(trx, tagId, day, set);
-        if (daily) await repo.setDayUniques(trx, tagId, day, daily, set.byteLength / 4);
+        if (daily) await repo.setDayUniques(trx, tagId, day, daily, decodeVisitorSet(set).length);
         await repo.deleteOpenDay(trx, tagId, day);
       });
       closed++;
