@@ -23,30 +23,37 @@ export function encodeVisitorSet(sortedNumbers: ArrayLike<number>): string {
   return bytes.toString('base64', 0, length);
 }
 
-/** Calls `each` with every number of the set, ascending. */
-function forEachNumber(text: string, each: (n: number) => void): void {
+/**
+ * Decodes the set into `into` (grown when too small); returns the numbers and the array. One
+ * flat loop: this runs over every visitor of every day of a report's period.
+ */
+function decodeInto(text: string, into: Uint32Array): { count: number; numbers: Uint32Array } {
   const bytes = Buffer.from(text, 'base64');
+  // Each number takes at least one byte.
+  const numbers = into.length >= bytes.length ? into : new Uint32Array(bytes.length);
+  let count = 0;
   let n = 0;
   let delta = 0;
   let shift = 0;
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!;
-    delta += (byte & 0x7f) * 2 ** shift;
+    // Integer operations throughout; >>> 0 keeps a fifth group (bits 28-31) unsigned.
+    delta = (delta | ((byte & 0x7f) << shift)) >>> 0;
     if (byte & 0x80) {
       shift += 7;
     } else {
-      n += delta;
-      each(n);
+      n = (n + delta) >>> 0;
+      numbers[count++] = n;
       delta = 0;
       shift = 0;
     }
   }
+  return { count, numbers };
 }
 
 export function decodeVisitorSet(text: string): number[] {
-  const numbers: number[] = [];
-  forEachNumber(text, (n) => numbers.push(n));
-  return numbers;
+  const { count, numbers } = decodeInto(text, new Uint32Array(0));
+  return Array.from(numbers.subarray(0, count));
 }
 
 /** The union of a stored set and more numbers, ascending and each once. */
@@ -65,6 +72,8 @@ export class DistinctVisitors {
   private highestWord = -1;
   private readonly unnumbered = new Set<string>();
   private numbered = 0;
+  /** Reused for decoding sets. */
+  private scratch: Uint32Array = new Uint32Array(4096);
 
   get size(): number {
     return this.numbered + this.unnumbered.size;
@@ -82,7 +91,24 @@ export class DistinctVisitors {
   }
 
   addSet(text: string): void {
-    forEachNumber(text, (n) => this.addNumber(n));
+    const { count, numbers } = decodeInto(text, this.scratch);
+    this.scratch = numbers;
+    if (count === 0) return;
+    // Ascending: the largest is last, so the bitmap grows at most once per set.
+    if (numbers[count - 1]! >>> 5 >= this.bits.length) this.grow(numbers[count - 1]! >>> 5);
+    const bits = this.bits;
+    let added = 0;
+    for (let i = 0; i < count; i++) {
+      const n = numbers[i]!;
+      const word = n >>> 5;
+      const mask = 1 << (n & 31);
+      if ((bits[word]! & mask) === 0) {
+        bits[word]! |= mask;
+        added++;
+      }
+    }
+    this.numbered += added;
+    if (numbers[count - 1]! >>> 5 > this.highestWord) this.highestWord = numbers[count - 1]! >>> 5;
   }
 
   addKey(key: string): void {
