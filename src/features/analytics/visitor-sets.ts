@@ -1,59 +1,62 @@
+import { endianness } from 'node:os';
+
 /**
  * Sets of visitor numbers (visitors.id). A closed day's distinct visitors of a tag are stored as
- * their numbers, ascending, each as its difference from the one before in LEB128 (7 bits a
- * byte: about 2 bytes a visitor instead of 4), in base64 text. Counting distinct visitors over
- * a period is then a union of those sets in a bitmap: exact, and linear in the stored numbers.
- * Text rather than a binary column: PostgreSQL sends bytea as hex it encodes at about 100 MB/s,
- * the slowest step of a year's report; text goes out as it is stored.
+ * their numbers, ascending, each as its difference from the one before: a 16-bit little-endian
+ * unit, or for a difference of 0xFFFF or more the unit 0xFFFF and the difference in two more
+ * (low, high). About 2 bytes a visitor, decoded by a tight loop over 16-bit units. Counting
+ * distinct visitors over a period is a union of those sets in a bitmap: exact, and linear in the
+ * stored numbers. In base64 text rather than a binary column: PostgreSQL sends bytea as hex it
+ * encodes at about 100 MB/s, the slowest step of a year's report; text goes out as stored.
  */
 
+const ESCAPE = 0xffff;
+// Where the host's byte order is the stored one, decoded bytes are read as 16-bit units in place.
+const LITTLE_ENDIAN = endianness() === 'LE';
+
 export function encodeVisitorSet(sortedNumbers: ArrayLike<number>): string {
-  const bytes = Buffer.allocUnsafe(sortedNumbers.length * 5);
+  const units = new Uint16Array(sortedNumbers.length * 3);
   let length = 0;
   let previous = 0;
   for (let i = 0; i < sortedNumbers.length; i++) {
-    let delta = sortedNumbers[i]! - previous;
+    const delta = sortedNumbers[i]! - previous;
     previous = sortedNumbers[i]!;
-    while (delta >= 0x80) {
-      bytes[length++] = (delta & 0x7f) | 0x80;
-      delta >>>= 7;
+    if (delta < ESCAPE) {
+      units[length++] = delta;
+    } else {
+      units[length++] = ESCAPE;
+      units[length++] = delta & 0xffff;
+      units[length++] = delta >>> 16;
     }
-    bytes[length++] = delta;
   }
-  return bytes.toString('base64', 0, length);
+  const bytes = Buffer.allocUnsafe(length * 2);
+  for (let i = 0; i < length; i++) bytes.writeUInt16LE(units[i]!, i * 2);
+  return bytes.toString('base64');
 }
 
-/**
- * Decodes the set into `into` (grown when too small); returns the numbers and the array. One
- * flat loop: this runs over every visitor of every day of a report's period.
- */
-function decodeInto(text: string, into: Uint32Array): { count: number; numbers: Uint32Array } {
+/** The set's 16-bit units. */
+function unitsOf(text: string): Uint16Array {
   const bytes = Buffer.from(text, 'base64');
-  // Each number takes at least one byte.
-  const numbers = into.length >= bytes.length ? into : new Uint32Array(bytes.length);
-  let count = 0;
-  let n = 0;
-  let delta = 0;
-  let shift = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    // Integer operations throughout; >>> 0 keeps a fifth group (bits 28-31) unsigned.
-    delta = (delta | ((byte & 0x7f) << shift)) >>> 0;
-    if (byte & 0x80) {
-      shift += 7;
-    } else {
-      n = (n + delta) >>> 0;
-      numbers[count++] = n;
-      delta = 0;
-      shift = 0;
-    }
-  }
-  return { count, numbers };
+  if (LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
+  const units = new Uint16Array(bytes.byteLength / 2);
+  for (let i = 0; i < units.length; i++) units[i] = bytes.readUInt16LE(i * 2);
+  return units;
 }
 
 export function decodeVisitorSet(text: string): number[] {
-  const { count, numbers } = decodeInto(text, new Uint32Array(0));
-  return Array.from(numbers.subarray(0, count));
+  const units = unitsOf(text);
+  const numbers: number[] = [];
+  let n = 0;
+  for (let i = 0; i < units.length; ) {
+    let delta = units[i++]!;
+    if (delta === ESCAPE) {
+      delta = units[i]! + units[i + 1]! * 0x10000;
+      i += 2;
+    }
+    n += delta;
+    numbers.push(n);
+  }
+  return numbers;
 }
 
 /** The union of a stored set and more numbers, ascending and each once. */
@@ -72,8 +75,6 @@ export class DistinctVisitors {
   private highestWord = -1;
   private readonly unnumbered = new Set<string>();
   private numbered = 0;
-  /** Reused for decoding sets. */
-  private scratch: Uint32Array = new Uint32Array(4096);
 
   get size(): number {
     return this.numbered + this.unnumbered.size;
@@ -90,17 +91,24 @@ export class DistinctVisitors {
     }
   }
 
+  /** Adds every number of a stored set: decoded straight into the bitmap, one pass. */
   addSet(text: string): void {
-    const { count, numbers } = decodeInto(text, this.scratch);
-    this.scratch = numbers;
-    if (count === 0) return;
-    // Ascending: the largest is last, so the bitmap grows at most once per set.
-    if (numbers[count - 1]! >>> 5 >= this.bits.length) this.grow(numbers[count - 1]! >>> 5);
-    const bits = this.bits;
+    const units = unitsOf(text);
+    let bits = this.bits;
     let added = 0;
-    for (let i = 0; i < count; i++) {
-      const n = numbers[i]!;
+    let n = 0;
+    for (let i = 0; i < units.length; ) {
+      let delta = units[i++]!;
+      if (delta === ESCAPE) {
+        delta = units[i]! + units[i + 1]! * 0x10000;
+        i += 2;
+      }
+      n += delta;
       const word = n >>> 5;
+      if (word >= bits.length) {
+        this.grow(word);
+        bits = this.bits;
+      }
       const mask = 1 << (n & 31);
       if ((bits[word]! & mask) === 0) {
         bits[word]! |= mask;
@@ -108,7 +116,8 @@ export class DistinctVisitors {
       }
     }
     this.numbered += added;
-    if (numbers[count - 1]! >>> 5 > this.highestWord) this.highestWord = numbers[count - 1]! >>> 5;
+    // Ascending: the last number is the highest.
+    if (n >>> 5 > this.highestWord) this.highestWord = n >>> 5;
   }
 
   addKey(key: string): void {

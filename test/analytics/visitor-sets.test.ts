@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { decodeVisitorSet, DistinctVisitors, encodeVisitorSet, unionVisitorSet } from '../../src/features/analytics/visitor-sets.js';
+
+/**
+ * The stored form of a closed day's visitors (numbers as 16-bit differences with an escape for
+ * large ones) and the bitmap that unions them. Reports at scale depend on both being exact; the
+ * HTTP tests only reach small visitor numbers, so the large differences are proven here.
+ */
+describe('visitor sets', () => {
+  const edges = [1, 2, 3, 0xfffe, 0xfffe + 0xfffe, 0xfffe + 0xfffe + 0xffff, 200_000, 1_000_000, 2 ** 31, 2 ** 32 - 1];
+
+  it('round-trip every difference size, including the escape and the largest 32-bit number', () => {
+    expect(decodeVisitorSet(encodeVisitorSet(edges))).toEqual(edges);
+    expect(decodeVisitorSet(encodeVisitorSet([]))).toEqual([]);
+    // Two bytes a small difference, six for an escaped one.
+    expect(Buffer.from(encodeVisitorSet([1, 2, 3]), 'base64')).toHaveLength(6);
+    expect(Buffer.from(encodeVisitorSet([0x10000]), 'base64')).toHaveLength(6);
+  });
+
+  it('a union of a stored set and more numbers is ascending and holds each once', () => {
+    expect(decodeVisitorSet(unionVisitorSet(encodeVisitorSet([5, 9, 70_000]), [9, 1, 3_000_000]))).toEqual([1, 5, 9, 70_000, 3_000_000]);
+    expect(decodeVisitorSet(unionVisitorSet(undefined, [4, 4, 2]))).toEqual([2, 4]);
+  });
+
+  it('counts distinct visitors across sets, loose numbers and not yet numbered ids; clear starts over', () => {
+    const counter = new DistinctVisitors();
+    counter.addSet(encodeVisitorSet([1, 2, 1_000_000]));
+    counter.addSet(encodeVisitorSet([2, 3, 1_000_000, 5_000_000]));
+    counter.addNumber(3);
+    counter.addNumber(4);
+    counter.addKey('cookie-a');
+    counter.addKey('cookie-a');
+    counter.addKey('cookie-b');
+    // 1, 2, 3, 4, 1,000,000, 5,000,000 and two ids without numbers.
+    expect(counter.size).toBe(8);
+    counter.clear();
+    expect(counter.size).toBe(0);
+    counter.addSet(encodeVisitorSet(edges));
+    expect(counter.size).toBe(edges.length);
+  });
+});
