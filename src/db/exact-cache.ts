@@ -17,7 +17,30 @@ changes.setMaxListeners(0);
 
 /** Called when a database is opened that can report other connections' commits. */
 export function registerChangeCounter(db: object, counter: () => number): void {
-  counters.set(db, counter);
+  counters.set(db, readOncePerTask(counter));
+}
+
+/**
+ * Reading SQLite's counter takes a read lock on the WAL index (two fcntl calls, about 2.5 µs),
+ * and one request may consult several caches (its key, then its tag). The value read is kept
+ * until the current task of the event loop (an I/O callback or a timer, with the promise jobs
+ * that follow it) is over, then read again. That keeps the caches exact: every request served
+ * within the task arrived in that task's I/O or an earlier one, so before the read; a commit
+ * finished before a request was sent is therefore seen by it.
+ */
+function readOncePerTask(counter: () => number): () => number {
+  let value: number | undefined;
+  const forget = () => {
+    value = undefined;
+  };
+  return () => {
+    if (value === undefined) {
+      value = counter();
+      // process.nextTick runs once the promise jobs queued so far (and any they queue) are done.
+      process.nextTick(forget);
+    }
+    return value;
+  };
 }
 
 /** Drops every cached entry of `topic` in this process (after a write this process made). */

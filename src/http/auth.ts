@@ -109,14 +109,14 @@ export class Authenticator {
   private async identify(request: FastifyRequest): Promise<Principal> {
     const value = keyFromHeaders(request);
     if (!value) throw unauthorized('Missing API key: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"');
-    const parsed = parseKeyValue(value);
-    if (!parsed) throw unauthorized('Invalid API key');
     const hash = hashKeyValue(value);
+    // Only keys that passed the format check below are ever cached, so a hit needs no new check.
     const cached = this.principals?.get(hash);
     if (cached) {
       this.checkHost(request, cached.environment);
       return cached;
     }
+    if (!parseKeyValue(value)) throw unauthorized('Invalid API key');
     const row = await findKeyForAuthentication(this.db, hash);
     if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');
     if (row.enabled !== 1) throw unauthorized('This API key is disabled');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Environment } from '../../db/schema.js';
 import { randomBase62, toBase62 } from '../../lib/ids.js';
@@ -30,8 +30,9 @@ export function parseKeyValue(value: string): { environment: Environment } | nul
   return { environment: match[1] as Environment };
 }
 
+/** SHA-256, hex. One-shot: every authenticated request hashes its key, and a Hash object costs more. */
 export function hashKeyValue(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function displayPrefix(value: string): string {

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Principal } from '../../http/auth.js';
 import { dataEnvelope } from '../../http/envelope.js';
+import { SerializedBodies } from '../../http/serialized-bodies.js';
 import { PERMISSIONS } from './permissions.js';
 import { PLANS } from './plans.js';
 
@@ -18,7 +20,21 @@ const Me = Type.Object({
   organization: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
 });
 
+function meView(p: Principal) {
+  return {
+    id: p.userId,
+    email: p.email,
+    plan: p.plan,
+    key: { id: p.keyId, name: p.keyName, permissions: [...p.permissions], environment: p.environment, scope: p.scope },
+    ...(p.organizationId ? { organization: { id: p.organizationId, name: p.organizationName ?? '' } } : {}),
+  };
+}
+
 export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // The principal comes from the key cache (http/auth.ts): one object per key, never mutated,
+  // until a change clears the cache; so its body is serialized once.
+  const bodies = new SerializedBodies((principal: Principal) => ({ success: true as const, data: meView(principal) }));
+
   app.get(
     '/me',
     {
@@ -29,18 +45,6 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: dataEnvelope(Me) },
       },
     },
-    async (request) => {
-      const p = request.principal;
-      return {
-        success: true as const,
-        data: {
-          id: p.userId,
-          email: p.email,
-          plan: p.plan,
-          key: { id: p.keyId, name: p.keyName, permissions: [...p.permissions], environment: p.environment, scope: p.scope },
-          ...(p.organizationId ? { organization: { id: p.organizationId, name: p.organizationName ?? '' } } : {}),
-        },
-      };
-    },
+    async (request, reply) => bodies.send(reply, request.principal),
   );
 };

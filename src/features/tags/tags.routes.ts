@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { matchesIfNoneMatch } from '../../http/conditional.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import { SerializedBodies } from '../../http/serialized-bodies.js';
 import { qrImage } from './qr.js';
 import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
 import * as tags from './tags.service.js';
@@ -9,6 +10,9 @@ import * as tags from './tags.service.js';
 const TAGS = ['Tags'];
 
 export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
+  // getTag hands out the same view object for as long as the tag is cached unchanged.
+  const tagBodies = new SerializedBodies((view: tags.TagView) => ({ success: true as const, data: view }));
+
   return async (app) => {
     app.get(
       '/tags',
@@ -70,7 +74,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
         config: { permission: 'tags:read' },
         schema: { summary: 'Get a tag by id or short id', tags: TAGS, params: TagIdParams, response: { 200: dataEnvelope(Tag) } },
       },
-      async (request) => ({ success: true as const, data: await tags.getTag(ctx, request.principal, request.params.id) }),
+      async (request, reply) => tagBodies.send(reply, await tags.getTag(ctx, request.principal, request.params.id)),
     );
 
     app.put(

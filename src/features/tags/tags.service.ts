@@ -233,6 +233,7 @@ export function requireWritable(tag: repo.TagRow, principal: Principal): void {
   }
 }
 
+/** The tag's view: the same object for as long as its row is cached unchanged (never mutate it). */
 export async function getTag(ctx: TagsContext, principal: Principal, idOrShortId: string): Promise<TagView> {
   return cachedView(ctx.config, await requireTag(ctx.db, principal, idOrShortId));
 }

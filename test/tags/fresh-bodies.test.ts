@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
+import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+
+/**
+ * GET /v1/tags/{id} and GET /v1/me send bodies serialized once per cached row or key
+ * (http/serialized-bodies.ts). A change committed by another process (the CLI, a second
+ * instance) must show on the very next request all the same.
+ */
+describe('bodies kept with cached rows', () => {
+  let t: TestApp;
+  let alice: Account;
+  beforeAll(async () => {
+    t = await startTestApp();
+    alice = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  /** Runs `change` on a connection of its own, as another process would. */
+  async function elsewhere(change: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<unknown>) {
+    const other = await openDatabase(t.config);
+    try {
+      await change(other.db);
+    } finally {
+      await other.close();
+    }
+  }
+
+  it('serves a tag changed by another connection on the next request', async () => {
+    const created = await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Before' } });
+    expect(created.status).toBe(201);
+    const path = `/v1/tags/${created.body.data.id}`;
+    // Twice, so the second answer is the kept body.
+    for (let i = 0; i < 2; i++) expect((await request(t, 'GET', path, { key: alice.key })).body.data.title).toBe('Before');
+
+    await elsewhere((db) => db.updateTable('tags').set({ title: 'Changed elsewhere' }).where('id', '=', created.body.data.id).execute());
+    const after = await request(t, 'GET', path, { key: alice.key });
+    expect(after.body.data).toEqual({ ...created.body.data, title: 'Changed elsewhere' });
+  });
+
+  it('serves the key’s account changed by another connection on the next request', async () => {
+    for (let i = 0; i < 2; i++) expect((await request(t, 'GET', '/v1/me', { key: alice.key })).body.data.plan).toBe('pro');
+
+    await elsewhere((db) => db.updateTable('users').set({ plan: 'enterprise' }).where('id', '=', alice.userId).execute());
+    const after = await request(t, 'GET', '/v1/me', { key: alice.key });
+    expect(after.status).toBe(200);
+    expect(after.body.data).toMatchObject({ id: alice.userId, email: alice.email, plan: 'enterprise' });
+  });
+});
