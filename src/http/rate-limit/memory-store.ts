@@ -12,6 +12,7 @@ const SWEEP_INTERVAL_MS = 60_000;
 
 /** Counters in this process: for the embedded single-process mode. */
 export class MemoryRateLimitStore implements RateLimitStore {
+  readonly shared = false;
   private readonly counters = new Map<string, Counter>();
   private lastSweep = 0;
 

@@ -48,6 +48,8 @@ return { allowed, live }
 const KEY_PREFIX = 'tagsvc:rl:';
 
 export class RedisRateLimitStore implements RateLimitStore {
+  readonly shared = true;
+
   constructor(private readonly redis: Redis) {
     redis.defineCommand('tagsvcRateLimit', { lua: SCRIPT });
   }

@@ -78,6 +78,8 @@ export function tightestWindow(windows: WindowState[]): WindowState | undefined 
  * request in each — atomically, so concurrent requests (or processes) admit exactly the limit.
  */
 export interface RateLimitStore {
+  /** False when only this process counts in the store (memory), true when processes share it (Redis). */
+  readonly shared: boolean;
   check(rules: WindowRule[], nowMs: number, consume: boolean): Promise<RateDecision>;
   close(): Promise<void>;
 }
