@@ -17,7 +17,6 @@ import { tagRoutes } from './features/tags/tags.routes.js';
 import { webhookRoutes } from './features/webhooks/webhooks.routes.js';
 import { Authenticator, type Principal, type RoutePermission } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { newRequestId } from './http/request-id.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limit/limiter.js';
 import { connectRedis } from './lib/redis.js';
 import { createRateLimitStore } from './http/rate-limit/store.js';
@@ -26,6 +25,7 @@ import { loggerOptions, RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import type { Clock } from './lib/clock.js';
 import { createOutboundAgents } from './lib/outbound.js';
+import { newId } from './lib/ids.js';
 
 export interface AppServices {
   config: Config;
@@ -39,7 +39,7 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 export async function buildApp({ config, database, clock }: AppServices): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
-    genReqId: newRequestId,
+    genReqId: () => newId('req'),
     logController: new RequestLogController(),
     bodyLimit: JSON_BODY_LIMIT,
     // Fastify accepts a hop count at run time, though its types omit it.

@@ -1,28 +1,85 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
 
 /** Type prefixes of every resource id (DECISIONS.md, "Identifiers and formats"). */
 export type IdPrefix =
   | 'tag' | 'fld' | 'file' | 'wh' | 'dlv' | 'evt' | 'key' | 'usr' | 'org' | 'view' | 'req' | 'blk' | 'att';
 
-// ulid's own generator asks the system for one random byte per character (16 calls an id);
-// the same cryptographic bytes, fetched 4 KB at a time.
-const pool = new Uint8Array(4096);
+/*
+ * Ids are a prefix and a lower-case ULID: 10 characters of milliseconds, then 80 random bits
+ * (Crockford's base32). Minted for every request (its request id) and every view, so made
+ * here rather than by a ULID library that draws each of the 16 random characters with its
+ * own crypto call: the random bytes come from a pool one randomFillSync refills 4 KB at a time.
+ *
+ * Monotonic, as the ULID spec describes: the first id of a millisecond draws a random part,
+ * the next ones increment it, so ids minted in the same millisecond sort in creation order.
+ */
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const TIME_CHARS = 10;
+const HALF_CHARS = 8; // the 80-bit random part as two 40-bit halves of 8 characters
+const HALF_RANGE = 2 ** 40;
+
+const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
-function pooledRandom(): number {
-  if (poolOffset === pool.length) {
+
+/** A uniformly random 40-bit number (5 pooled bytes). */
+function random40(): number {
+  if (poolOffset + 5 > pool.length) {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  return pool[poolOffset++]! / 256;
+  let value = 0;
+  for (let i = 0; i < 5; i++) value = value * 256 + pool[poolOffset++]!;
+  return value;
 }
 
-// Monotonic so that ids minted in the same millisecond still sort in creation order.
-const nextUlid = monotonicFactory(pooledRandom);
+function encode(value: number, chars: number): string {
+  let out = '';
+  let rest = value;
+  for (let i = 0; i < chars; i++) {
+    out = ALPHABET[rest % 32]! + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+/** Every 10-bit value as its two characters: the low half, new with every id, takes four look-ups. */
+const PAIRS = Array.from({ length: 1024 }, (_, value) => encode(value, 2));
+const TWENTY_BITS = 2 ** 20;
+
+function encodeHalf(value: number): string {
+  const upper = Math.floor(value / TWENTY_BITS);
+  const lower = value % TWENTY_BITS;
+  return PAIRS[upper >> 10]! + PAIRS[upper & 1023]! + PAIRS[lower >> 10]! + PAIRS[lower & 1023]!;
+}
+
+let lastMs = -1;
+let high = 0;
+let low = 0;
+/** The time and the random part's high half: the same for every id of a millisecond. */
+let timeAndHigh = '';
+
+function startMillisecond(nowMs: number): void {
+  lastMs = nowMs;
+  high = random40();
+  low = random40();
+  timeAndHigh = encode(nowMs, TIME_CHARS) + encode(high, HALF_CHARS);
+}
+
+function increment(): void {
+  low += 1;
+  if (low < HALF_RANGE) return;
+  // Carry into the high half (2^80 ids in one millisecond cannot happen).
+  low = 0;
+  high = (high + 1) % HALF_RANGE;
+  timeAndHigh = encode(lastMs, TIME_CHARS) + encode(high, HALF_CHARS);
+}
 
 /** A prefixed, time-sortable id such as `tag_01jd3w6m3k8c0v4q9ztb7e2x5r`. */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${nextUlid().toLowerCase()}`;
+  const nowMs = Date.now();
+  if (nowMs > lastMs) startMillisecond(nowMs);
+  else increment();
+  return `${prefix}_${timeAndHigh}${encodeHalf(low)}`;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
