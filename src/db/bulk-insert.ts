@@ -40,7 +40,7 @@ function statementText<Row>(spec: BulkInsert<Row>, rowCount: number, postgres: b
   return text;
 }
 
-const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+export const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** Inserts the rows in as few statements as the parameter limit allows; returns the RETURNING rows. */
 export async function bulkInsert<Row, Returned = never>(db: Db, spec: BulkInsert<Row>, rows: readonly Row[]): Promise<Returned[]> {
@@ -61,6 +61,9 @@ export interface InsertPart<Row> {
   rows: readonly Row[];
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parts of any row type
+const parameterCountOf = (parts: ReadonlyArray<InsertPart<any>>) => parts.reduce((sum, part) => sum + part.rows.length * part.spec.columns.length, 0);
+
 /**
  * Several inserts into different tables; returns each part's RETURNING rows. On PostgreSQL,
  * where every statement is a network round trip, they go as one statement of data-modifying
@@ -69,8 +72,7 @@ export interface InsertPart<Row> {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parts of any row type
 export async function insertAll(db: Db, parts: ReadonlyArray<InsertPart<any>>): Promise<unknown[][]> {
-  const parameterCount = parts.reduce((sum, part) => sum + part.rows.length * part.spec.columns.length, 0);
-  if (!isPostgres(db) || parameterCount > MAX_PARAMETERS) {
+  if (!isPostgres(db) || parameterCountOf(parts) > MAX_PARAMETERS) {
     const results: unknown[][] = [];
     for (const part of parts) results.push(part.rows.length > 0 ? await bulkInsert(db, part.spec, part.rows) : []);
     return results;
@@ -90,4 +92,14 @@ export async function insertAll(db: Db, parts: ReadonlyArray<InsertPart<any>>): 
   const { rows } = await db.executeQuery<{ part: number; row: unknown }>(CompiledQuery.raw(text, parameters));
   for (const { part, row } of rows) results[part]!.push(row);
   return results;
+}
+
+/**
+ * insertAll, all or nothing: on PostgreSQL, when the parts fit in one statement, that statement
+ * alone (atomic, and no BEGIN and COMMIT round trips); otherwise in a transaction.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parts of any row type
+export function insertAllAtomically(db: Db, parts: ReadonlyArray<InsertPart<any>>): Promise<unknown[][]> {
+  if (isPostgres(db) && parameterCountOf(parts) <= MAX_PARAMETERS) return insertAll(db, parts);
+  return db.transaction().execute((trx) => insertAll(trx, parts));
 }

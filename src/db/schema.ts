@@ -295,6 +295,11 @@ export interface TagMonthlyTable {
   views: number;
 }
 
+/** A committed view not yet rolled up (see migration 0007). */
+export interface PendingViewsTable {
+  view_id: string;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -320,4 +325,5 @@ export interface Database {
   scope_daily: ScopeDailyTable;
   tag_monthly: TagMonthlyTable;
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
+  pending_views: PendingViewsTable;
 }

@@ -1,8 +1,9 @@
 import { analyticsRetentionJob } from './analytics-retention.js';
+import { analyticsRollupJob } from './analytics-rollup.js';
 import { analyticsSealJob } from './analytics-seal.js';
 import { deliveryRetentionJob } from './delivery-retention.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
 
 /** Every periodic job the worker runs. Features add theirs here. */
-export const jobs: Job[] = [sandboxPurgeJob, deliveryRetentionJob, analyticsRetentionJob, analyticsSealJob];
+export const jobs: Job[] = [sandboxPurgeJob, deliveryRetentionJob, analyticsRetentionJob, analyticsSealJob, analyticsRollupJob];

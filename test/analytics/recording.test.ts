@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locate } from '../../src/features/analytics/geo.js';
 import { anonymousVisitor } from '../../src/features/analytics/visitor.js';
+import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
 import { beacon, createTag, expectBeaconAccepted, getData, IP, startAnalyticsApp, UA, view, visit, visitorId, type CreatedTag } from './support.js';
 
@@ -14,7 +15,8 @@ describe('recording page views', () => {
   let alice: Account;
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
+    // Webhooks here only subscribe (no worker sends anything); their address is a local one.
+    t = await startAnalyticsApp({ ALLOW_PRIVATE_NETWORKS: 'true' });
     alice = await createAccount(t, 'pro');
   });
   afterAll(() => t.close());
@@ -26,6 +28,16 @@ describe('recording page views', () => {
   async function eventCursor(): Promise<string> {
     const last = await t.database.db.selectFrom('events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
     return last?.id ?? '';
+  }
+
+  async function pendingIds(): Promise<string[]> {
+    return (await t.database.db.selectFrom('pending_views').select('view_id').orderBy('view_id').execute()).map((row) => row.view_id);
+  }
+
+  async function createWebhook(key: string, events: string[]): Promise<{ id: string }> {
+    const response = await request(t, 'POST', '/v1/webhooks', { key, body: { name: 'views', url: 'https://127.0.0.1:9/views', events } });
+    expect(response.status, response.text).toBe(201);
+    return response.body.data;
   }
 
   async function eventsSince(cursor: string) {
@@ -223,14 +235,36 @@ describe('recording page views', () => {
     expect(report.by_browser).toEqual({});
   });
 
-  it('each counted view emits tag.viewed through the outbox, a scan also qr.scanned, in the same commit', async () => {
+  it('a view and its pending row are committed before the page is answered; the rollups follow, before any report', async () => {
+    const tag = await createTag(t, alice.key, { title: 'Pending' });
+    await view(t, tag.short_id, { at: '2026-03-05T09:00:00.000Z', visitor: visitorId('p1') });
+    const [row] = await viewRows(tag.id);
+    expect(await pendingIds()).toEqual([row!.id]);
+    expect(await t.database.db.selectFrom('tag_daily').selectAll().where('tag_id', '=', tag.id).execute()).toEqual([]);
+
+    // A report rolls the pending views up first, so it counts every view answered before it.
+    const report = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-05', end_date: '2026-03-06' });
+    expect(report.summary.total_views).toBe(1);
+    expect(await pendingIds()).toEqual([]);
+    expect(await rollUpViews(t.database.db)).toBe(0);
+  });
+
+  it('a rolled-up view emits tag.viewed, a scan also qr.scanned, to the scopes whose webhooks take them', async () => {
     const tag = await createTag(t, alice.key, { title: 'Evented views' });
     const start = await eventCursor();
+    // No webhook takes view events yet: the views are counted, and no event is written.
+    await view(t, tag.short_id, { at: '2026-03-06T10:00:00.000Z', scan: true, visitor: visitorId('ev0') });
+    expect(await rollUpViews(t.database.db)).toBe(1);
+    expect(await eventsSince(start)).toEqual([]);
+
+    const hook = await createWebhook(alice.key, ['tag.viewed', 'qr.scanned']);
     await view(t, tag.short_id, { at: '2026-03-06T11:00:00.000Z', ua: UA.chromeWindows, ip: IP.mountainView, visitor: visitorId('ev1') });
     await view(t, tag.short_id, { at: '2026-03-06T11:05:00.000Z', scan: true, ua: UA.iphone, ip: IP.london, visitor: visitorId('ev2') });
     await visit(t, tag.short_id, { at: '2026-03-06T11:06:00.000Z', ua: UA.googlebot });
+    expect(await eventsSince(start)).toEqual([]);
+    expect(await rollUpViews(t.database.db)).toBe(2);
 
-    const [direct, scan] = await viewRows(tag.id);
+    const [, direct, scan] = await viewRows(tag.id);
     const events = await eventsSince(start);
     const tagData = { id: tag.id, short_id: tag.short_id, title: 'Evented views' };
     const directView = { id: direct!.id, source: 'direct', device: 'desktop', browser: 'Chrome', os: 'Windows', country: 'US' };
@@ -260,27 +294,59 @@ describe('recording page views', () => {
     ]);
     for (const { row } of events) expect(row.id).toMatch(/^evt_/);
     expect(JSON.stringify(events)).not.toContain(IP.london);
+
+    // A webhook that takes only scans: views yield qr.scanned alone. Another account's webhook
+    // changes nothing for alice's views.
+    expect((await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { events: ['qr.scanned'] } })).status).toBe(200);
+    const bob = await createAccount(t, 'pro');
+    await createWebhook(bob.key, ['tag.viewed']);
+    const next = await eventCursor();
+    await view(t, tag.short_id, { at: '2026-03-06T12:00:00.000Z', visitor: visitorId('ev3') });
+    await view(t, tag.short_id, { at: '2026-03-06T12:01:00.000Z', scan: true, visitor: visitorId('ev4') });
+    await rollUpViews(t.database.db);
+    expect((await eventsSince(next)).map(({ body }) => [body.event, body.created_at])).toEqual([['qr.scanned', '2026-03-06T12:01:00.000Z']]);
+    expect((await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: alice.key })).status).toBe(200);
   });
 
-  it('a view and its events are committed before the page is answered, also under concurrency', async () => {
+  it('views and their pending rows are committed before the page is answered, also under concurrency', async () => {
     const tag = await createTag(t, alice.key, { title: 'Committed' });
     t.clock.freeze(new Date('2026-03-07T12:00:00.000Z'));
     for (let i = 0; i < 3; i++) {
-      const start = await eventCursor();
       await view(t, tag.short_id, { visitor: visitorId(`seq${i}`), scan: i === 1 });
-      expect(await viewRows(tag.id)).toHaveLength(i + 1);
-      expect((await eventsSince(start)).map((e) => e.row.type)).toEqual(i === 1 ? ['tag.viewed', 'qr.scanned'] : ['tag.viewed']);
+      const rows = await viewRows(tag.id);
+      expect(rows).toHaveLength(i + 1);
+      expect(await pendingIds()).toContain(rows[i]!.id);
     }
 
-    const start = await eventCursor();
     const tokens = await Promise.all(Array.from({ length: 30 }, (_, i) => view(t, tag.short_id, { visitor: visitorId(`conc${i}`), ip: i % 2 ? IP.london : IP.sydney })));
     expect(new Set(tokens).size).toBe(30);
     const rows = await viewRows(tag.id);
     expect(rows).toHaveLength(33);
-    expect((await eventsSince(start)).filter((e) => e.row.type === 'tag.viewed')).toHaveLength(30);
+    expect((await pendingIds()).filter((id) => rows.some((row) => row.id === id))).toHaveLength(33);
     const report = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-07', end_date: '2026-03-08' });
     expect(report.summary).toEqual({ total_views: 33, unique_views: 33, qr_scans: 1, direct_visits: 32, average_time_seconds: 0 });
     expect(report.by_country).toEqual({ GB: 15, AU: 15, other: 3 });
+  });
+
+  it('rollups running at once count each view once', async () => {
+    const tag = await createTag(t, alice.key, { title: 'Rolled at once' });
+    t.clock.freeze(new Date('2026-03-07T13:00:00.000Z'));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => view(t, tag.short_id, { visitor: visitorId(`once${i % 20}`) })));
+    const rolled = await Promise.all(Array.from({ length: 4 }, () => rollUpViews(t.database.db)));
+    expect(rolled.reduce((a, b) => a + b, 0)).toBe(40);
+    const daily = await t.database.db.selectFrom('tag_daily').select(['views', 'unique_views']).where('tag_id', '=', tag.id).execute();
+    expect(daily.map((d) => [Number(d.views), Number(d.unique_views)])).toEqual([[40, 20]]);
+  });
+
+  it("a tag's deletion rolls its pending views up first: their events precede tag.deleted", async () => {
+    const hook = await createWebhook(alice.key, ['tag.viewed', 'tag.deleted']);
+    const tag = await createTag(t, alice.key, { title: 'Viewed, then deleted' });
+    const start = await eventCursor();
+    await view(t, tag.short_id, { at: '2026-03-07T14:00:00.000Z', visitor: visitorId('del1') });
+    expect((await request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: alice.key })).status).toBe(200);
+    expect((await eventsSince(start)).map(({ body }) => body.event)).toEqual(['tag.viewed', 'tag.deleted']);
+    expect(await pendingIds()).toEqual([]);
+    expect((await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: alice.key })).status).toBe(200);
   });
 
   describe('beacon', () => {
@@ -361,16 +427,24 @@ describe('recording page views', () => {
       expect(report.summary.average_time_seconds).toBe(86_400);
     });
 
-    it('concurrent beacons of one view count it once, at its longest time', async () => {
-      const tag2 = await createTag(t, alice.key, { title: 'Concurrent beacons' });
-      const token = await view(t, tag2.short_id, { at: '2026-03-09T10:00:00.000Z' });
-      await view(t, tag2.short_id, { at: '2026-03-09T10:01:00.000Z', visitor: visitorId('cb2') });
-      await Promise.all(Array.from({ length: 12 }, (_, i) => expectBeaconAccepted(t, token, 10 + i)));
-      expect((await viewRows(tag2.id)).map((r) => r.duration_seconds)).toEqual([21, null]);
-      const hourly = await t.database.db.selectFrom('tag_hourly').selectAll().where('tag_id', '=', tag2.id).execute();
-      expect(hourly.map((h) => ({ sum: Number(h.duration_sum), count: Number(h.duration_count) }))).toEqual([{ sum: 21, count: 1 }]);
-      const report = await getData(t, alice.key, `/v1/tags/${tag2.id}/analytics`, { start_date: '2026-03-09', end_date: '2026-03-10' });
-      expect(report.summary.average_time_seconds).toBe(21);
-    });
+    for (const rolledFirst of [false, true]) {
+      it(`concurrent beacons of one view count it once, at its longest time (view ${rolledFirst ? 'rolled up' : 'still pending'})`, async () => {
+        const tag2 = await createTag(t, alice.key, { title: 'Concurrent beacons' });
+        const token = await view(t, tag2.short_id, { at: '2026-03-09T10:00:00.000Z' });
+        await view(t, tag2.short_id, { at: '2026-03-09T10:01:00.000Z', visitor: visitorId('cb2') });
+        if (rolledFirst) await rollUpViews(t.database.db);
+        await Promise.all([
+          ...Array.from({ length: 12 }, (_, i) => expectBeaconAccepted(t, token, 10 + i)),
+          // A rollup may run while beacons arrive: the time is counted once either way.
+          rollUpViews(t.database.db),
+        ]);
+        await rollUpViews(t.database.db);
+        expect((await viewRows(tag2.id)).map((r) => r.duration_seconds)).toEqual([21, null]);
+        const hourly = await t.database.db.selectFrom('tag_hourly').selectAll().where('tag_id', '=', tag2.id).execute();
+        expect(hourly.map((h) => ({ sum: Number(h.duration_sum), count: Number(h.duration_count) }))).toEqual([{ sum: 21, count: 1 }]);
+        const report = await getData(t, alice.key, `/v1/tags/${tag2.id}/analytics`, { start_date: '2026-03-09', end_date: '2026-03-10' });
+        expect(report.summary.average_time_seconds).toBe(21);
+      });
+    }
   });
 });

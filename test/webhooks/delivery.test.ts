@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/accounts.service.js';
 import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
+import { view } from '../analytics/support.js';
 import { createWebhook, deliveryEnv, deliveryRows, eventRows, expectUtf8Signature, uploadFile, waitDispatched } from './support.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -35,6 +36,32 @@ describe('webhook delivery (worker running)', () => {
       `${count} settled deliveries of ${webhookId}`,
     );
   }
+
+  it('page views reach the webhooks that take tag.viewed and qr.scanned, through the rollup job', async () => {
+    const alice = await createAccount(t);
+    const views = await receiver();
+    const scans = await receiver();
+    const others = await receiver();
+    const hookViews = await createWebhook(t, alice.key, { url: views.url, events: ['tag.viewed'] });
+    const hookScans = await createWebhook(t, alice.key, { url: scans.url, events: ['qr.scanned'] });
+    const hookOthers = await createWebhook(t, alice.key, { url: others.url, events: ['tag.updated'] });
+    const tag = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Seen' } })).body.data;
+
+    await view(t, tag.short_id, { visitor: 'v1_0123456789abcdef' });
+    await view(t, tag.short_id, { scan: true, visitor: 'v2_0123456789abcdef' });
+    const viewed = await settledDeliveries(hookViews.id, 2);
+    const scanned = await settledDeliveries(hookScans.id, 1);
+    expect([...viewed, ...scanned].every((d) => d.status === 'success')).toBe(true);
+    // Sent concurrently: in either order.
+    expect(views.received.map((r) => [r.json.event, (r.json.data.view as { source: string }).source]).sort()).toEqual([
+      ['tag.viewed', 'direct'],
+      ['tag.viewed', 'qr_scan'],
+    ]);
+    expect(scans.received.map((r) => r.json.event)).toEqual(['qr.scanned']);
+    expect(scans.received[0]!.json.data.tag).toEqual({ id: tag.id, short_id: tag.short_id, title: 'Seen' });
+    expect(await deliveryRows(t, hookOthers.id)).toEqual([]);
+    expect(others.received).toEqual([]);
+  });
 
   it('every event kind reaches the webhooks subscribed to it and no other', async () => {
     const alice = await createAccount(t);

@@ -5,6 +5,7 @@ import * as files from './0003_files.js';
 import * as webhooks from './0004_webhooks.js';
 import * as analytics from './0005_analytics.js';
 import * as analyticsScale from './0006_analytics_scale.js';
+import * as pendingViews from './0007_pending_views.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_webhooks': webhooks,
   '0005_analytics': analytics,
   '0006_analytics_scale': analyticsScale,
+  '0007_pending_views': pendingViews,
 };

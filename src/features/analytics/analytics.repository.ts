@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
+import { isPostgres, type BulkInsert, type InsertPart } from '../../db/bulk-insert.js';
 import type { Db } from '../../db/database.js';
 import type { Database, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
@@ -14,6 +14,63 @@ const VIEW_COLUMNS = [
 const VIEWS: BulkInsert<ViewsTable> = { table: 'views', columns: VIEW_COLUMNS, values: (row) => VIEW_COLUMNS.map((c) => row[c]) };
 
 export const viewsInsert = (rows: ViewsTable[]): InsertPart<ViewsTable> => ({ spec: VIEWS, rows });
+
+const PENDING_VIEWS: BulkInsert<string> = { table: 'pending_views', columns: ['view_id'], values: (id) => [id] };
+
+/** The views' pending_views rows: each is rolled up later (view-rollup.ts). */
+export const pendingViewsInsert = (viewIds: string[]): InsertPart<string> => ({ spec: PENDING_VIEWS, rows: viewIds });
+
+export async function anyPendingView(db: Db): Promise<boolean> {
+  return (await db.selectFrom('pending_views').select('view_id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+// pg_advisory_xact_lock's key for "rolling up views": any constant no other lock of ours uses.
+const VIEW_ROLLUP_LOCK = 7_400_117;
+
+/** PostgreSQL: holds the view rollup's lock until the transaction ends. */
+export async function lockViewRollup(trx: Db): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${VIEW_ROLLUP_LOCK})`.execute(trx);
+}
+
+/**
+ * The oldest pending views, their rows locked (PostgreSQL): a beacon of one of them waits until
+ * the rollup has counted it, or the rollup waits for the beacon and reads its time on page.
+ */
+export async function claimPendingViews(trx: Db, limit: number): Promise<string[]> {
+  let query = trx.selectFrom('pending_views').select('view_id').orderBy('view_id').limit(limit);
+  if (isPostgres(trx)) query = query.forUpdate();
+  return (await query.execute()).map((row) => row.view_id);
+}
+
+const CHUNK = 500;
+
+/** The views with what their events tell of their tag, in id (arrival) order. */
+export async function viewsWithTags(trx: Db, ids: string[]) {
+  const rows = [];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = await trx
+      .selectFrom('views')
+      .innerJoin('tags', 'tags.id', 'views.tag_id')
+      .selectAll('views')
+      .select(['tags.short_id', 'tags.title'])
+      .where('views.id', 'in', ids.slice(i, i + CHUNK))
+      .orderBy('views.id')
+      .execute();
+    rows.push(...chunk);
+  }
+  return rows;
+}
+
+export async function deletePendingViews(trx: Db, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += CHUNK) await trx.deleteFrom('pending_views').where('view_id', 'in', ids.slice(i, i + CHUNK)).execute();
+}
+
+/** Whether the view is still pending, its pending row locked (PostgreSQL) until the transaction ends. */
+export async function isPendingView(trx: Db, viewId: string): Promise<boolean> {
+  let query = trx.selectFrom('pending_views').select('view_id').where('view_id', '=', viewId);
+  if (isPostgres(trx)) query = query.forUpdate();
+  return (await query.executeTakeFirst()) !== undefined;
+}
 
 /** A rollup views add to: its key columns, the columns set once, and the counts added up. */
 function rollup<T extends keyof Database>(table: T, keys: Array<keyof Database[T]>, counts: Array<keyof Database[T]>, fixed: Array<keyof Database[T]> = []): BulkInsert<Database[T]> & { keys: Array<keyof Database[T]> } {
@@ -83,7 +140,9 @@ export function findView(db: Db, id: string) {
  * Time on page reported by a beacon: applied only when it grows the view's current time. The
  * view row is locked first (a no-op update: a row lock on PostgreSQL, the write lock on SQLite)
  * and its time read under that lock, so concurrent beacons of one view apply one after another
- * and the view counts once in its hour's average. Returns whether the time grew.
+ * and the view counts once in its hour's average. A view not rolled up yet takes the time on
+ * its own row, which the rollup reads; once rolled up, its hour and day follow too. Returns
+ * whether the time grew.
  */
 export async function growViewDuration(trx: Db, view: { id: string; tag_id: string; hour: string }, seconds: number): Promise<boolean> {
   await trx
@@ -93,19 +152,16 @@ export async function growViewDuration(trx: Db, view: { id: string; tag_id: stri
     .execute();
   const current = await trx.selectFrom('views').select('duration_seconds').where('id', '=', view.id).executeTakeFirst();
   if (!current || (current.duration_seconds !== null && seconds <= current.duration_seconds)) return false;
-  await setViewDuration(trx, view, current.duration_seconds, seconds);
-  return true;
-}
-
-/** A view's time on page grew: the raw row and its hour's average both follow. */
-export async function setViewDuration(trx: Db, view: { id: string; tag_id: string; hour: string }, previous: number | null, seconds: number) {
+  const previous = current.duration_seconds;
   await trx.updateTable('views').set({ duration_seconds: seconds }).where('id', '=', view.id).execute();
+  if (await isPendingView(trx, view.id)) return true;
   const grow = {
     duration_sum: sql<number>`duration_sum + ${seconds - (previous ?? 0)}`,
     duration_count: sql<number>`duration_count + ${previous === null ? 1 : 0}`,
   };
   await trx.updateTable('tag_hourly').set(grow).where('tag_id', '=', view.tag_id).where('hour', '=', view.hour).execute();
   await trx.updateTable('tag_daily').set(grow).where('tag_id', '=', view.tag_id).where('day', '=', view.hour.slice(0, 10)).execute();
+  return true;
 }
 
 export interface Range {
@@ -282,6 +338,7 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
 
 /** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
+  await trx.deleteFrom('pending_views').where('view_id', 'in', trx.selectFrom('views').select('id').where('tag_id', '=', tagId)).execute();
   await sql`UPDATE scope_daily SET
       views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans, unique_views = scope_daily.unique_views - d.unique_views
     FROM tag_daily d

@@ -10,6 +10,7 @@ import { countTagsCreated, requireTag } from '../tags/tags.service.js';
 import * as repo from './analytics.repository.js';
 import { bucketOf, bucketsOf, hourRange, instantRange, resolvePeriod, splitByMonths, type Granularity, type Period } from './period.js';
 import { DistinctVisitors } from './visitor-sets.js';
+import { rollUpViews } from './view-rollup.js';
 import type { PresenceStore } from './presence.js';
 
 export interface AnalyticsContext {
@@ -89,7 +90,8 @@ async function dimensionTotals(ctx: AnalyticsContext, tagId: string, period: Per
 }
 
 export async function tagReport(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { granularity: Granularity }) {
-  const tag = await requireTag(ctx.db, principal, tagId);
+  // Reports count every view committed before they start: the pending ones are rolled up first.
+  const [tag] = await Promise.all([requireTag(ctx.db, principal, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, principal, query);
   const { granularity } = query;
   const days = { from: period.start, to: period.end };
@@ -214,6 +216,7 @@ export async function overview(ctx: AnalyticsContext, principal: Principal, quer
   const scope = scopeOf(principal);
   const period = periodFor(ctx, principal, query);
   const range = instantRange(period);
+  await rollUpViews(ctx.db);
   const [daily, top, tagsCreated, filesUploaded] = await Promise.all([
     repo.scopeDailyRows(ctx.db, scope, { from: period.start, to: period.end }),
     topTags(ctx, scope, period),

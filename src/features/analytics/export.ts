@@ -8,6 +8,7 @@ import * as repo from './analytics.repository.js';
 import type { AnalyticsContext } from './analytics.service.js';
 import { toLogRecord, toViewRecord } from './analytics.service.js';
 import { instantRange, resolvePeriod, type Period } from './period.js';
+import { rollUpViews } from './view-rollup.js';
 
 export const CSV_HEADER = 'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits';
 const INCLUDES = ['views', 'logs', 'summary'] as const;
@@ -149,6 +150,7 @@ export async function prepareExport(ctx: AnalyticsContext, principal: Principal,
   const include = parseInclude(query.include);
   const period = resolvePeriod(query, ctx.clock, PLAN_LIMITS[principal.plan].analyticsHistoryDays);
   const exported = await exportedTags(ctx, principal, query.tag_ids);
+  await rollUpViews(ctx.db);
   const filename = `tagsvc-analytics-${period.start}-to-${period.end}.${query.format}`;
   const body =
     query.format === 'csv'

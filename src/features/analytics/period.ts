@@ -16,6 +16,9 @@ export interface Period {
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The hour and the day an ISO timestamp falls in: the rollups' buckets. */
+export const hourOf = (iso: string) => `${iso.slice(0, 13)}:00:00Z`;
+export const dayOf = (iso: string) => iso.slice(0, 10);
 export const toDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const dayMs = (day: string) => Date.parse(`${day}T00:00:00.000Z`);
 

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import * as repo from './analytics.repository.js';
-import { hourOf } from './view-recorder.js';
 import { decodeVisitorSet, unionVisitorSet } from './visitor-sets.js';
-import { toDay } from './period.js';
+import { rollUpViews } from './view-rollup.js';
+import { hourOf, toDay } from './period.js';
 
 /**
  * Views are stamped when they arrive and committed within moments, so a day is closed a little
@@ -21,6 +21,8 @@ const TAG_DAYS_PER_PASS = 200;
  */
 export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
   const before = toDay(nowMs - DAY_CLOSE_GRACE_MS);
+  // Pending views add visitor rows: roll them up first, so the days close with them.
+  await rollUpViews(db);
   let closed = 0;
   for (;;) {
     const open = await repo.openTagDaysBefore(db, before, TAG_DAYS_PER_PASS);

@@ -1,9 +1,15 @@
 import type { Db } from '../../db/database.js';
 import * as repo from './analytics.repository.js';
+import { rollUpViewsIn } from './view-rollup.js';
 
-/** What the tags feature calls when a tag is deleted: its views and rollups go with it. */
-export function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
-  return repo.deleteTagAnalytics(trx, tagId);
+/**
+ * What the tags feature calls when a tag is deleted: its views and rollups go with it. Pending
+ * views are rolled up first, so the views the tag had before its deletion still yield their
+ * events (before its tag.deleted).
+ */
+export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
+  await rollUpViewsIn(trx);
+  await repo.deleteTagAnalytics(trx, tagId);
 }
 
 /** The sandbox purge removes test tags; their analytics go first. */

@@ -9,7 +9,8 @@ import { maskIp } from '../../lib/ip.js';
 import * as repo from './analytics.repository.js';
 import { locate } from './geo.js';
 import type { PresenceStore, Session } from './presence.js';
-import { hourOf, type ViewRecorder } from './view-recorder.js';
+import { hourOf } from './period.js';
+import type { ViewRecorder } from './view-recorder.js';
 import { anonymousVisitor, describeClient, isBot, VISITOR_COOKIE, visitorFromCookie } from './visitor.js';
 
 /** The tag a public page shows, as far as counting its views is concerned. */
@@ -73,7 +74,7 @@ export class Tracker {
       logged: tag.access_logging,
       duration_seconds: null,
     };
-    await this.recorder.record(view, tag);
+    await this.recorder.record(view);
     await this.touch(tag.id, { id: view.id, started_at: now, device: view.device, country: view.country }, Date.parse(now));
     return this.tokenFor(view.id);
   }

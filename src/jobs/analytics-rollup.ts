@@ -1,0 +1,14 @@
+import { rollUpViews } from '../features/analytics/view-rollup.js';
+import type { Job } from './runner.js';
+
+/**
+ * Rolls up the views pages committed (see features/analytics/view-rollup.ts). Every second:
+ * view webhooks leave about a second after the view, and one roll takes in a second's views.
+ */
+export const analyticsRollupJob: Job = {
+  name: 'analytics-rollup',
+  intervalMs: 1000,
+  async run({ database }) {
+    await rollUpViews(database.db);
+  },
+};
