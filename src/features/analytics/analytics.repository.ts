@@ -351,36 +351,44 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
 
 /**
  * Deletes views and rollups older than `cutoffDay` for accounts on `plan` (personal accounts
- * by their user's plan, organizations by theirs). Returns the raw views deleted.
+ * by their user's plan, organizations by theirs). Returns the raw views deleted. The tags with
+ * days before the cutoff are found first (one pass over the daily rollup), then each tag's old
+ * rows go through indexes that start with the tag: an hourly run that has nothing to delete
+ * does not scan millions of views.
  */
 export async function purgeAnalyticsBefore(db: Db, plan: string, cutoffDay: string): Promise<number> {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shared by the owned tables views and tag_daily
-  const onPlan = (eb: any) =>
-    eb.or([
-      eb.and([eb('organization_id', 'is', null), eb('owner_id', 'in', eb.selectFrom('users').select('id').where('plan', '=', plan))]),
-      eb('organization_id', 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan)),
-    ]);
+  const tags = await db
+    .selectFrom('tag_daily')
+    .select(['tag_id', 'environment', 'owner_id', 'organization_id'])
+    .distinct()
+    .where('day', '<', cutoffDay)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('organization_id', 'is', null), eb('owner_id', 'in', eb.selectFrom('users').select('id').where('plan', '=', plan as never))]),
+        eb('organization_id', 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan as never)),
+      ]),
+    )
+    .execute();
+  let views = 0;
+  for (const tag of tags) views += await purgeTagBefore(db, tag, cutoffDay);
+  return views;
+}
+
+async function purgeTagBefore(db: Db, tag: { tag_id: string; environment: string; owner_id: string; organization_id: string | null }, cutoffDay: string): Promise<number> {
   const cutoffHour = `${cutoffDay}T00:00:00Z`;
-  const tagsOnPlan = db.selectFrom('tag_daily').select('tag_id').distinct().where(onPlan);
-  await db.deleteFrom('tag_hourly').where('hour', '<', cutoffHour).where('tag_id', 'in', tagsOnPlan).execute();
-  await db.deleteFrom('tag_visitor_hours').where('hour', '<', cutoffHour).where('tag_id', 'in', tagsOnPlan).execute();
-  await db.deleteFrom('tag_visitor_days').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
-  await db.deleteFrom('tag_day_visitors').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
-  await db.deleteFrom('tag_daily_dimensions').where('day', '<', cutoffDay).where('tag_id', 'in', tagsOnPlan).execute();
   // A month's rows go once the whole month is past the cutoff: reports read a month's row only
   // when the whole month is in the period, and a period never starts before the cutoff.
   const cutoffMonth = `${cutoffDay.slice(0, 7)}-01`;
-  await db.deleteFrom('tag_monthly_dimensions').where('month', '<', cutoffMonth).where('tag_id', 'in', tagsOnPlan).execute();
-  // Last: tagsOnPlan is read from it.
-  await db.deleteFrom('tag_daily').where('day', '<', cutoffDay).where(onPlan).execute();
-  // Scope rows name their scope only: a user id (personal) or an organization id.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shared by scope_daily and tag_monthly
-  const scopeOnPlan = (eb: any) =>
-    eb.or([eb('scope_id', 'in', eb.selectFrom('users').select('id').where('plan', '=', plan)), eb('scope_id', 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan))]);
-  await db.deleteFrom('scope_daily').where('day', '<', cutoffDay).where(scopeOnPlan).execute();
-  await db.deleteFrom('tag_monthly').where('month', '<', cutoffMonth).where(scopeOnPlan).execute();
-  const views = await db.deleteFrom('views').where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`).where(onPlan).executeTakeFirst();
-  return Number(views.numDeletedRows);
+  const deleted = await db.deleteFrom('views').where('tag_id', '=', tag.tag_id).where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`).executeTakeFirst();
+  for (const table of ['tag_hourly', 'tag_visitor_hours'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('hour', '<', cutoffHour).execute();
+  for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
+  await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
+  const scope = { environment: tag.environment as never, scope_id: scopeIdOf(tag) };
+  await db.deleteFrom('scope_daily').where('environment', '=', scope.environment).where('scope_id', '=', scope.scope_id).where('day', '<', cutoffDay).execute();
+  await db.deleteFrom('tag_monthly').where('environment', '=', scope.environment).where('scope_id', '=', scope.scope_id).where('month', '<', cutoffMonth).where('tag_id', '=', tag.tag_id).execute();
+  // Last: the next run finds the tag again through these rows if this one stops half-way.
+  await db.deleteFrom('tag_daily').where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
+  return Number(deleted.numDeletedRows);
 }
 
 /** Visitor numbers of visitors last seen before `cutoffDay`: no kept visitor set holds them. */
