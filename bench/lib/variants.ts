@@ -59,17 +59,20 @@ export const VARIANTS = {
     prepare: ({ workDir }) => writeReceiverCertificate(workDir),
   },
   // The generated dataset (bench/views): its own DATA_DIR on SQLite, its own schema on PostgreSQL.
-  analytics: {
-    label: 'generated analytics data',
-    env: (context) => {
-      const location = analyticsLocation(context);
-      return { ...LIMITER_OFF, DATA_DIR: location.dataDir, ...(location.schema ? { DATABASE_SCHEMA: location.schema } : {}) };
-    },
-    prepare: async (context) => {
-      await ensureAnalyticsDataset(context);
-    },
-  },
+  analytics: { label: 'generated analytics data', env: analyticsEnv, prepare: prepareAnalytics },
+  // The same with the worker, as `npm start` runs: its job rolls up the views pages commit, so
+  // the page-recording figure pays for that work too.
+  'analytics-worker': { label: 'generated analytics data, worker on', worker: true, env: analyticsEnv, prepare: prepareAnalytics },
 } satisfies Record<string, VariantDefinition>;
+
+async function prepareAnalytics(context: VariantContext): Promise<void> {
+  await ensureAnalyticsDataset(context);
+}
+
+function analyticsEnv(context: VariantContext): Record<string, string> {
+  const location = analyticsLocation(context);
+  return { ...LIMITER_OFF, DATA_DIR: location.dataDir, ...(location.schema ? { DATABASE_SCHEMA: location.schema } : {}) };
+}
 
 export type VariantName = keyof typeof VARIANTS;
 

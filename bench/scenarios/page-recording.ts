@@ -18,7 +18,7 @@ export const pageRecording: BaselineScenario = {
   kind: 'baseline',
   name: 'page-recording',
   description: 'anonymous GET /t/{short_id} with a browser User-Agent (each view recorded), generated analytics data',
-  variant: 'analytics',
+  variant: 'analytics-worker',
   targetRatio: 0.4,
   async prepare(context) {
     const tag = pageTag(await ensureAnalyticsDataset(context.run));
