@@ -1,5 +1,5 @@
-import { CompiledQuery, PostgresAdapter } from 'kysely';
-import type { Db } from './database.js';
+import { CompiledQuery } from 'kysely';
+import { isPostgres, type Db } from './database.js';
 
 /**
  * Multi-row INSERTs written as SQL text with parameters. View recording writes a dozen
@@ -39,8 +39,6 @@ function statementText<Row>(spec: BulkInsert<Row>, rowCount: number, postgres: b
   if (spec.returning) text += ` RETURNING ${spec.returning.join(',')}`;
   return text;
 }
-
-export const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** Inserts the rows in as few statements as the parameter limit allows; returns the RETURNING rows. */
 export async function bulkInsert<Row, Returned = never>(db: Db, spec: BulkInsert<Row>, rows: readonly Row[]): Promise<Returned[]> {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
@@ -11,6 +11,9 @@ import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
+
+/** For code that holds only a `db` (or a transaction of it) and must word a query per dialect. */
+export const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export interface DatabaseHandle {
   db: Db;

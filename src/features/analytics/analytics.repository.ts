@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { isPostgres, type BulkInsert, type InsertPart } from '../../db/bulk-insert.js';
-import type { Db } from '../../db/database.js';
+import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
+import { isPostgres, type Db } from '../../db/database.js';
 import type { Database, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
 
@@ -27,9 +27,13 @@ export async function anyPendingView(db: Db): Promise<boolean> {
 // pg_advisory_xact_lock's key for "rolling up views": any constant no other lock of ours uses.
 const VIEW_ROLLUP_LOCK = 7_400_117;
 
-/** PostgreSQL: holds the view rollup's lock until the transaction ends. */
+/**
+ * Holds the view rollup's lock until the transaction ends: one roller at a time, so a report's
+ * catch-up waits for a roll in progress elsewhere and then sees its views counted. On SQLite,
+ * which runs one write transaction at a time, there is nothing to take.
+ */
 export async function lockViewRollup(trx: Db): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(${VIEW_ROLLUP_LOCK})`.execute(trx);
+  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${VIEW_ROLLUP_LOCK})`.execute(trx);
 }
 
 /**

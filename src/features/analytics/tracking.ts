@@ -16,8 +16,6 @@ import { anonymousVisitor, describeClient, isBot, VISITOR_COOKIE, visitorFromCoo
 /** The tag a public page shows, as far as counting its views is concerned. */
 export interface TrackedTag {
   id: string;
-  short_id: string;
-  title: string;
   environment: Environment;
   owner_id: string;
   organization_id: string | null;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyDimensionsTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
-import { insertAll, isPostgres } from '../../db/bulk-insert.js';
+import { insertAll } from '../../db/bulk-insert.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { eventsInsert, type EventInput, type EventType } from '../events/outbox.js';
 import { subscribedWebhooks } from '../webhooks/webhooks.repository.js';
@@ -35,9 +35,7 @@ export async function rollUpViewsIn(trx: Db): Promise<void> {
 }
 
 async function rollUpBatch(trx: Db): Promise<number> {
-  // One roller at a time on PostgreSQL: a report's catch-up waits for a roll in progress
-  // elsewhere, and then sees its views counted. (SQLite runs one write transaction at a time.)
-  if (isPostgres(trx)) await repo.lockViewRollup(trx);
+  await repo.lockViewRollup(trx);
   const ids = await repo.claimPendingViews(trx, VIEWS_PER_TRANSACTION);
   if (ids.length === 0) return 0;
   // Views of a tag deleted meanwhile are gone with it: their pending rows just go.
