@@ -69,6 +69,17 @@ export async function deletePendingViews(trx: Db, ids: string[]): Promise<void> 
   for (let i = 0; i < ids.length; i += CHUNK) await trx.deleteFrom('pending_views').where('view_id', 'in', ids.slice(i, i + CHUNK)).execute();
 }
 
+export async function tagHasPendingViews(trx: Db, tagId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('pending_views as p')
+    .innerJoin('views as v', 'v.id', 'p.view_id')
+    .select('p.view_id')
+    .where('v.tag_id', '=', tagId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whether the view is still pending, its pending row locked (PostgreSQL) until the transaction ends. */
 export async function isPendingView(trx: Db, viewId: string): Promise<boolean> {
   let query = trx.selectFrom('pending_views').select('view_id').where('view_id', '=', viewId);
