@@ -68,7 +68,7 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
 
   await app.register(healthRoutes(database.db));
   const presence = config.redisUrl ? new RedisPresenceStore(await connectRedis(config.redisUrl)) : new MemoryPresenceStore();
-  const recorder = new ViewRecorder(database.db, app.log);
+  const recorder = new ViewRecorder(database.db, app.log, config.databasePoolSize);
   app.addHook('onClose', async () => {
     await recorder.flush();
     await presence.close();

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyDimensionsTable, TagMonthlyTable, ViewsTable } from '../../db/schema.js';
+import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyDimensionsTable, TagMonthlyTable } from '../../db/schema.js';
 import { insertAll } from '../../db/bulk-insert.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { eventsInsert, type EventInput, type EventType } from '../events/outbox.js';
@@ -121,7 +121,7 @@ async function addToRollups(trx: Db, views: RolledView[]): Promise<void> {
 }
 
 /** Each (tag, bucket, visitor) of the batch once, in key order (the lock order of concurrent writers). */
-function distinctVisitors(views: ViewsTable[], bucketOf: (iso: string) => string) {
+function distinctVisitors(views: RolledView[], bucketOf: (iso: string) => string) {
   const rows = new Map<string, repo.VisitorRow>();
   for (const view of views) {
     const bucket = bucketOf(view.occurred_at);
