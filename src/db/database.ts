@@ -6,7 +6,8 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
-import { registerChangeCounter } from './exact-cache.js';
+import { counterFeed, registerChangeFeed } from './exact-cache.js';
+import { PgChangeFeed } from './pg-change-feed.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -54,7 +55,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
   };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  registerChangeCounter(db, () => dataVersion.get() as number);
+  registerChangeFeed(db, counterFeed(() => dataVersion.get() as number));
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
@@ -68,13 +69,22 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
       await setup.end();
     }
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
-  });
+  const connection: pg.ClientConfig = { connectionString: url, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
+  const pool = new pg.Pool({ ...connection, max: poolSize });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', schema, close: () => db.destroy() };
+  // One more connection, outside the pool: it listens for the changes that keep the caches exact.
+  // Named, so an operator sees it in pg_stat_activity for what it is.
+  const feed = new PgChangeFeed({ ...connection, application_name: `tagsvc cache feed ${schema ?? 'public'}`.slice(0, 63) });
+  registerChangeFeed(db, feed);
+  return {
+    db,
+    dialect: 'postgres',
+    schema,
+    close: async () => {
+      await feed.close();
+      await db.destroy();
+    },
+  };
 }
 
 export async function openDatabase(

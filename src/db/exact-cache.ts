@@ -3,37 +3,49 @@ import { LRUCache } from 'lru-cache';
 
 /**
  * Per-process caches for hot lookups (API keys, tags) that are never stale:
- * - a change made by another process shows in the database's change counter (SQLite's
- *   data_version), and every cache of that database drops its entries;
+ * - a change made by another process reaches every cache of that database through its change
+ *   feed: SQLite's data_version counter, or PostgreSQL notifications (pg-change-feed.ts);
  * - a change made by this process is announced with announceChange(topic).
- * Where the database has no such counter (PostgreSQL), nothing is cached: a lookup per request.
  */
 export type CacheTopic = 'keys' | 'tags';
 
-const counters = new WeakMap<object, () => number>();
+/**
+ * Tells a cache whether other processes may have changed what it holds. A generation is a
+ * number that changes whenever they may have; undefined means changes cannot be followed right
+ * now, and nothing may be served from or stored in the cache.
+ */
+export interface ChangeFeed {
+  /** The generation, taking in every commit acknowledged before this call. */
+  settled(topic: CacheTopic): number | undefined | Promise<number | undefined>;
+  /** The generation as last seen, without waiting: has anything changed since settled()? */
+  current(topic: CacheTopic): number | undefined;
+}
+
+const feeds = new WeakMap<object, ChangeFeed>();
 const caches = new WeakMap<object, Map<CacheTopic, ExactCache<object>>>();
 const changes = new EventEmitter();
 changes.setMaxListeners(0);
 
-/** Called when a database is opened that can report other connections' commits. */
-export function registerChangeCounter(db: object, counter: () => number): void {
-  counters.set(db, readOncePerTask(counter));
+/** Called when a database is opened that can follow other connections' commits. */
+export function registerChangeFeed(db: object, feed: ChangeFeed): void {
+  feeds.set(db, feed);
 }
 
 /**
- * Reading SQLite's counter takes a read lock on the WAL index (two fcntl calls, about 2.5 µs),
- * and one request may consult several caches (its key, then its tag). The value read is kept
- * until the current task of the event loop (an I/O callback or a timer, with the promise jobs
- * that follow it) is over, then read again. That keeps the caches exact: every request served
- * within the task arrived in that task's I/O or an earlier one, so before the read; a commit
- * finished before a request was sent is therefore seen by it.
+ * SQLite's feed: its counter of other connections' commits (data_version), the same for every
+ * topic. Reading it takes a read lock on the WAL index (two fcntl calls, about 2.5 µs), and one
+ * request may consult several caches (its key, then its tag). The value read is kept until the
+ * current task of the event loop (an I/O callback or a timer, with the promise jobs that follow
+ * it) is over, then read again. That keeps the caches exact: every request served within the
+ * task arrived in that task's I/O or an earlier one, so before the read; a commit finished
+ * before a request was sent is therefore seen by it.
  */
-function readOncePerTask(counter: () => number): () => number {
+export function counterFeed(counter: () => number): ChangeFeed {
   let value: number | undefined;
   const forget = () => {
     value = undefined;
   };
-  return () => {
+  const read = () => {
     if (value === undefined) {
       value = counter();
       // process.nextTick runs once the promise jobs queued so far (and any they queue) are done.
@@ -41,6 +53,7 @@ function readOncePerTask(counter: () => number): () => number {
     }
     return value;
   };
+  return { settled: read, current: read };
 }
 
 /** Drops every cached entry of `topic` in this process (after a write this process made). */
@@ -48,35 +61,51 @@ export function announceChange(topic: CacheTopic): void {
   changes.emit(topic);
 }
 
+/** The cache as of one lookup: what it held then, and a store that refuses values a change may have made stale. */
+export interface CacheSnapshot<V> {
+  get(key: string): V | undefined;
+  /** Keeps `value` only if no change was seen since the snapshot was taken (the value may predate it). */
+  set(key: string, value: V): void;
+}
+
 export class ExactCache<V extends object> {
   private readonly entries = new LRUCache<string, V>({ max: 10_000 });
   private seen: number | undefined;
+  /** Counts this process's own clears, so a value loaded before one is not kept after it. */
+  private clears = 0;
 
-  constructor(private readonly counter: () => number) {}
+  constructor(
+    private readonly feed: ChangeFeed,
+    private readonly topic: CacheTopic,
+  ) {}
 
-  get(key: string): V | undefined {
-    const current = this.counter();
-    if (current !== this.seen) {
+  /** The cache as of now, or undefined while it cannot be exact (then look the row up). */
+  async snapshot(): Promise<CacheSnapshot<V> | undefined> {
+    const generation = await this.feed.settled(this.topic);
+    if (generation === undefined) return undefined;
+    if (generation !== this.seen) {
       this.entries.clear();
-      this.seen = current;
-      return undefined;
+      this.seen = generation;
     }
-    return this.entries.get(key);
-  }
-
-  set(key: string, value: V): void {
-    this.entries.set(key, value);
+    const clears = this.clears;
+    return {
+      get: (key) => this.entries.get(key),
+      set: (key, value) => {
+        if (this.feed.current(this.topic) === generation && this.seen === generation && this.clears === clears) this.entries.set(key, value);
+      },
+    };
   }
 
   clear(): void {
     this.entries.clear();
+    this.clears += 1;
   }
 }
 
-/** The cache of `topic` for this database, or undefined where caching cannot be exact. */
+/** The cache of `topic` for this database, or undefined where it has no change feed. */
 export function exactCache<V extends object>(db: object, topic: CacheTopic): ExactCache<V> | undefined {
-  const counter = counters.get(db);
-  if (!counter) return undefined;
+  const feed = feeds.get(db);
+  if (!feed) return undefined;
   let byTopic = caches.get(db);
   if (!byTopic) {
     byTopic = new Map();
@@ -84,7 +113,7 @@ export function exactCache<V extends object>(db: object, topic: CacheTopic): Exa
   }
   let cache = byTopic.get(topic);
   if (!cache) {
-    const created = new ExactCache<object>(counter);
+    const created = new ExactCache<object>(feed, topic);
     changes.on(topic, () => created.clear());
     byTopic.set(topic, created);
     cache = created;

@@ -111,7 +111,8 @@ export class Authenticator {
     if (!value) throw unauthorized('Missing API key: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"');
     const hash = hashKeyValue(value);
     // Only keys that passed the format check below are ever cached, so a hit needs no new check.
-    const cached = this.principals?.get(hash);
+    const cache = await this.principals?.snapshot();
+    const cached = cache?.get(hash);
     if (cached) {
       this.checkHost(request, cached.environment);
       return cached;
@@ -134,7 +135,7 @@ export class Authenticator {
       ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
       plan: row.organization_plan ?? row.user_plan,
     };
-    this.principals?.set(hash, principal);
+    cache?.set(hash, principal);
     return principal;
   }
 

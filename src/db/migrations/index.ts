@@ -6,6 +6,7 @@ import * as webhooks from './0004_webhooks.js';
 import * as analytics from './0005_analytics.js';
 import * as analyticsScale from './0006_analytics_scale.js';
 import * as pendingViews from './0007_pending_views.js';
+import * as cacheNotifications from './0008_cache_notifications.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_analytics': analytics,
   '0006_analytics_scale': analyticsScale,
   '0007_pending_views': pendingViews,
+  '0008_cache_notifications': cacheNotifications,
 };

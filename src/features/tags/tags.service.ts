@@ -209,7 +209,7 @@ export async function createTags(ctx: TagsContext, principal: Principal, inputs:
 /** Finds a tag by long id (`tag_…`) or 8-character short id. */
 export async function findTag(db: Db, idOrShortId: string): Promise<repo.TagRow | undefined> {
   // Every tag-scoped request and every public page view starts here: cached, exactly (exact-cache.ts).
-  const cache = exactCache<repo.TagRow>(db, 'tags');
+  const cache = await exactCache<repo.TagRow>(db, 'tags')?.snapshot();
   const cached = cache?.get(idOrShortId);
   if (cached) return cached;
   let row: repo.TagRow | undefined;
