@@ -2,8 +2,14 @@ import ipaddr from 'ipaddr.js';
 
 /** Parses an address and unwraps IPv4-mapped IPv6 (::ffff:1.2.3.4) so rules see one form. */
 export function parseIp(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  if (!ipaddr.isValid(address)) return null;
-  const parsed = ipaddr.parse(address);
+  // ipaddr.parse() parses twice (a validity check, then the parse), and every counted page
+  // view parses its address: one parse, by the family its text shows (only IPv6 has colons).
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = address.includes(':') ? ipaddr.IPv6.parse(address) : ipaddr.IPv4.parse(address);
+  } catch {
+    return null;
+  }
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     return (parsed as ipaddr.IPv6).toIPv4Address();
   }

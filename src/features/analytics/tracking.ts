@@ -48,11 +48,13 @@ export class Tracker {
   async recordView(request: FastifyRequest, reply: FastifyReply, tag: TrackedTag, scan: boolean): Promise<string | undefined> {
     const userAgent = request.headers['user-agent'];
     if (isBot(userAgent)) return undefined;
-    const visitor = visitorFromCookie(request.headers.cookie) ?? anonymousVisitor(this.config.secretKey, request.ip, userAgent!);
+    // Fastify works the address out anew at each read (proxy headers): once here.
+    const address = request.ip;
+    const visitor = visitorFromCookie(request.headers.cookie) ?? anonymousVisitor(this.config.secretKey, address, userAgent!);
     const secure = this.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
     reply.header('set-cookie', `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`);
     const client = describeClient(userAgent!);
-    const location = await locate(request.ip);
+    const location = await locate(address);
     const referrer = typeof request.headers.referer === 'string' ? request.headers.referer.slice(0, 2048) : null;
     const now = this.clock.now().toISOString();
     const view: ViewsTable = {
@@ -66,7 +68,7 @@ export class Tracker {
       visitor,
       ...client,
       ...location,
-      ip_masked: maskIp(request.ip) ?? null,
+      ip_masked: maskIp(address) ?? null,
       user_agent: tag.access_logging === 1 ? userAgent!.slice(0, 1024) : null,
       referrer,
       logged: tag.access_logging,
