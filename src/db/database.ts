@@ -44,7 +44,13 @@ function openSqlite(dataDir: string): DatabaseHandle {
   const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });
   const database = {
     close: () => sqlite.close(),
-    prepare(text: string) {
+    prepare(sqlText: string) {
+      // Kysely opens transactions with a plain BEGIN, which takes the write lock only at the
+      // first write. If another process commits between a transaction's first read and its
+      // first write, that write fails at once with SQLITE_BUSY_SNAPSHOT, busy_timeout or not
+      // (a worker process's view rollup failed that way under steady page traffic). BEGIN
+      // IMMEDIATE takes the lock first, so writers of several processes wait their turn.
+      const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
       let statement = statements.get(text);
       if (!statement) {
         statement = sqlite.prepare(text);
