@@ -234,7 +234,8 @@ function retryDelayMs(ctx: WebhooksContext, attempt: number): number {
 export async function recordAttempt(ctx: WebhooksContext, delivery: DeliveriesTable, result: SendResult, automatic: boolean): Promise<DeliveriesTable> {
   const now = ctx.clock.now();
   const attempt = delivery.attempt + 1;
-  const retry = !result.ok && automatic && attempt < maxAttempts(ctx);
+  // A test event gets one attempt: the worker's, too, when it takes over from a request that died.
+  const retry = !result.ok && automatic && delivery.test !== 1 && attempt < maxAttempts(ctx);
   const status: DeliveryStatus = result.ok ? 'success' : retry ? 'pending' : 'failed';
   const changes: Partial<DeliveriesTable> = {
     status,
@@ -262,7 +263,7 @@ export async function recordAttempt(ctx: WebhooksContext, delivery: DeliveriesTa
   return { ...delivery, ...changes };
 }
 
-/** A delivery of an event to a webhook, before any attempt; tests are never due automatically. */
+/** A delivery of an event to a webhook, before any attempt: due now. */
 export function newDelivery(webhookId: string, event: { id: string; type: string; payload: string }, now: string, options: { test: boolean }): DeliveriesTable {
   return {
     id: newId('dlv'),
@@ -273,7 +274,7 @@ export function newDelivery(webhookId: string, event: { id: string; type: string
     test: options.test ? 1 : 0,
     status: 'pending',
     attempt: 0,
-    next_attempt_at: options.test ? null : now,
+    next_attempt_at: now,
     claimed_until: null,
     response_code: null,
     response_time_ms: null,
@@ -285,29 +286,37 @@ export function newDelivery(webhookId: string, event: { id: string; type: string
 
 const SAMPLE_TAG = { id: 'tag_00000000000000000000000000', short_id: 'Sample01', title: 'Sample tag' };
 
-/** POST /test: a signed test event sent now, recorded as a delivery (never retried automatically). */
+/**
+ * POST /test: a signed test event sent now, recorded as a delivery (never retried automatically).
+ * The delivery is written leased to this request, as a manual retry is: if the process dies
+ * mid-send, the worker makes the attempt once the lease runs out, instead of the delivery
+ * staying pending for ever.
+ */
 export async function sendTestEvent(ctx: WebhooksContext, principal: Principal, webhookId: string, event: EventType) {
   const webhook = await requireWebhook(ctx.db, principal, webhookId);
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
   const payload = JSON.stringify({ id: eventId, event, created_at: now, test: true, data: { tag: SAMPLE_TAG } });
-  const delivery = newDelivery(webhook.id, { id: eventId, type: event, payload }, now, { test: true });
+  const delivery = { ...newDelivery(webhook.id, { id: eventId, type: event, payload }, now, { test: true }), claimed_until: manualLeaseEnd(ctx, now) };
   await repo.insertDelivery(ctx.db, delivery);
   const result = await sendAttempt(ctx, webhook, delivery);
   const recorded = await recordAttempt(ctx, delivery, result, false);
   return { delivery_id: recorded.id, status: recorded.status, response_code: recorded.response_code, response_time_ms: recorded.response_time_ms };
 }
 
-/** How long past the timeout a manual retry holds its delivery (as the worker's lease does). */
+/** How long past the timeout a manual attempt holds its delivery (as the worker's lease does). */
 const MANUAL_LEASE_MARGIN_MS = 5000;
+
+function manualLeaseEnd(ctx: WebhooksContext, now: string): string {
+  return new Date(Date.parse(now) + ctx.config.webhookTimeoutMs + MANUAL_LEASE_MARGIN_MS).toISOString();
+}
 
 /** POST /retry: one attempt now for a failed delivery; the result is final either way. */
 export async function retryDelivery(ctx: WebhooksContext, principal: Principal, webhookId: string, deliveryId: string) {
   const { webhook, delivery } = await requireDelivery(ctx, principal, webhookId, deliveryId);
   if (delivery.status !== 'failed') throw invalidRequest(`Only failed deliveries can be retried; this one is ${delivery.status}`);
-  const now = ctx.clock.now();
-  const leaseUntil = new Date(now.getTime() + ctx.config.webhookTimeoutMs + MANUAL_LEASE_MARGIN_MS).toISOString();
-  if (!(await repo.claimFailedDelivery(ctx.db, delivery.id, { now: now.toISOString(), leaseUntil }))) {
+  const now = isoNow(ctx.clock);
+  if (!(await repo.claimFailedDelivery(ctx.db, delivery.id, { now, leaseUntil: manualLeaseEnd(ctx, now) }))) {
     throw invalidRequest('Only failed deliveries can be retried; this one is being retried already');
   }
   const result = await sendAttempt(ctx, webhook, delivery);
