@@ -78,8 +78,10 @@ export class PgChangeFeed implements ChangeFeed {
     // An empty query: the cheapest round trip there is, with nothing to parse, plan or send back.
     const trip = client.query('').then(
       () => {
+        // A connection lost meanwhile vouches for nothing: its notifications may be missing.
+        if (this.client !== client) return false;
         this.markFencedThisTask();
-        return this.client === client;
+        return true;
       },
       () => false,
     );
