@@ -84,7 +84,6 @@ describe('file limits', () => {
     const files = await request(t, 'GET', `/v1/tags/${own.id}/files`, { key: account.key });
     await request(t, 'DELETE', `/v1/files/${files.body.data[0].id}`, { key: account.key });
     expect(await storageUsed(t.database.db, account.userId, 'live')).toBe(limit - 1000);
-    // A refused upload's temp file goes once its stream closes, which may be just after the answer.
     await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]), TEMP_FILE_GONE);
   });
 

@@ -391,11 +391,22 @@ export async function purgeAnalyticsBefore(db: Db, plan: string, cutoffDay: stri
     )
     .execute();
   let views = 0;
-  for (const tag of tags) views += await purgeTagBefore(db, tag, cutoffDay);
+  // A scope's own rows (scope_daily) go with the first of its tags, not once per tag.
+  const scopesDone = new Set<string>();
+  for (const tag of tags) {
+    const scope = `${tag.environment}|${scopeIdOf(tag)}`;
+    views += await purgeTagBefore(db, tag, cutoffDay, !scopesDone.has(scope));
+    scopesDone.add(scope);
+  }
   return views;
 }
 
-async function purgeTagBefore(db: Db, tag: { tag_id: string; environment: string; owner_id: string; organization_id: string | null }, cutoffDay: string): Promise<number> {
+async function purgeTagBefore(
+  db: Db,
+  tag: { tag_id: string; environment: string; owner_id: string; organization_id: string | null },
+  cutoffDay: string,
+  withScopeRows: boolean,
+): Promise<number> {
   const cutoffHour = `${cutoffDay}T00:00:00Z`;
   // A month's rows go once the whole month is past the cutoff: reports read a month's row only
   // when the whole month is in the period, and a period never starts before the cutoff.
@@ -405,7 +416,7 @@ async function purgeTagBefore(db: Db, tag: { tag_id: string; environment: string
   for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
   await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
   const scope = { environment: tag.environment as never, scope_id: scopeIdOf(tag) };
-  await db.deleteFrom('scope_daily').where('environment', '=', scope.environment).where('scope_id', '=', scope.scope_id).where('day', '<', cutoffDay).execute();
+  if (withScopeRows) await db.deleteFrom('scope_daily').where('environment', '=', scope.environment).where('scope_id', '=', scope.scope_id).where('day', '<', cutoffDay).execute();
   await db.deleteFrom('tag_monthly').where('environment', '=', scope.environment).where('scope_id', '=', scope.scope_id).where('month', '<', cutoffMonth).where('tag_id', '=', tag.tag_id).execute();
   // Last: the next run finds the tag again through these rows if this one stops half-way.
   await db.deleteFrom('tag_daily').where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
