@@ -8,9 +8,6 @@ import { createAccount, expectError, request, startTestApp, type Account, type T
 import { createTag, filesUnder, streamUpload, upload } from './helpers.js';
 
 const MB = 1024 * 1024;
-// A refused upload's temp file comes and goes with its stream, which can close after the answer; on a
-// machine running the whole suite that has taken over a second.
-const TEMP_FILE_WAIT = { timeout: 10_000, interval: 50 };
 
 describe('file limits', () => {
   let t: TestApp;
@@ -37,7 +34,7 @@ describe('file limits', () => {
     expect(result.sentBeforeResponse).toBeGreaterThan(PLAN_LIMITS.pro.maxFileBytes - 8 * MB);
     expect(result.sentBeforeResponse).toBeLessThan(2 * PLAN_LIMITS.pro.maxFileBytes);
     expect(result.closedByServer).toBe(true);
-    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]), TEMP_FILE_WAIT);
+    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
     expect(await fileRows()).toBe(0);
   });
 
@@ -84,7 +81,20 @@ describe('file limits', () => {
     const files = await request(t, 'GET', `/v1/tags/${own.id}/files`, { key: account.key });
     await request(t, 'DELETE', `/v1/files/${files.body.data[0].id}`, { key: account.key });
     expect(await storageUsed(t.database.db, account.userId, 'live')).toBe(limit - 1000);
-    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]), TEMP_FILE_WAIT);
+    // A refused upload's temp file goes once its stream closes, which may be just after the answer.
+    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
+  });
+
+  it('leaves no temp file behind when uploads are refused at their first bytes, however often', async () => {
+    // Refused at the first chunk, the temp file's write stream may still be opening the file:
+    // a removal before it has opened would leave the file behind for ever. Over HTTP that race
+    // is rare; temp-files.test.ts makes it at the storage layer, where it is frequent.
+    const account = await createAccount(t, 'pro');
+    const own = await createTag(t, account.key);
+    const limit = PLAN_LIMITS.pro.storageBytes;
+    expect(await reserveStorage(t.database.db, account.userId, 'live', limit - 1000, limit, new Date().toISOString())).toBe(true);
+    for (let i = 0; i < 60; i++) expectError(await upload(t, account.key, own.id, `r${i}.txt`, Buffer.alloc(1001, 'x')), 507, 'storage_limit_exceeded');
+    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
   });
 
   it('lets only one of two concurrent uploads take the last free bytes', async () => {
@@ -105,7 +115,7 @@ describe('file limits', () => {
     // The refused upload left no blob behind.
     const rows = await t.database.db.selectFrom('files').select('id').execute();
     expect(filesUnder(blobsDir()).length).toBe(rows.length);
-    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]), TEMP_FILE_WAIT);
+    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
   });
 
   it('leaves no row and no file behind when the client aborts an upload', async () => {
@@ -121,9 +131,9 @@ describe('file limits', () => {
     req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.txt"\r\n\r\n`);
     req.write(Buffer.alloc(2 * MB, 'z'));
     // The upload is in progress once its temp file exists; then the client goes away.
-    await vi.waitFor(() => expect(filesUnder(tmpDir()).length).toBe(1), TEMP_FILE_WAIT);
+    await vi.waitFor(() => expect(filesUnder(tmpDir()).length).toBe(1));
     req.destroy();
-    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]), TEMP_FILE_WAIT);
+    await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
     expect(filesUnder(blobsDir()).length).toBe(blobsBefore);
     const listed = await request(t, 'GET', `/v1/tags/${own.id}/files`, { key: account.key });
     expect(listed.body.data).toEqual([]);

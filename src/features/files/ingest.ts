@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../../http/errors.js';
 import type { ContentFacts } from './file-types.js';
+import { pipeToNewFile } from './storage.js';
 
 const HEAD_BYTES = 64 * 1024;
 const MAGIC_BYTES = 16;
@@ -95,6 +94,6 @@ class Inspector extends Transform {
 /** Streams `source` into a new file at `path` (which must not exist). Memory use is one chunk. */
 export async function ingest(source: Readable, path: string, limits: IngestLimits): Promise<IngestResult> {
   const inspector = new Inspector(limits);
-  await pipeline(source, inspector, createWriteStream(path, { flags: 'wx' }));
+  await pipeToNewFile(source, inspector, path);
   return inspector.result();
 }

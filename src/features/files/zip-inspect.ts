@@ -1,9 +1,7 @@
-import { createWriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
-import { discardTemp } from './storage.js';
+import { discardTemp, pipeToNewFile } from './storage.js';
 import { randomBytes } from 'node:crypto';
 
 /** Extensions refused inside archives; scripts (.js, .py, .rb) are allowed there. */
@@ -57,7 +55,7 @@ async function inspectNested(zip: yauzl.ZipFile, entry: yauzl.Entry, outerPath: 
         callback(written > MAX_NESTED_BYTES ? new InspectionError('nested archive too large') : null, chunk);
       },
     });
-    await pipeline(stream, cap, createWriteStream(innerPath, { flags: 'wx' }));
+    await pipeToNewFile(stream, cap, innerPath);
     return await findExecutableInZip(innerPath, depth);
   } finally {
     await discardTemp(innerPath);
