@@ -151,6 +151,48 @@ describe('analytics retention and deletion', () => {
     });
   });
 
+  it("scopes with several tags: their daily totals lose exactly the days past the history, whichever of their tags held them", async () => {
+    const D1 = '2031-03-01';
+    const RUN = addDays(D1, 400);
+    const cutoff = addDays(RUN, -364);
+    t.clock.freeze(new Date(`${D1}T08:00:00.000Z`));
+    // Two accounts, so that one run purges two scopes. In each, A has old and kept days, B old
+    // days only, C a kept day only: the job finds A and B (their old rows), and the scope's own
+    // old rows must go entirely, through either of them.
+    const scopes = [];
+    for (const name of ['x', 'y']) {
+      const owner = await createAccount(t, 'pro');
+      const [a, b, c] = [await createTag(t, owner.key, { title: 'A' }), await createTag(t, owner.key, { title: 'B' }), await createTag(t, owner.key, { title: 'C' })];
+      const visits: Array<[CreatedTag, string]> = [
+        [a, `${D1}T10:00:00.000Z`],
+        [b, `${D1}T11:00:00.000Z`],
+        [b, `${addDays(D1, 10)}T11:00:00.000Z`],
+        [a, `${cutoff}T00:00:00.000Z`],
+        [c, `${addDays(cutoff, 14)}T09:30:00.000Z`],
+      ];
+      for (const [i, [tag, at]] of visits.entries()) await view(t, tag.short_id, { at, ip: IP.london, visitor: visitorId(`${name}${i}`) });
+      scopes.push({ owner, a, b, c });
+    }
+    t.clock.freeze(new Date(`${RUN}T12:00:00.000Z`));
+    await closeVisitorDays(t.database.db, t.clock.now().getTime());
+    for (const { owner } of scopes) expect(await scopeDays(owner.userId)).toEqual({ [D1]: 2, [addDays(D1, 10)]: 1, [cutoff]: 1, [addDays(cutoff, 14)]: 1 });
+
+    await runRetention();
+
+    for (const { owner, a, b, c } of scopes) {
+      expect(await scopeDays(owner.userId)).toEqual({ [cutoff]: 1, [addDays(cutoff, 14)]: 1 });
+      expect((await analyticsOf(a.id)).views).toEqual([`${cutoff}T00:00:00.000Z`]);
+      expect(await analyticsOf(b.id)).toEqual(EMPTY);
+      expect((await analyticsOf(c.id)).tag_daily).toEqual([addDays(cutoff, 14)]);
+      // The overview (scope rows) and the export (tag rows) agree with what is left.
+      const overview = await getData(t, owner.key, '/v1/analytics/overview', { start_date: D1 });
+      expect(overview.period.start).toBe(cutoff);
+      expect(overview.totals).toMatchObject({ views: 2, unique_views: 2, qr_scans: 0 });
+      const csv = await get(t, owner.key, '/v1/analytics/export', { start_date: D1, format: 'csv' });
+      expect(csv.text.trim().split('\n').slice(1)).toEqual([`${cutoff},${a.id},A,1,1,0,1`, `${addDays(cutoff, 14)},${c.id},C,1,1,0,1`]);
+    }
+  });
+
   it("deleting a tag deletes its views and rollups; its analytics answer 404 and the overview forgets it", async () => {
     const owner = await createAccount(t, 'pro');
     t.clock.freeze(new Date('2027-03-01T09:00:00.000Z'));
