@@ -278,6 +278,15 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     expect(enterprise.timeseries).toHaveLength(731);
     const clamped = await report({ start_date: '2020-01-01', granularity: 'month' }, bob.key, bobTag.id);
     expect(clamped.period).toEqual({ start: addDays(TODAY, -1094), end: '2026-03-11' });
+    // The overview has no granularity: its daily series covers the whole three years.
+    const history = await getData(t, bob.key, '/v1/analytics/overview', { start_date: '2020-01-01' });
+    expect(history.period).toEqual({ start: addDays(TODAY, -1094), end: '2026-03-11' });
+    expect(history.by_day).toHaveLength(1095);
+    expect(history.by_day[0]).toEqual({ date: addDays(TODAY, -1094), views: 0, scans: 0 });
+    expect(history.by_day.at(-1).date).toBe(TODAY);
+    // Up to a year ahead of that; further is refused, naming the date to move.
+    expect((await getData(t, bob.key, '/v1/analytics/overview', { start_date: '2020-01-01', end_date: addDays(TODAY, 367) })).by_day).toHaveLength(1461);
+    expectError(await get(t, bob.key, '/v1/analytics/overview', { start_date: '2020-01-01', end_date: addDays(TODAY, 368) }), 400, 'validation_error', 'end_date');
 
     // A period that ends before the oldest kept day would be empty: refused, saying why.
     const gone = await get(t, alice.key, `/v1/tags/${old.id}/analytics`, { start_date: '2024-01-01', end_date: '2025-03-11' });

@@ -8,7 +8,7 @@ import { PLAN_LIMITS } from '../accounts/plans.js';
 import { scopeOf, type Scope } from '../accounts/scope.js';
 import { countTagsCreated, requireTag } from '../tags/tags.service.js';
 import * as repo from './analytics.repository.js';
-import { bucketOf, bucketsOf, hourRange, instantRange, resolvePeriod, splitByMonths, type Granularity, type Period } from './period.js';
+import { bucketOf, bucketsOf, daysOf, hourRange, instantRange, resolvePeriod, splitByMonths, type Granularity, type Period } from './period.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 import type { PresenceStore } from './presence.js';
@@ -94,6 +94,7 @@ export async function tagReport(ctx: AnalyticsContext, principal: Principal, tag
   const [tag] = await Promise.all([requireTag(ctx.db, principal, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, principal, query);
   const { granularity } = query;
+  const buckets = bucketsOf(period, granularity);
   const days = { from: period.start, to: period.end };
   // Hours and days count their own distinct visitors; weeks and months are unions of days.
   const spansDays = granularity === 'week' || granularity === 'month';
@@ -106,7 +107,7 @@ export async function tagReport(ctx: AnalyticsContext, principal: Principal, tag
   const summary = { total_views: 0, unique_views: visitors.total, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
   let durationSum = 0;
   let durationCount = 0;
-  const series = new Map(bucketsOf(period, granularity).map((b) => [b, { views: 0, visitors: visitors.perBucket.get(b) ?? 0 }]));
+  const series = new Map(buckets.map((b) => [b, { views: 0, visitors: visitors.perBucket.get(b) ?? 0 }]));
   for (const row of rows) {
     summary.total_views += Number(row.views);
     summary.qr_scans += Number(row.qr_scans);
@@ -212,9 +213,13 @@ async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
   return top.filter(([id]) => titles.has(id)).map(([id, count]) => ({ id, title: titles.get(id)!, views: count }));
 }
 
+/** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */
+const OVERVIEW_MAX_DAYS = Math.max(...Object.values(PLAN_LIMITS).map((limits) => limits.analyticsHistoryDays)) + 366;
+
 export async function overview(ctx: AnalyticsContext, principal: Principal, query: DateQuery) {
   const scope = scopeOf(principal);
   const period = periodFor(ctx, principal, query);
+  const days = daysOf(period, OVERVIEW_MAX_DAYS);
   const range = instantRange(period);
   await rollUpViews(ctx.db);
   const [daily, top, tagsCreated, filesUploaded] = await Promise.all([
@@ -223,7 +228,7 @@ export async function overview(ctx: AnalyticsContext, principal: Principal, quer
     countTagsCreated(ctx.db, scope, range),
     ctx.countFilesUploaded(scope, range),
   ]);
-  const byDay = new Map(bucketsOf(period, 'day').map((day) => [day, { views: 0, scans: 0 }]));
+  const byDay = new Map(days.map((day) => [day, { views: 0, scans: 0 }]));
   const totals = { views: 0, unique_views: 0, qr_scans: 0, tags_created: tagsCreated, files_uploaded: filesUploaded };
   for (const row of daily) {
     totals.views += Number(row.views);

@@ -71,19 +71,37 @@ export function bucketOf(hour: string, granularity: Granularity): string {
   }
 }
 
-/** Every bucket the period touches, in order, so the series can be zero-filled. */
-export function bucketsOf(period: Period, granularity: Granularity): string[] {
+/**
+ * Every bucket the period touches, in order, so the series can be zero-filled; undefined when
+ * there are more than `max` (the caller knows which parameter to blame).
+ */
+function bucketsUpTo(period: Period, granularity: Granularity, max: number): string[] | undefined {
   const buckets: string[] = [];
   const step = granularity === 'hour' ? 3_600_000 : DAY_MS;
   const endMs = dayMs(period.end);
   for (let ms = dayMs(period.start); ms < endMs; ms += step) {
     const key = granularity === 'hour' ? `${new Date(ms).toISOString().slice(0, 13)}:00:00Z` : bucketOf(`${toDay(ms)}T00:00:00Z`, granularity);
     if (buckets.at(-1) !== key) buckets.push(key);
-    if (buckets.length > MAX_BUCKETS) {
-      throw validationError('granularity', `the period holds more than ${MAX_BUCKETS} ${granularity} buckets; choose a coarser granularity`);
-    }
+    if (buckets.length > max) return undefined;
   }
   return buckets;
+}
+
+/** A tag report's buckets: at most 1,000, else 400 naming the granularity (a coarser one fits). */
+export function bucketsOf(period: Period, granularity: Granularity): string[] {
+  const buckets = bucketsUpTo(period, granularity, MAX_BUCKETS);
+  if (!buckets) throw validationError('granularity', `the period holds more than ${MAX_BUCKETS} ${granularity} buckets; choose a coarser granularity`);
+  return buckets;
+}
+
+/**
+ * The overview's days. It has no granularity: its series is daily over any period a plan keeps
+ * (Enterprise: 1,095 days), so its bound is the caller's, and past it the period is too long.
+ */
+export function daysOf(period: Period, maxDays: number): string[] {
+  const days = bucketsUpTo(period, 'day', maxDays);
+  if (!days) throw validationError('end_date', `the overview covers at most ${maxDays} days; choose an earlier end_date`);
+  return days;
 }
 
 /** The first day of the month after `day`'s, or `day` itself when it is a first. */
