@@ -193,6 +193,25 @@ describe('analytics retention and deletion', () => {
     }
   });
 
+  it('a month that outlives its last old day goes in a later run, once the whole month is past', async () => {
+    const DAY = '2036-01-20';
+    t.clock.freeze(new Date(`${DAY}T08:00:00.000Z`));
+    const owner = await createAccount(t, 'pro');
+    const tag = await createTag(t, owner.key, { title: 'Month' });
+    await view(t, tag.short_id, { at: `${DAY}T10:00:00.000Z`, ip: IP.london, visitor: visitorId('month') });
+    // The cutoff is the next day: the view's day goes, its month (partly kept) stays.
+    t.clock.freeze(new Date(`${addDays(DAY, 1 + 364)}T12:00:00.000Z`));
+    await closeVisitorDays(t.database.db, t.clock.now().getTime());
+    await runRetention();
+    const month = '2036-01-01';
+    expect(await analyticsOf(tag.id)).toEqual({ ...EMPTY, tag_monthly: [month], tag_monthly_dimensions: [`${month} browser`, `${month} country`, `${month} device`] });
+    // Later the cutoff passes the month's end: nothing of the tag is older than the cutoff day
+    // any more, yet its month is found and goes.
+    t.clock.freeze(new Date(`${addDays('2036-02-01', 364)}T12:00:00.000Z`));
+    await runRetention();
+    expect(await analyticsOf(tag.id)).toEqual(EMPTY);
+  });
+
   it("deleting a tag deletes its views and rollups; its analytics answer 404 and the overview forgets it", async () => {
     const owner = await createAccount(t, 'pro');
     t.clock.freeze(new Date('2027-03-01T09:00:00.000Z'));

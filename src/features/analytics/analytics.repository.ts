@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
 import { isPostgres, type Db } from '../../db/database.js';
 import type { Database, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
+import { monthOf } from './period.js';
 
 /** All SQL for views and their rollups. */
 
@@ -373,52 +374,46 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
 /**
  * Deletes views and rollups older than `cutoffDay` for accounts on `plan` (personal accounts
  * by their user's plan, organizations by theirs). Returns the raw views deleted. The tags with
- * days before the cutoff are found first (one pass over the daily rollup), then each tag's old
- * rows go through indexes that start with the tag: an hourly run that has nothing to delete
- * does not scan millions of views.
+ * rows before the cutoff are found first (a pass over the daily and the monthly rollups), then
+ * each tag's old rows go through indexes that start with the tag: an hourly run that has nothing
+ * to delete does not scan millions of views. The monthly rollups count: a month outlives the
+ * days it holds (it goes once wholly past the cutoff), so a tag whose last old day went in an
+ * earlier run is found again through its month.
  */
 export async function purgeAnalyticsBefore(db: Db, plan: string, cutoffDay: string): Promise<number> {
+  const onPlan = (eb: ExpressionBuilder<Database, 'tag_daily' | 'tag_monthly'>, scopeId: 'tag_monthly.scope_id' | 'tag_daily.organization_id' | 'tag_daily.owner_id') =>
+    eb.or([eb(scopeId, 'in', eb.selectFrom('users').select('id').where('plan', '=', plan as never)), eb(scopeId, 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan as never))]);
   const tags = await db
     .selectFrom('tag_daily')
-    .select(['tag_id', 'environment', 'owner_id', 'organization_id'])
-    .distinct()
+    .select(['tag_id', 'environment', sql<string>`coalesce(organization_id, owner_id)`.as('scope_id')])
     .where('day', '<', cutoffDay)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('organization_id', 'is', null), eb('owner_id', 'in', eb.selectFrom('users').select('id').where('plan', '=', plan as never))]),
-        eb('organization_id', 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan as never)),
-      ]),
-    )
+    .where((eb) => eb.or([eb.and([eb('organization_id', 'is', null), onPlan(eb, 'tag_daily.owner_id')]), onPlan(eb, 'tag_daily.organization_id')]))
+    .union(db.selectFrom('tag_monthly').select(['tag_id', 'environment', 'scope_id']).where('month', '<', monthOf(cutoffDay)).where((eb) => onPlan(eb, 'tag_monthly.scope_id')))
     .execute();
   let views = 0;
   // A scope's own rows (scope_daily) go with the first of its tags, not once per tag.
   const scopesDone = new Set<string>();
   for (const tag of tags) {
-    const scope = `${tag.environment}|${scopeIdOf(tag)}`;
+    const scope = `${tag.environment}|${tag.scope_id}`;
     views += await purgeTagBefore(db, tag, cutoffDay, !scopesDone.has(scope));
     scopesDone.add(scope);
   }
   return views;
 }
 
-async function purgeTagBefore(
-  db: Db,
-  tag: { tag_id: string; environment: string; owner_id: string; organization_id: string | null },
-  cutoffDay: string,
-  withScopeRows: boolean,
-): Promise<number> {
+async function purgeTagBefore(db: Db, tag: { tag_id: string; environment: string; scope_id: string }, cutoffDay: string, withScopeRows: boolean): Promise<number> {
   const cutoffHour = `${cutoffDay}T00:00:00Z`;
   // A month's rows go once the whole month is past the cutoff: reports read a month's row only
   // when the whole month is in the period, and a period never starts before the cutoff.
-  const cutoffMonth = `${cutoffDay.slice(0, 7)}-01`;
+  const cutoffMonth = monthOf(cutoffDay);
   const deleted = await db.deleteFrom('views').where('tag_id', '=', tag.tag_id).where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`).executeTakeFirst();
   for (const table of ['tag_hourly', 'tag_visitor_hours'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('hour', '<', cutoffHour).execute();
   for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
   await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
-  const scope = { environment: tag.environment as never, scope_id: scopeIdOf(tag) };
-  if (withScopeRows) await db.deleteFrom('scope_daily').where('environment', '=', scope.environment).where('scope_id', '=', scope.scope_id).where('day', '<', cutoffDay).execute();
-  await db.deleteFrom('tag_monthly').where('environment', '=', scope.environment).where('scope_id', '=', scope.scope_id).where('month', '<', cutoffMonth).where('tag_id', '=', tag.tag_id).execute();
+  const environment = tag.environment as never;
+  if (withScopeRows) await db.deleteFrom('scope_daily').where('environment', '=', environment).where('scope_id', '=', tag.scope_id).where('day', '<', cutoffDay).execute();
   // Last: the next run finds the tag again through these rows if this one stops half-way.
+  await db.deleteFrom('tag_monthly').where('environment', '=', environment).where('scope_id', '=', tag.scope_id).where('month', '<', cutoffMonth).where('tag_id', '=', tag.tag_id).execute();
   await db.deleteFrom('tag_daily').where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
   return Number(deleted.numDeletedRows);
 }

@@ -19,6 +19,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** The hour and the day an ISO timestamp falls in: the rollups' buckets. */
 export const hourOf = (iso: string) => `${iso.slice(0, 13)}:00:00Z`;
 export const dayOf = (iso: string) => iso.slice(0, 10);
+/** The month a day or an ISO timestamp falls in, as rollups key it: its first day. */
+export const monthOf = (iso: string) => `${iso.slice(0, 7)}-01`;
 export const toDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const dayMs = (day: string) => Date.parse(`${day}T00:00:00.000Z`);
 
@@ -67,7 +69,7 @@ export function bucketOf(hour: string, granularity: Granularity): string {
       return toDay(ms - weekday * DAY_MS);
     }
     case 'month':
-      return `${hour.slice(0, 7)}-01`;
+      return monthOf(hour);
   }
 }
 
@@ -107,7 +109,7 @@ export function daysOf(period: Period, maxDays: number): string[] {
 /** The first day of the month after `day`'s, or `day` itself when it is a first. */
 function monthStartFrom(day: string): string {
   if (day.endsWith('-01')) return day;
-  const next = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  const next = new Date(`${monthOf(day)}T00:00:00Z`);
   next.setUTCMonth(next.getUTCMonth() + 1);
   return next.toISOString().slice(0, 10);
 }
@@ -118,7 +120,7 @@ function monthStartFrom(day: string): string {
  */
 export function splitByMonths(period: Period): { months?: { from: string; to: string }; days: Array<{ from: string; to: string }> } {
   const firstMonth = monthStartFrom(period.start);
-  const endMonth = `${period.end.slice(0, 7)}-01`;
+  const endMonth = monthOf(period.end);
   if (firstMonth >= endMonth) return { days: [{ from: period.start, to: period.end }] };
   const days = [
     { from: period.start, to: firstMonth },

@@ -5,7 +5,7 @@ import { getOrCreate } from '../../lib/maps.js';
 import { eventsInsert, type EventInput, type EventType } from '../events/outbox.js';
 import { subscribedWebhooks } from '../webhooks/webhooks.repository.js';
 import * as repo from './analytics.repository.js';
-import { dayOf, hourOf } from './period.js';
+import { dayOf, hourOf, monthOf } from './period.js';
 
 /** Views rolled up in one transaction: short enough not to hold the database (or SQLite's thread) for long. */
 const VIEWS_PER_TRANSACTION = 2000;
@@ -57,7 +57,7 @@ async function addToRollups(trx: Db, views: RolledView[]): Promise<void> {
   for (const view of views) {
     const hour = hourOf(view.occurred_at);
     const day = dayOf(view.occurred_at);
-    const month = `${view.occurred_at.slice(0, 7)}-01`;
+    const month = monthOf(view.occurred_at);
     const scopeId = repo.scopeIdOf(view);
     const scan = view.source === 'qr_scan' ? 1 : 0;
     const direct = view.source === 'direct' ? 1 : 0;
