@@ -165,6 +165,9 @@ describe('account overview and export', () => {
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, include: 'bogus' }), 400, 'validation_error', 'include');
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'views,bogus' }), 400, 'validation_error', 'include');
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'xml' }), 400, 'validation_error', 'format');
+      // An empty include is the default, as if absent; one that names nothing is refused.
+      expect((await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: '' })).body.data.rows).toEqual(expectedRows());
+      expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: ',' }), 400, 'validation_error', 'include');
     });
 
     it('JSON: export_date, period and rows; views and logs only when included', async () => {
@@ -232,6 +235,32 @@ describe('account overview and export', () => {
       const qOnly = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'logs,views', tag_ids: Q.id });
       expect(qOnly.body.data.views.map((v: { id: string }) => v.id)).toEqual(rows.filter((r) => r.tag_id === Q.id).map((r) => r.id));
       expect(qOnly.body.data.logs).toEqual(data.logs);
+    });
+
+    it('logs follow access logging as /logs does: only tags logging now show theirs, and naming one that does not is 403', async () => {
+      const setLogging = async (on: boolean) => {
+        const put = await request(t, 'PUT', `/v1/tags/${Q.id}`, { key: alice.key, body: { access_logging: on } });
+        expect(put.status, put.text).toBe(200);
+      };
+      const exportOf = (query: Record<string, string>) => get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', ...query });
+      const logged = (await exportOf({ include: 'logs' })).body.data.logs;
+      expect(logged.map((l: { tag_id: string }) => l.tag_id)).toEqual([Q.id]);
+
+      await setLogging(false);
+      try {
+        expectError(await get(t, alice.key, `/v1/tags/${Q.id}/analytics/logs`, PERIOD), 403, 'analytics_not_enabled');
+        expect((await exportOf({ include: 'summary,logs' })).body.data).toMatchObject({ rows: expectedRows(), logs: [] });
+        const named = await exportOf({ include: 'views,logs', tag_ids: Q.short_id });
+        expectError(named, 403, 'analytics_not_enabled');
+        expect(named.body.error.message).toContain(Q.id);
+        // Without logs, or as CSV (which include does not shape), the tag exports as before.
+        expect((await exportOf({ include: 'views', tag_ids: Q.id })).status).toBe(200);
+        expect((await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, include: 'logs', tag_ids: Q.id })).status).toBe(200);
+      } finally {
+        await setLogging(true);
+      }
+      // Turned on again, the records logged before show again.
+      expect((await exportOf({ include: 'logs', tag_ids: Q.id })).body.data.logs).toEqual(logged);
     });
   });
 });

@@ -176,7 +176,12 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           querystring: Type.Object({
             ...dates,
             format: Type.Enum(['csv', 'json'], { default: 'csv' }),
-            include: Type.Optional(Type.String({ description: 'Comma-separated: views, logs, summary (default summary; JSON only)' })),
+            include: Type.Optional(
+              Type.String({
+                description:
+                  'Comma-separated: views, logs, summary (default summary; JSON only). Logs are those of tags with access logging on; a tag_ids entry without it, with logs included, is 403 analytics_not_enabled',
+              }),
+            ),
             tag_ids: Type.Optional(Type.String({ description: 'Comma-separated tag ids; default every tag' })),
           }),
           response: {

@@ -186,11 +186,16 @@ export function toLogRecord(view: ViewsTable, level: LogLevel) {
   };
 }
 
+/** Log records are shown only while the tag's access logging is on (403 analytics_not_enabled). */
+export function requireAccessLogging(tag: { id: string; access_logging: number }): void {
+  if (tag.access_logging !== 1) {
+    throw new ApiError('analytics_not_enabled', `Access logging is not enabled for tag ${tag.id}; turn on access_logging with PUT /v1/tags/{id}`);
+  }
+}
+
 export async function listTagLogs(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { limit: number; offset: number; level: LogLevel }) {
   const tag = await requireTag(ctx.db, principal, tagId);
-  if (tag.access_logging !== 1) {
-    throw new ApiError('analytics_not_enabled', 'Access logging is not enabled for this tag; turn on access_logging with PUT /v1/tags/{id}');
-  }
+  requireAccessLogging(tag);
   const period = periodFor(ctx, principal, query);
   const range = instantRange(period);
   const [total, rows] = await Promise.all([

@@ -6,7 +6,7 @@ import { scopeOf, type Scope } from '../accounts/scope.js';
 import { requireTag, tagsInScope } from '../tags/tags.service.js';
 import * as repo from './analytics.repository.js';
 import type { AnalyticsContext } from './analytics.service.js';
-import { toLogRecord, toViewRecord } from './analytics.service.js';
+import { requireAccessLogging, toLogRecord, toViewRecord } from './analytics.service.js';
 import { instantRange, resolvePeriod, type Period } from './period.js';
 import { rollUpViews } from './view-rollup.js';
 
@@ -30,8 +30,10 @@ export interface PreparedExport {
   body: Readable;
 }
 
+/** An empty `include` is the default, as if absent; one naming nothing (`,`) is refused. */
 function parseInclude(text: string | undefined): Set<Include> {
-  const names = (text ?? 'summary').split(',').map((p) => p.trim()).filter(Boolean);
+  const names = (text || 'summary').split(',').map((p) => p.trim()).filter(Boolean);
+  if (names.length === 0) throw validationError('include', `include must name at least one of ${INCLUDES.join(', ')}`);
   for (const name of names) {
     if (!INCLUDES.includes(name as Include)) throw validationError('include', `include takes ${INCLUDES.join(', ')}; got "${name}"`);
   }
@@ -39,13 +41,16 @@ function parseInclude(text: string | undefined): Set<Include> {
 }
 
 interface Exported {
-  tags: Array<{ id: string; title: string }>;
+  tags: Array<{ id: string; title: string; access_logging: number }>;
   /** How their per-day rows are read: by scope (in index order) when every tag is exported. */
   rows: { scope: Scope } | { tagIds: string[] };
 }
 
-/** The tags exported: those named (each must be the caller's: 403/404), else every tag the key reaches. */
-async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds: string | undefined): Promise<Exported> {
+/**
+ * The tags exported: those named (each must be the caller's: 403/404, and with logs included,
+ * must have access logging on, as for /logs: 403), else every tag the key reaches.
+ */
+async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds: string | undefined, withLogs: boolean): Promise<Exported> {
   if (!tagIds) {
     const scope = scopeOf(principal);
     return { tags: await tagsInScope(ctx.db, scope), rows: { scope } };
@@ -55,7 +60,8 @@ async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds:
   const tags = [];
   for (const id of ids) {
     const tag = await requireTag(ctx.db, principal, id);
-    tags.push({ id: tag.id, title: tag.title });
+    if (withLogs) requireAccessLogging(tag);
+    tags.push({ id: tag.id, title: tag.title, access_logging: tag.access_logging });
   }
   return { tags, rows: { tagIds: tags.map((t) => t.id) } };
 }
@@ -135,8 +141,10 @@ async function* json(ctx: AnalyticsContext, exported: Exported, period: Period, 
     yield* jsonArray(viewRows(ctx, ids, period, false), (view) => ({ tag_id: view.tag_id, ...toViewRecord(view) }));
   }
   if (include.has('logs')) {
+    // Of every tag exported, only those logging now show their log records (as /logs does).
+    const logging = exported.tags.filter((t) => t.access_logging === 1).map((t) => t.id);
     yield ',"logs":';
-    yield* jsonArray(viewRows(ctx, ids, period, true), (view) => ({ tag_id: view.tag_id, ...toLogRecord(view, 'detailed') }));
+    yield* jsonArray(viewRows(ctx, logging, period, true), (view) => ({ tag_id: view.tag_id, ...toLogRecord(view, 'detailed') }));
   }
   yield '}}';
 }
@@ -149,7 +157,7 @@ async function* json(ctx: AnalyticsContext, exported: Exported, period: Period, 
 export async function prepareExport(ctx: AnalyticsContext, principal: Principal, query: ExportQuery): Promise<PreparedExport> {
   const include = parseInclude(query.include);
   const period = resolvePeriod(query, ctx.clock, PLAN_LIMITS[principal.plan].analyticsHistoryDays);
-  const exported = await exportedTags(ctx, principal, query.tag_ids);
+  const exported = await exportedTags(ctx, principal, query.tag_ids, query.format === 'json' && include.has('logs'));
   await rollUpViews(ctx.db);
   const filename = `tagsvc-analytics-${period.start}-to-${period.end}.${query.format}`;
   const body =

@@ -91,5 +91,5 @@ export function deleteTestTagsCreatedBefore(db: Db, before: string) {
 
 /** Ids and titles of every tag a scope reaches (exports). */
 export function tagsInScope(db: Db, scope: Scope) {
-  return db.selectFrom('tags').select(['id', 'title']).where(inScope(scope)).orderBy('id').execute();
+  return db.selectFrom('tags').select(['id', 'title', 'access_logging']).where(inScope(scope)).orderBy('id').execute();
 }
