@@ -4,7 +4,7 @@ import { utcDay } from '../lib/api.js';
 import { dropSchema } from '../lib/data.js';
 import { progress } from '../lib/measure.js';
 import type { VariantContext } from '../lib/variants.js';
-import { describeDatabase, generateDataset, type DatasetManifest } from './generate.js';
+import { DATASET_VERSION, describeDatabase, generateDataset, type DatasetManifest } from './generate.js';
 
 /** Where the analytics variant's data lives. */
 export interface AnalyticsLocation {
@@ -33,6 +33,7 @@ function reusable(location: AnalyticsLocation, context: VariantContext): Dataset
   if (!context.settings.analyticsDir || !existsSync(location.manifestFile)) return undefined;
   const manifest = JSON.parse(readFileSync(location.manifestFile, 'utf8')) as DatasetManifest;
   const sameShape =
+    manifest.version === DATASET_VERSION &&
     manifest.views === context.settings.analyticsViews &&
     manifest.tags === context.settings.analyticsTags &&
     manifest.database === describeDatabase(location.databaseUrl, location.schema);

@@ -1,4 +1,5 @@
 import { encodeVisitorSet } from '../../src/features/analytics/visitor-sets.js';
+import { getOrCreate } from '../../src/lib/maps.js';
 import { COUNTRIES, dimensionLayout, DURATION_SHARE, HOUR_WEIGHTS, PROFILES, REFERRERS, RETURNING_SHARE, type Visitors } from './model.js';
 import { cumulative, pickCumulative, viewUlid, type AliasTable, type Random } from './random.js';
 
@@ -28,6 +29,7 @@ export interface DayRows {
   tag_visitor_hours: unknown[][];
   tag_visitor_days: unknown[][];
   tag_day_visitors: unknown[][];
+  scope_day_visitors: unknown[][];
   visitors: unknown[][];
 }
 
@@ -223,6 +225,8 @@ export class DayGenerator {
     const unique = new Int32Array(T);
     const tagVisitorDays: unknown[][] = [];
     const tagDayVisitors: unknown[][] = [];
+    // A closed day's visitors of each scope: the union of its tags' (what the seal job keeps).
+    const scopeMembers = new Map<string, Set<number>>();
     const dayKeys = sortedKeys(visitorDays);
     for (let start = 0; start < dayKeys.length; ) {
       const t = Math.floor(dayKeys[start]! / P);
@@ -235,6 +239,9 @@ export class DayGenerator {
       } else {
         for (const v of members) this.lastClosedDay[v] = day.index;
         tagDayVisitors.push([tags[t]!.id, dayKey, encodeVisitorSet(members.map((v) => v + 1))]);
+        const g = tags[t]!;
+        const scope = getOrCreate(scopeMembers, `${g.environment}|${g.organizationId ?? g.ownerId}`, () => new Set<number>());
+        for (const v of members) scope.add(v + 1);
       }
       start = end;
     }
@@ -258,6 +265,9 @@ export class DayGenerator {
       tag_visitor_hours: tagVisitorHours,
       tag_visitor_days: tagVisitorDays,
       tag_day_visitors: tagDayVisitors,
+      scope_day_visitors: [...scopeMembers]
+        .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+        .map(([key, numbers]) => [...key.split('|'), dayKey, encodeVisitorSet(Float64Array.from(numbers).sort())]),
       visitors: [],
     };
   }

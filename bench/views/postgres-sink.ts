@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { DayRows } from './day.js';
-import { ROLLUPS_FROM_DAILY } from '../../src/db/migrations/0006_analytics_scale.js';
-import { TABLE_NAMES, TABLES, type Sink, type TagOwner } from './tables.js';
+import { ROLLUPS_FROM_DAILY, TABLE_NAMES, TABLES, type Sink, type TagOwner } from './tables.js';
 
 // Rows per INSERT … SELECT FROM unnest(): one array parameter per column, so the row count is
 // not bounded by the 65,535 bound parameters a multi-row VALUES would hit.
@@ -57,7 +56,6 @@ export class PostgresSink implements Sink {
 
   async finish(): Promise<void> {
     for (const sql of this.viewIndexes) await this.client.query(sql);
-    // The rollups migration 0006 derives from the daily ones.
     for (const sql of ROLLUPS_FROM_DAILY) await this.client.query(sql);
     // Visitors were numbered by the generator: the service numbers new ones after them.
     await this.client.query(`SELECT setval(pg_get_serial_sequence('visitors', 'id'), coalesce((SELECT max(id) FROM visitors), 0) + 1, false)`);

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DayRows } from './day.js';
-import { ROLLUPS_FROM_DAILY } from '../../src/db/migrations/0006_analytics_scale.js';
-import { TABLE_NAMES, TABLES, type Sink, type TagOwner } from './tables.js';
+import { ROLLUPS_FROM_DAILY, TABLE_NAMES, TABLES, type Sink, type TagOwner } from './tables.js';
 
 // Rows per INSERT: fewer statement executions; views have 19 columns, well under SQLite's
 // 32,766 bound parameters.
@@ -71,7 +70,6 @@ export class SqliteSink implements Sink {
 
   async finish(): Promise<void> {
     for (const sql of this.viewIndexes) this.db.exec(sql);
-    // The rollups migration 0006 derives from the daily ones.
     for (const sql of ROLLUPS_FROM_DAILY) this.db.exec(sql);
     // The service opens the file in WAL mode; no ANALYZE: the service never runs one, and the
     // figures should be those of a database it grew itself.

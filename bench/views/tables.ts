@@ -1,8 +1,9 @@
+import { MONTHLY_ROLLUPS_FROM_DAILY } from '../../src/db/migrations/0006_analytics_scale.js';
 import type { DayRows } from './day.js';
 
 /**
  * The columns the generator writes, in the order of its row arrays, with their PostgreSQL
- * types for the unnest() casts. They mirror src/db/migrations/0005_analytics.ts; a column
+ * types for the unnest() casts. They mirror src/db/migrations (0005, 0006, 0009); a column
  * added there without a default makes the inserts fail loudly, which is the point.
  */
 export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int']>> = {
@@ -72,6 +73,12 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['day', 'text'],
     ['visitors', 'text'],
   ],
+  scope_day_visitors: [
+    ['environment', 'text'],
+    ['scope_id', 'text'],
+    ['day', 'text'],
+    ['visitors', 'text'],
+  ],
   visitors: [
     ['id', 'int'],
     ['key', 'text'],
@@ -81,6 +88,17 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
 
 
 export const TABLE_NAMES = Object.keys(TABLES) as Array<keyof DayRows>;
+
+/**
+ * The rollups the service keeps besides the daily ones, filled from them once every day is
+ * in, as migrations 0006 and 0009 would (one statement each instead of an update a view).
+ */
+export const ROLLUPS_FROM_DAILY = [
+  `INSERT INTO scope_daily (environment, scope_id, day, views, qr_scans)
+     SELECT environment, coalesce(organization_id, owner_id), day, sum(views), sum(qr_scans)
+     FROM tag_daily GROUP BY environment, coalesce(organization_id, owner_id), day`,
+  ...MONTHLY_ROLLUPS_FROM_DAILY,
+];
 
 /** A tag's owner columns, read back after the tags were made through the API. */
 export interface TagOwner {

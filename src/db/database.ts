@@ -113,6 +113,25 @@ export async function migrateToLatest({ db, schema }: Pick<DatabaseHandle, 'db' 
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/**
+ * Runs reads that must agree with one another (a report's parts) on one snapshot of the data,
+ * so that a row moved between tables meanwhile (a day's visitors as they are sealed) is seen in
+ * exactly one place. PostgreSQL: a REPEATABLE READ, read-only transaction. SQLite: a deferred
+ * transaction, which reads one snapshot without taking the write lock (Kysely's transactions
+ * begin IMMEDIATE here, see openSqlite); the connection is held, so nothing else runs inside it.
+ */
+export async function readSnapshot<T>(db: Db, read: (snapshot: Db) => Promise<T>): Promise<T> {
+  if (isPostgres(db)) return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
+  return db.connection().execute(async (connection) => {
+    await sql`begin deferred`.execute(connection);
+    try {
+      return await read(connection);
+    } finally {
+      await sql`commit`.execute(connection);
+    }
+  });
+}
+
 /** True when the database answers a trivial query. */
 export async function isDatabaseReachable(db: Db): Promise<boolean> {
   try {

@@ -269,11 +269,21 @@ export interface VisitorsTable {
   last_day: string;
 }
 
-/** A closed day's distinct visitors of a tag: their visitors.id, ascending, as base64 of 32-bit little-endian integers. */
+/** A closed day's distinct visitors of a tag: their visitors.id as a visitor set (features/analytics/visitor-sets.ts). */
 export interface TagDayVisitorsTable {
   tag_id: string;
   day: string;
   visitors: string;
+}
+
+/** A closed day's distinct visitors of a scope: the union of its tags' sets (migration 0009). */
+export interface ScopeDayVisitorsTable {
+  environment: Environment;
+  scope_id: string;
+  day: string;
+  visitors: string;
+  /** 1 while the set may hold visitors of a deleted tag, or was never built: rebuilt by the seal job. */
+  stale: Generated<number>;
 }
 
 /** scope_id: the organization id for organization rows, else the owner's user id. */
@@ -283,7 +293,6 @@ export interface ScopeDailyTable {
   day: string;
   views: number;
   qr_scans: number;
-  unique_views: number;
 }
 
 export interface TagMonthlyTable {
@@ -323,6 +332,7 @@ export interface Database {
   visitors: VisitorsTable;
   tag_day_visitors: TagDayVisitorsTable;
   scope_daily: ScopeDailyTable;
+  scope_day_visitors: ScopeDayVisitorsTable;
   tag_monthly: TagMonthlyTable;
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
   pending_views: PendingViewsTable;

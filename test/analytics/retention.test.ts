@@ -181,6 +181,8 @@ describe('analytics retention and deletion', () => {
 
     for (const { owner, a, b, c } of scopes) {
       expect(await scopeDays(owner.userId)).toEqual({ [cutoff]: 1, [addDays(cutoff, 14)]: 1 });
+      const sets = await t.database.db.selectFrom('scope_day_visitors').select('day').where('scope_id', '=', owner.userId).orderBy('day').execute();
+      expect(sets.map((row) => row.day)).toEqual([cutoff, addDays(cutoff, 14)]);
       expect((await analyticsOf(a.id)).views).toEqual([`${cutoff}T00:00:00.000Z`]);
       expect(await analyticsOf(b.id)).toEqual(EMPTY);
       expect((await analyticsOf(c.id)).tag_daily).toEqual([addDays(cutoff, 14)]);

@@ -83,11 +83,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of ROLLUPS_FROM_DAILY) await sql.raw(statement).execute(db);
 }
 
-/** The new rollups filled from the daily ones (also what the bench's data generator runs). */
-export const ROLLUPS_FROM_DAILY = [
-  `INSERT INTO scope_daily (environment, scope_id, day, views, qr_scans, unique_views)
+/** The scope rollup as this migration made it (0009 drops its unique_views). */
+const SCOPE_DAILY_FROM_DAILY = `INSERT INTO scope_daily (environment, scope_id, day, views, qr_scans, unique_views)
      SELECT environment, coalesce(organization_id, owner_id), day, sum(views), sum(qr_scans), sum(unique_views)
-     FROM tag_daily GROUP BY environment, coalesce(organization_id, owner_id), day`,
+     FROM tag_daily GROUP BY environment, coalesce(organization_id, owner_id), day`;
+
+/** The monthly rollups filled from the daily ones (also what the bench's data generator runs). */
+export const MONTHLY_ROLLUPS_FROM_DAILY = [
   `INSERT INTO tag_monthly (environment, scope_id, month, tag_id, views)
      SELECT environment, coalesce(organization_id, owner_id), substr(day, 1, 7) || '-01', tag_id, sum(views)
      FROM tag_daily GROUP BY environment, coalesce(organization_id, owner_id), substr(day, 1, 7) || '-01', tag_id`,
@@ -95,6 +97,8 @@ export const ROLLUPS_FROM_DAILY = [
      SELECT tag_id, substr(day, 1, 7) || '-01', dimension, value, sum(views)
      FROM tag_daily_dimensions GROUP BY tag_id, substr(day, 1, 7) || '-01', dimension, value`,
 ];
+
+const ROLLUPS_FROM_DAILY = [SCOPE_DAILY_FROM_DAILY, ...MONTHLY_ROLLUPS_FROM_DAILY];
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of ['tag_monthly_dimensions', 'tag_monthly', 'scope_daily', 'tag_day_visitors', 'visitors']) await db.schema.dropTable(table).execute();

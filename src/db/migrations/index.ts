@@ -7,6 +7,7 @@ import * as analytics from './0005_analytics.js';
 import * as analyticsScale from './0006_analytics_scale.js';
 import * as pendingViews from './0007_pending_views.js';
 import * as cacheNotifications from './0008_cache_notifications.js';
+import * as scopeVisitorSets from './0009_scope_visitor_sets.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_analytics_scale': analyticsScale,
   '0007_pending_views': pendingViews,
   '0008_cache_notifications': cacheNotifications,
+  '0009_scope_visitor_sets': scopeVisitorSets,
 };

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
 import { isPostgres, type Db } from '../../db/database.js';
-import type { Database, ViewsTable } from '../../db/schema.js';
+import type { Database, Environment, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
 import { monthOf } from './period.js';
 
@@ -103,7 +103,7 @@ function rollup<T extends keyof Database>(table: T, keys: Array<keyof Database[T
 const ROLLUPS = {
   tag_hourly: rollup('tag_hourly', ['tag_id', 'hour'], ['views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors']),
   tag_daily: rollup('tag_daily', ['tag_id', 'day'], ['views', 'qr_scans', 'direct_visits', 'unique_views', 'duration_sum', 'duration_count'], ['environment', 'owner_id', 'organization_id']),
-  scope_daily: rollup('scope_daily', ['environment', 'scope_id', 'day'], ['views', 'qr_scans', 'unique_views']),
+  scope_daily: rollup('scope_daily', ['environment', 'scope_id', 'day'], ['views', 'qr_scans']),
   tag_monthly: rollup('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], ['views']),
   tag_daily_dimensions: rollup('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], ['views']),
   tag_monthly_dimensions: rollup('tag_monthly_dimensions', ['tag_id', 'month', 'dimension', 'value'], ['views']),
@@ -254,15 +254,14 @@ export function monthlyDimensionTotals(db: Db, tagId: string, months: { from: st
     .execute();
 }
 
+/** The rows of a scope's own tables (scope_daily, scope_day_visitors) on days [from, to). */
+function ofScopeDays(scope: Scope, days: { from: string; to: string }) {
+  return (eb: ExpressionBuilder<Database, 'scope_daily' | 'scope_day_visitors'>) =>
+    eb.and([eb('environment', '=', scope.environment), eb('scope_id', '=', scope.organizationId ?? scope.userId), eb('day', '>=', days.from), eb('day', '<', days.to)]);
+}
+
 export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: string }) {
-  return db
-    .selectFrom('scope_daily')
-    .select(['day', 'views', 'qr_scans', 'unique_views'])
-    .where('environment', '=', scope.environment)
-    .where('scope_id', '=', scope.organizationId ?? scope.userId)
-    .where('day', '>=', days.from)
-    .where('day', '<', days.to)
-    .execute();
+  return db.selectFrom('scope_daily').select(['day', 'views', 'qr_scans']).where(ofScopeDays(scope, days)).execute();
 }
 
 /** Views per tag over whole months [from, to) (YYYY-MM-01). */
@@ -360,15 +359,93 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
 
 /** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
+  // The tag's daily rows first, then its scope's: the order in which rollups and sealers lock
+  // them, so that neither can deadlock with a deletion (PostgreSQL).
+  if (isPostgres(trx)) await trx.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId).forUpdate().execute();
+  // Its scope's sets of its closed days still hold its visitors: rebuilt without them later.
+  await sql`UPDATE scope_day_visitors SET stale = 1
+    FROM tag_daily d
+    WHERE d.tag_id = ${tagId} AND scope_day_visitors.environment = d.environment
+      AND scope_day_visitors.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_day_visitors.day = d.day`.execute(trx);
   await trx.deleteFrom('pending_views').where('view_id', 'in', trx.selectFrom('views').select('id').where('tag_id', '=', tagId)).execute();
-  await sql`UPDATE scope_daily SET
-      views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans, unique_views = scope_daily.unique_views - d.unique_views
+  await sql`UPDATE scope_daily SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
       AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
   for (const table of ['views', 'tag_hourly', 'tag_daily_dimensions', 'tag_monthly_dimensions', 'tag_visitor_hours', 'tag_visitor_days', 'tag_day_visitors', 'tag_monthly', 'tag_daily'] as const) {
     await trx.deleteFrom(table).where('tag_id', '=', tagId).execute();
   }
+}
+
+/** A scope-day: the key of a scope's daily rows. */
+export interface ScopeDay {
+  environment: Environment;
+  scope_id: string;
+  day: string;
+}
+
+/** The scope a scope_id stands for: organization and user ids have their own prefixes. */
+export function scopeFromId(environment: Environment, scopeId: string): Scope {
+  return scopeId.startsWith('org_') ? { environment, userId: '', organizationId: scopeId } : { environment, userId: scopeId, organizationId: null };
+}
+
+const whereScopeDay = (key: ScopeDay) => (eb: ExpressionBuilder<Database, 'scope_day_visitors'>) =>
+  eb.and([eb('environment', '=', key.environment), eb('scope_id', '=', key.scope_id), eb('day', '=', key.day)]);
+
+/** The scope-day's visitor set, its row locked (PostgreSQL) until the transaction ends; undefined if it has none. */
+export async function lockScopeDaySet(trx: Db, key: ScopeDay) {
+  let query = trx.selectFrom('scope_day_visitors').select(['visitors', 'stale']).where(whereScopeDay(key));
+  if (isPostgres(trx)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** Creates the scope-day's set, empty, unless it exists; then locks and returns it. */
+export async function ensureScopeDaySet(trx: Db, key: ScopeDay) {
+  await trx.insertInto('scope_day_visitors').values({ ...key, visitors: '' }).onConflict((oc) => oc.doNothing()).execute();
+  return (await lockScopeDaySet(trx, key))!;
+}
+
+/** Stores the scope-day's set; `rebuilt` clears its stale mark (the set was made from its tags' sets). */
+export async function saveScopeDaySet(trx: Db, key: ScopeDay, visitors: string, rebuilt: boolean): Promise<void> {
+  await trx.updateTable('scope_day_visitors').set(rebuilt ? { visitors, stale: 0 } : { visitors }).where(whereScopeDay(key)).execute();
+}
+
+export async function deleteScopeDaySet(trx: Db, key: ScopeDay): Promise<void> {
+  await trx.deleteFrom('scope_day_visitors').where(whereScopeDay(key)).execute();
+}
+
+/** Scope-days whose sets must be rebuilt from their tags' sets, oldest first. */
+export function staleScopeDays(db: Db, limit: number): Promise<ScopeDay[]> {
+  return db.selectFrom('scope_day_visitors').select(['environment', 'scope_id', 'day']).where('stale', '=', 1).orderBy('day').limit(limit).execute();
+}
+
+/** The scope's sets of days [from, to), with their stale marks. */
+export function scopeDaySets(db: Db, scope: Scope, days: { from: string; to: string }) {
+  return db.selectFrom('scope_day_visitors').select(['day', 'visitors', 'stale']).where(ofScopeDays(scope, days)).execute();
+}
+
+/** The visitor sets of the scope's tags on the given closed days. */
+export function tagSetsOfScopeDays(db: Db, scope: Scope, days: string[]) {
+  return db
+    .selectFrom('tag_day_visitors as s')
+    .innerJoin('tag_daily as d', (join) => join.onRef('d.tag_id', '=', 's.tag_id').onRef('d.day', '=', 's.day'))
+    .select('s.visitors')
+    .where(inScope(scope, 'd'))
+    .where('d.day', 'in', days)
+    .execute();
+}
+
+/** The visitors of the scope's tags on days [from, to) not closed yet, with their number when they have one. */
+export function openScopeVisitorDays(db: Db, scope: Scope, days: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_visitor_days as o')
+    .innerJoin('tag_daily as d', (join) => join.onRef('d.tag_id', '=', 'o.tag_id').onRef('d.day', '=', 'o.day'))
+    .leftJoin('visitors as v', 'v.key', 'o.visitor')
+    .select(['o.visitor', 'v.id as number'])
+    .where(inScope(scope, 'd'))
+    .where('d.day', '>=', days.from)
+    .where('d.day', '<', days.to)
+    .execute();
 }
 
 /**
@@ -411,7 +488,11 @@ async function purgeTagBefore(db: Db, tag: { tag_id: string; environment: string
   for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
   await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
   const environment = tag.environment as never;
-  if (withScopeRows) await db.deleteFrom('scope_daily').where('environment', '=', environment).where('scope_id', '=', tag.scope_id).where('day', '<', cutoffDay).execute();
+  if (withScopeRows) {
+    for (const table of ['scope_daily', 'scope_day_visitors'] as const) {
+      await db.deleteFrom(table).where('environment', '=', environment).where('scope_id', '=', tag.scope_id).where('day', '<', cutoffDay).execute();
+    }
+  }
   // Last: the next run finds the tag again through these rows if this one stops half-way.
   await db.deleteFrom('tag_monthly').where('environment', '=', environment).where('scope_id', '=', tag.scope_id).where('month', '<', cutoffMonth).where('tag_id', '=', tag.tag_id).execute();
   await db.deleteFrom('tag_daily').where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
@@ -477,18 +558,9 @@ export async function saveVisitorSet(trx: Db, tagId: string, day: string, visito
     .execute();
 }
 
-/** Sets a tag-day's distinct visitors to the sealed count, and moves its scope's day by the difference. */
-export async function setDayUniques(trx: Db, tagId: string, day: string, row: { environment: string; owner_id: string; organization_id: string | null; unique_views: number }, count: number): Promise<void> {
-  const change = count - Number(row.unique_views);
-  if (change === 0) return;
+/** Sets a tag-day's distinct visitors to the sealed count. */
+export async function setDayUniques(trx: Db, tagId: string, day: string, count: number): Promise<void> {
   await trx.updateTable('tag_daily').set({ unique_views: count }).where('tag_id', '=', tagId).where('day', '=', day).execute();
-  await trx
-    .updateTable('scope_daily')
-    .set((eb) => ({ unique_views: eb('unique_views', '+', change) }))
-    .where('environment', '=', row.environment as never)
-    .where('scope_id', '=', scopeIdOf(row))
-    .where('day', '=', day)
-    .execute();
 }
 
 export async function deleteOpenDay(trx: Db, tagId: string, day: string): Promise<void> {

@@ -151,7 +151,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
                 period: Period,
                 totals: Type.Object({
                   views: Type.Integer(),
-                  unique_views: Type.Integer({ description: 'Daily unique visitors per tag, summed over the period' }),
+                  unique_views: Type.Integer({ description: 'Distinct visitors of all the tags over the period' }),
                   qr_scans: Type.Integer(),
                   tags_created: Type.Integer(),
                   files_uploaded: Type.Integer(),

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import { readSnapshot, type Db } from '../../db/database.js';
 import type { ViewsTable } from '../../db/schema.js';
 import type { Principal } from '../../http/auth.js';
 import { ApiError, forbidden } from '../../http/errors.js';
@@ -53,7 +53,8 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
  */
 async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
   const days = { from: period.start, to: period.end };
-  const [sets, open] = await Promise.all([repo.visitorSets(ctx.db, tagId, days), repo.openVisitorDays(ctx.db, tagId, days)]);
+  // One snapshot: sealing moves a day's visitors from its open rows into its set.
+  const [sets, open] = await readSnapshot(ctx.db, (db) => Promise.all([repo.visitorSets(db, tagId, days), repo.openVisitorDays(db, tagId, days)]));
   const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
   for (const row of sets) part(row.day).sets.push(row.visitors);
@@ -218,6 +219,29 @@ async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
   return top.filter(([id]) => titles.has(id)).map(([id, count]) => ({ id, title: titles.get(id)!, views: count }));
 }
 
+/**
+ * Distinct visitors of the scope's tags over the period: the scope's closed days' sets (or, for
+ * a day whose set is stale, its tags' own sets), and the visitors of days not closed yet. Read
+ * on one snapshot, as the sealing moves a day's visitors from its open rows into the sets.
+ */
+function scopeVisitors(ctx: AnalyticsContext, scope: Scope, period: Period): Promise<number> {
+  const days = { from: period.start, to: period.end };
+  return readSnapshot(ctx.db, async (db) => {
+    const sets = await repo.scopeDaySets(db, scope, days);
+    const staleDays = sets.filter((row) => row.stale).map((row) => row.day);
+    const tagSets = staleDays.length > 0 ? await repo.tagSetsOfScopeDays(db, scope, staleDays) : [];
+    const open = await repo.openScopeVisitorDays(db, scope, days);
+    const visitors = new DistinctVisitors();
+    for (const row of sets) if (!row.stale) visitors.addSet(row.visitors);
+    for (const row of tagSets) visitors.addSet(row.visitors);
+    for (const row of open) {
+      if (row.number === null) visitors.addKey(row.visitor);
+      else visitors.addNumber(Number(row.number));
+    }
+    return visitors.size;
+  });
+}
+
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */
 const OVERVIEW_MAX_DAYS = Math.max(...Object.values(PLAN_LIMITS).map((limits) => limits.analyticsHistoryDays)) + 366;
 
@@ -227,18 +251,18 @@ export async function overview(ctx: AnalyticsContext, principal: Principal, quer
   const days = daysOf(period, OVERVIEW_MAX_DAYS);
   const range = instantRange(period);
   await rollUpViews(ctx.db);
-  const [daily, top, tagsCreated, filesUploaded] = await Promise.all([
+  const [daily, uniqueVisitors, top, tagsCreated, filesUploaded] = await Promise.all([
     repo.scopeDailyRows(ctx.db, scope, { from: period.start, to: period.end }),
+    scopeVisitors(ctx, scope, period),
     topTags(ctx, scope, period),
     countTagsCreated(ctx.db, scope, range),
     ctx.countFilesUploaded(scope, range),
   ]);
   const byDay = new Map(days.map((day) => [day, { views: 0, scans: 0 }]));
-  const totals = { views: 0, unique_views: 0, qr_scans: 0, tags_created: tagsCreated, files_uploaded: filesUploaded };
+  const totals = { views: 0, unique_views: uniqueVisitors, qr_scans: 0, tags_created: tagsCreated, files_uploaded: filesUploaded };
   for (const row of daily) {
     totals.views += Number(row.views);
     totals.qr_scans += Number(row.qr_scans);
-    totals.unique_views += Number(row.unique_views);
     const day = byDay.get(row.day);
     if (day) {
       day.views += Number(row.views);

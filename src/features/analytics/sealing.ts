@@ -35,7 +35,14 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
         const numbers = await repo.numberVisitors(trx, keys, day);
         const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), numbers);
         await repo.saveVisitorSet(trx, tagId, day, set);
-        if (daily) await repo.setDayUniques(trx, tagId, day, daily, decodeVisitorSet(set).length);
+        if (daily) {
+          const count = decodeVisitorSet(set).length;
+          if (count !== Number(daily.unique_views)) await repo.setDayUniques(trx, tagId, day, count);
+          // The scope's set of the day takes them too (locked after the tag's row, as everywhere).
+          const scopeDay = { environment: daily.environment, scope_id: repo.scopeIdOf(daily), day };
+          const scopeSet = await repo.ensureScopeDaySet(trx, scopeDay);
+          await repo.saveScopeDaySet(trx, scopeDay, unionVisitorSet(scopeSet.visitors, numbers), false);
+        }
         await repo.deleteOpenDay(trx, tagId, day);
       });
       closed++;
@@ -43,5 +50,30 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
     if (open.length < TAG_DAYS_PER_PASS) break;
   }
   await repo.deleteVisitorHoursBefore(db, hourOf(new Date(nowMs - HOUR_ROWS_KEPT_MS).toISOString()));
+  await rebuildStaleScopeDays(db);
   return closed;
+}
+
+/**
+ * Rebuilds the scope-day sets marked stale (a tag of theirs was deleted, or they predate
+ * migration 0009) from their tags' sets, each in its own transaction under the set's lock; a
+ * scope-day whose tags have no set left goes. Returns how many were rebuilt.
+ */
+export async function rebuildStaleScopeDays(db: Db): Promise<number> {
+  let rebuilt = 0;
+  for (;;) {
+    const stale = await repo.staleScopeDays(db, TAG_DAYS_PER_PASS);
+    for (const key of stale) {
+      await db.transaction().execute(async (trx) => {
+        const current = await repo.lockScopeDaySet(trx, key);
+        // Rebuilt (or gone) meanwhile.
+        if (!current?.stale) return;
+        const sets = await repo.tagSetsOfScopeDays(trx, repo.scopeFromId(key.environment, key.scope_id), [key.day]);
+        if (sets.length === 0) await repo.deleteScopeDaySet(trx, key);
+        else await repo.saveScopeDaySet(trx, key, unionVisitorSet(undefined, sets.flatMap((row) => decodeVisitorSet(row.visitors))), true);
+      });
+      rebuilt++;
+    }
+    if (stale.length < TAG_DAYS_PER_PASS) return rebuilt;
+  }
 }

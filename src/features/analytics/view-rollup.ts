@@ -88,7 +88,7 @@ async function addToRollups(trx: Db, views: RolledView[]): Promise<void> {
     d.direct_visits += direct;
     d.duration_sum += seconds;
     d.duration_count += timed;
-    const s = getOrCreate(scopes, `${view.environment}|${scopeId}|${day}`, () => ({ environment: view.environment, scope_id: scopeId, day, views: 0, qr_scans: 0, unique_views: 0 }));
+    const s = getOrCreate(scopes, `${view.environment}|${scopeId}|${day}`, () => ({ environment: view.environment, scope_id: scopeId, day, views: 0, qr_scans: 0 }));
     s.views += 1;
     s.qr_scans += scan;
     getOrCreate(monthly, `${view.tag_id}|${month}`, () => ({ environment: view.environment, scope_id: scopeId, month, tag_id: view.tag_id, views: 0 })).views += 1;
@@ -104,11 +104,7 @@ async function addToRollups(trx: Db, views: RolledView[]): Promise<void> {
     repo.VisitorRow[],
   ];
   for (const row of newHours) hourly.get(`${row.tag_id}|${row.bucket}`)!.unique_visitors += 1;
-  for (const row of newDays) {
-    const d = daily.get(`${row.tag_id}|${row.bucket}`)!;
-    d.unique_views += 1;
-    scopes.get(`${d.environment}|${repo.scopeIdOf(d)}|${row.bucket}`)!.unique_views += 1;
-  }
+  for (const row of newDays) daily.get(`${row.tag_id}|${row.bucket}`)!.unique_views += 1;
   await insertAll(trx, [
     repo.rollupInsert('tag_hourly', [...hourly.values()]),
     repo.rollupInsert('tag_daily', [...daily.values()]),
