@@ -435,16 +435,20 @@ export function tagSetsOfScopeDays(db: Db, scope: Scope, days: string[]) {
     .execute();
 }
 
-/** The visitors of the scope's tags on days [from, to) not closed yet, with their number when they have one. */
+/**
+ * The visitors of the scope's tags on days [from, to) not closed yet, with their number when
+ * they have one. Driven by the open rows (a day or two of them) and their tags, not by the
+ * scope's days: over a year that would probe every tag-day of the scope.
+ */
 export function openScopeVisitorDays(db: Db, scope: Scope, days: { from: string; to: string }) {
   return db
     .selectFrom('tag_visitor_days as o')
-    .innerJoin('tag_daily as d', (join) => join.onRef('d.tag_id', '=', 'o.tag_id').onRef('d.day', '=', 'o.day'))
+    .innerJoin('tags as t', 't.id', 'o.tag_id')
     .leftJoin('visitors as v', 'v.key', 'o.visitor')
     .select(['o.visitor', 'v.id as number'])
-    .where(inScope(scope, 'd'))
-    .where('d.day', '>=', days.from)
-    .where('d.day', '<', days.to)
+    .where(inScope(scope, 't'))
+    .where('o.day', '>=', days.from)
+    .where('o.day', '<', days.to)
     .execute();
 }
 
