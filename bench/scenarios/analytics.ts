@@ -96,27 +96,31 @@ export const analyticsTagYear: MetricsScenario = {
 };
 
 interface Overview {
-  totals: { views: number };
+  totals: { views: number; unique_views: number };
   by_day: unknown[];
 }
 
 export const analyticsOverview: MetricsScenario = {
   kind: 'metrics',
   name: 'analytics-overview',
-  description: 'GET /v1/analytics/overview for a year, 50 requests one after another',
+  description: 'GET /v1/analytics/overview for a year, 50 requests one after another; totals checked against the raw views',
   variant: 'analytics',
   async run(context) {
     const manifest = await ensureAnalyticsDataset(context.run);
     const { start, end } = year();
     const get = () => api<Overview>(context.baseUrl, manifest.key, 'GET', `/v1/analytics/overview?start_date=${start}&end_date=${end}`, { timeoutMs: 120_000 });
     const first = await get();
-    const stored = await queryNumber(analyticsLocation(context.run), 'SELECT count(*) FROM views WHERE occurred_at >= ? AND occurred_at < ?', [`${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`]);
+    const range = [`${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`];
+    const stored = await queryNumber(analyticsLocation(context.run), 'SELECT count(*) FROM views WHERE occurred_at >= ? AND occurred_at < ?', range);
+    // Every tag is the key's: its distinct visitors are those of every stored view.
+    const visitors = await queryNumber(analyticsLocation(context.run), 'SELECT count(DISTINCT visitor) FROM views WHERE occurred_at >= ? AND occurred_at < ?', range);
     const latencies: number[] = [];
     for (let i = 0; i < 50; i++) latencies.push((await timed(get)).ms);
     return {
       metrics: [
         ...latencyMetrics('overview', latencies, { p95: 200 }),
         { label: 'totals.views − stored views', value: first.totals.views - stored, unit: '', target: { op: '==', value: 0 } },
+        { label: 'totals.unique_views − distinct visitors stored', value: first.totals.unique_views - visitors, unit: '', target: { op: '==', value: 0 } },
       ],
       details: { requests: latencies.length, period: { start, end }, totalViews: first.totals.views, days: first.by_day.length },
     };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as accounts from '../../src/features/accounts/accounts.service.js';
 import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
 import { createTag, get, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
@@ -77,6 +78,35 @@ describe('analytics isolation and permissions', () => {
     expect((await getData(t, alice.key, '/v1/analytics/overview', PERIOD)).totals).toEqual({ views: 2, unique_views: 2, qr_scans: 1, tags_created: 1, files_uploaded: 0 });
     expect((await getData(t, testKey, `/v1/tags/${sandboxTag.id}/analytics`, PERIOD)).summary.total_views).toBe(1);
     expectError(await get(t, alice.key, `/v1/tags/${sandboxTag.id}/analytics`), 404, 'not_found');
+  });
+
+  it("an organization's analytics are its keys' alone: a member's personal key, or another organization's, gets 403", async () => {
+    const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Analytics org', ownerEmail: alice.email, plan: 'enterprise' });
+    await accounts.addMember(t.database.db, t.clock, { organizationId: org.id, email: mallory.email, role: 'admin' });
+    const aliceOrgKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
+    const malloryOrgKey = (await createKey(t, mallory.email, { organizationId: org.id })).key;
+    const other = await accounts.createOrganization(t.database.db, t.clock, { name: 'Other org', ownerEmail: mallory.email, plan: 'enterprise' });
+    const otherKey = (await createKey(t, mallory.email, { organizationId: other.id })).key;
+    const orgTag = await createTag(t, aliceOrgKey, { title: 'Org tag', access_logging: true });
+    await view(t, orgTag.short_id, { at: '2026-06-02T12:10:00.000Z', visitor: visitorId('i5') });
+    await view(t, orgTag.short_id, { at: '2026-06-02T12:20:00.000Z', visitor: visitorId('i1') });
+
+    // Any key of the organization, whoever made it, reads them.
+    for (const key of [aliceOrgKey, malloryOrgKey]) {
+      expect((await getData(t, key, `/v1/tags/${orgTag.id}/analytics`, PERIOD)).summary).toMatchObject({ total_views: 2, unique_views: 2 });
+      const overview = await getData(t, key, '/v1/analytics/overview', PERIOD);
+      expect(overview.totals).toMatchObject({ views: 2, unique_views: 2, tags_created: 1 });
+      expect(overview.top_tags).toEqual([{ id: orgTag.id, title: 'Org tag', views: 2 }]);
+      expect((await get(t, key, '/v1/analytics/export', PERIOD)).text.trim().split('\n').slice(1)).toEqual([`2026-06-02,${orgTag.id},Org tag,2,2,0,2`]);
+    }
+    // Personal keys of its members, and another organization's key, do not.
+    for (const key of [alice.key, mallory.key, otherKey]) {
+      for (const path of tagPaths(orgTag.id)) expectError(await get(t, key, path, path.endsWith('realtime') ? {} : PERIOD), 403, 'forbidden');
+      expectError(await get(t, key, '/v1/analytics/export', { ...PERIOD, tag_ids: orgTag.id }), 403, 'forbidden');
+    }
+    // Nor do the organization's views enter its members' own overviews.
+    expect((await getData(t, alice.key, '/v1/analytics/overview', PERIOD)).totals).toMatchObject({ views: 2, unique_views: 2 });
+    expect((await getData(t, otherKey, '/v1/analytics/overview', PERIOD)).totals).toMatchObject({ views: 0, unique_views: 0 });
   });
 
   it('analytics:read is required by every analytics endpoint, and enough for them', async () => {

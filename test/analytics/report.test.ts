@@ -248,8 +248,18 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
       expectError(await get(t, alice.key, `${path}/${sub}`, { start_date: 'yesterday' }), 400, 'validation_error', 'start_date');
       expectError(await get(t, alice.key, `${path}/${sub}`, { start_date: '2026-03-02', end_date: '2026-03-01' }), 400, 'invalid_date_range');
     }
-    expectError(await get(t, alice.key, '/v1/analytics/overview', { end_date: '2026-02-30' }), 400, 'validation_error', 'end_date');
-    expectError(await get(t, alice.key, '/v1/analytics/export', { start_date: '2026-03-02', end_date: '2026-03-02' }), 400, 'invalid_date_range');
+    for (const sub of ['logs']) {
+      expectError(await get(t, alice.key, `${path}/${sub}`, { end_date: '2026-13-01' }), 400, 'validation_error', 'end_date');
+      expectError(await get(t, alice.key, `${path}/${sub}`, { limit: 0 }), 400, 'validation_error', 'limit');
+      expectError(await get(t, alice.key, `${path}/${sub}`, { offset: 'x' }), 400, 'validation_error', 'offset');
+    }
+    expectError(await get(t, alice.key, `${path}/views`, { end_date: '2026-03-1' }), 400, 'validation_error', 'end_date');
+    for (const account of ['/v1/analytics/overview', '/v1/analytics/export']) {
+      expectError(await get(t, alice.key, account, { start_date: '03/01/2026' }), 400, 'validation_error', 'start_date');
+      expectError(await get(t, alice.key, account, { end_date: '2026-02-30' }), 400, 'validation_error', 'end_date');
+      expectError(await get(t, alice.key, account, { start_date: '2026-03-02', end_date: '2026-03-02' }), 400, 'invalid_date_range');
+      expectError(await get(t, alice.key, account, { start_date: '2026-03-02', end_date: '2026-03-01' }), 400, 'invalid_date_range');
+    }
   });
 
   it('a start older than the plan history moves up to the oldest kept day, and older views are left out', async () => {
@@ -270,6 +280,10 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     expect(views.views.map((v: { timestamp: string }) => v.timestamp)).toEqual(['2025-03-11T00:00:00.000Z']);
     const overview = await getData(t, alice.key, '/v1/analytics/overview', { start_date: '2024-03-10' });
     expect(overview.period).toEqual({ start: '2025-03-11', end: '2026-03-11' });
+    const exported = await get(t, alice.key, '/v1/analytics/export', { start_date: '2024-03-10', format: 'json', include: 'summary,views', tag_ids: old.id });
+    expect(exported.body.data.period).toEqual({ start: '2025-03-11', end: '2026-03-11' });
+    expect(exported.body.data.rows.map((r: { date: string; views: number }) => [r.date, r.views])).toEqual([['2025-03-11', 1]]);
+    expect(exported.body.data.views.map((v: { timestamp: string }) => v.timestamp)).toEqual(['2025-03-11T00:00:00.000Z']);
 
     // Enterprise keeps three years: the same start date is used as given.
     const bobTag = await createTag(t, bob.key);

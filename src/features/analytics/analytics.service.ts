@@ -196,8 +196,9 @@ export function requireAccessLogging(tag: { id: string; access_logging: number }
 
 export async function listTagLogs(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { limit: number; offset: number; level: LogLevel }) {
   const tag = await requireTag(ctx.db, principal, tagId);
-  requireAccessLogging(tag);
+  // A malformed request is refused as such (400) before the tag's state is (403).
   const period = periodFor(ctx, principal, query);
+  requireAccessLogging(tag);
   const range = instantRange(period);
   const [total, rows] = await Promise.all([
     repo.countViews(ctx.db, tag.id, range, true),
