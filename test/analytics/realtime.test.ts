@@ -4,9 +4,13 @@ import { createTag, expectBeaconAccepted, get, getData, IP, startAnalyticsApp, U
 
 /**
  * GET /v1/tags/{id}/analytics/realtime (Enterprise): sessions seen in the last 60 s, refreshed
- * by page views and beacons (heartbeats), and exact view counts of the last hour and day.
+ * by page views and beacons (heartbeats), and exact view counts of the last hour and day. With
+ * presence in this process, and in Redis (REDIS_URL: shared by every instance).
  */
-describe('real-time analytics', () => {
+describe.each([
+  ['memory', {}],
+  ['Redis', { REDIS_URL: 'redis://127.0.0.1:6379' }],
+])('real-time analytics (presence in %s)', (_store, env: Record<string, string>) => {
   let t: TestApp;
   let ent: Account;
   let pro: Account;
@@ -20,7 +24,7 @@ describe('real-time analytics', () => {
   }
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
+    t = await startAnalyticsApp(env);
     ent = await createAccount(t, 'enterprise');
     pro = await createAccount(t, 'pro');
     tag = await createTag(t, ent.key, { title: 'Live' });
