@@ -68,27 +68,27 @@ export function unionVisitorSet(stored: string | undefined, more: Iterable<numbe
 
 /**
  * Counts distinct visitors: numbered ones in a growable bitmap, and visitors not numbered yet
- * (seen only on days not closed yet) by their id.
+ * (seen only on days not closed yet) by their id. Adding only sets bits; the bits set are
+ * counted when the size is asked for. Testing each bit first to count it as it is added is a
+ * branch the processor cannot predict (a visitor is often in several sets): it made a year's
+ * union of an account's daily sets twice as slow.
  */
 export class DistinctVisitors {
   private bits = new Uint32Array(1024);
   private highestWord = -1;
   private readonly unnumbered = new Set<string>();
-  private numbered = 0;
 
   get size(): number {
-    return this.numbered + this.unnumbered.size;
+    let numbered = 0;
+    for (let word = 0; word <= this.highestWord; word++) numbered += bitCount(this.bits[word]!);
+    return numbered + this.unnumbered.size;
   }
 
   addNumber(n: number): void {
     const word = n >>> 5;
     if (word >= this.bits.length) this.grow(word);
-    const mask = 1 << (n & 31);
-    if ((this.bits[word]! & mask) === 0) {
-      this.bits[word]! |= mask;
-      this.numbered++;
-      if (word > this.highestWord) this.highestWord = word;
-    }
+    this.bits[word]! |= 1 << (n & 31);
+    if (word > this.highestWord) this.highestWord = word;
   }
 
   /**
@@ -99,7 +99,6 @@ export class DistinctVisitors {
   addSet(text: string): void {
     const units = unitsOf(text);
     let bits = this.bits;
-    let added = 0;
     let n = 0;
     for (let i = 0; i < units.length; ) {
       let delta = units[i++]!;
@@ -113,13 +112,8 @@ export class DistinctVisitors {
         this.grow(word);
         bits = this.bits;
       }
-      const mask = 1 << (n & 31);
-      if ((bits[word]! & mask) === 0) {
-        bits[word]! |= mask;
-        added++;
-      }
+      bits[word]! |= 1 << (n & 31);
     }
-    this.numbered += added;
     // Ascending: the last number is the highest.
     if (n >>> 5 > this.highestWord) this.highestWord = n >>> 5;
   }
@@ -131,7 +125,6 @@ export class DistinctVisitors {
   clear(): void {
     this.bits.fill(0, 0, this.highestWord + 1);
     this.highestWord = -1;
-    this.numbered = 0;
     this.unnumbered.clear();
   }
 
@@ -142,4 +135,11 @@ export class DistinctVisitors {
     bits.set(this.bits);
     this.bits = bits;
   }
+}
+
+/** The bits set in a 32-bit word (SWAR population count). */
+function bitCount(word: number): number {
+  let v = word - ((word >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
