@@ -18,7 +18,7 @@ import { webhookRoutes } from './features/webhooks/webhooks.routes.js';
 import { Authenticator, type Principal, type RoutePermission } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limit/limiter.js';
-import { connectRedis } from './lib/redis.js';
+import type { Redis } from 'ioredis';
 import { createRateLimitStore } from './http/rate-limit/store.js';
 import { installValidation } from './http/validation.js';
 import { loggerOptions, RequestLogController } from './http/logging.js';
@@ -31,12 +31,14 @@ export interface AppServices {
   config: Config;
   database: DatabaseHandle;
   clock: Clock;
+  /** REDIS_URL's connection (lib/redis.ts), opened and closed by the caller like the database. */
+  redis: Redis | undefined;
 }
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** Builds the HTTP application: cross-cutting plugins, then every feature's routes. */
-export async function buildApp({ config, database, clock }: AppServices): Promise<FastifyInstance> {
+export async function buildApp({ config, database, clock, redis }: AppServices): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
     genReqId: () => newId('req'),
@@ -67,7 +69,7 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes(database.db));
-  const presence = config.redisUrl ? new RedisPresenceStore(await connectRedis(config.redisUrl)) : new MemoryPresenceStore();
+  const presence = redis ? new RedisPresenceStore(redis) : new MemoryPresenceStore();
   const recorder = new ViewRecorder(database.db, app.log, config.databasePoolSize);
   app.addHook('onClose', async () => {
     await recorder.flush();
@@ -92,7 +94,7 @@ export async function buildApp({ config, database, clock }: AppServices): Promis
   });
   const webhooksContext = { db: database.db, clock, config, agents };
   // RATE_LIMITS=false lifts key limits (benchmarks, trusted on-premise); failed-auth limits stay.
-  const limiter = new RateLimiter(await createRateLimitStore(config), clock, app.log, {
+  const limiter = new RateLimiter(createRateLimitStore(redis), clock, app.log, {
     enforceKeyLimits: config.rateLimits,
     multiplier: config.rateLimitMultiplier,
   });

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { loggerOptions } from './http/logging.js';
 import { systemClock } from './lib/clock.js';
+import { closeRedis, openRedis } from './lib/redis.js';
 import { startWorker } from './worker.js';
 
 /** Stops cleanly on SIGTERM/SIGINT: no new connections, in-flight requests finish, then the database closes. */
@@ -28,12 +29,15 @@ function onShutdownSignal(stop: () => Promise<void>, log: pino.Logger): void {
 export async function serve(config: Config, options: { worker: boolean }): Promise<void> {
   const database = await openDatabase(config);
   await migrateToLatest(database);
-  const app = await buildApp({ config, database, clock: systemClock });
+  // One Redis connection for the app and the worker alike.
+  const redis = await openRedis(config);
+  const app = await buildApp({ config, database, clock: systemClock, redis });
   await app.listen({ port: config.port, host: config.host });
-  const stopWorker = options.worker ? await startWorker({ config, database, clock: systemClock, log: app.log }) : undefined;
+  const stopWorker = options.worker ? await startWorker({ config, database, clock: systemClock, log: app.log }, redis) : undefined;
   onShutdownSignal(async () => {
     await app.close();
     await stopWorker?.();
+    await closeRedis(redis);
     await database.close();
   }, app.log as pino.Logger);
 }
@@ -43,9 +47,11 @@ export async function work(config: Config): Promise<void> {
   const log = pino(loggerOptions(config.logLevel));
   const database = await openDatabase(config);
   await migrateToLatest(database);
-  const stopWorker = await startWorker({ config, database, clock: systemClock, log });
+  const redis = await openRedis(config);
+  const stopWorker = await startWorker({ config, database, clock: systemClock, log }, redis);
   onShutdownSignal(async () => {
     await stopWorker();
+    await closeRedis(redis);
     await database.close();
   }, log);
 }

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { DeliveryWorker } from './features/webhooks/delivery-worker.js';
 import { createRateLimitStore } from './http/rate-limit/store.js';
 import { jobs } from './jobs/index.js';
@@ -8,9 +9,9 @@ import { createOutboundAgents } from './lib/outbound.js';
  * Background work: webhook deliveries and the periodic jobs. Runs inside `tagsvc serve` unless
  * --no-worker, or alone as `tagsvc worker`. Returns a stop function for graceful shutdown.
  */
-export async function startWorker(context: JobContext): Promise<() => Promise<void>> {
+export async function startWorker(context: JobContext, redis: Redis | undefined): Promise<() => Promise<void>> {
   const { config, database, clock, log } = context;
-  const limits = await createRateLimitStore(config);
+  const limits = createRateLimitStore(redis);
   const agents = createOutboundAgents(config);
   const deliveries = new DeliveryWorker({ db: database.db, clock, config, agents }, database, limits, log);
   deliveries.start();

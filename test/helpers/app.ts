@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import * as accounts from '../../src/features/accounts/accounts.service.js';
 import { startWorker } from '../../src/worker.js';
+import { closeRedis, openRedis } from '../../src/lib/redis.js';
 import { TestClock } from './clock.js';
 
 /**
@@ -58,12 +59,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = await openDatabase(config);
   await migrateToLatest(database);
   const clock = new TestClock();
-  const app = await buildApp({ config, database, clock });
+  const redis = await openRedis(config);
+  const app = await buildApp({ config, database, clock, redis });
   await options.extend?.(app);
   await app.listen({ port: 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const stopWorker = options.worker ? await startWorker({ config, database, clock, log: app.log }) : undefined;
+  const stopWorker = options.worker ? await startWorker({ config, database, clock, log: app.log }, redis) : undefined;
   return {
     app,
     config,
@@ -74,6 +76,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await stopWorker?.();
       await app.close();
+      await closeRedis(redis);
       await database.close();
       if (databaseUrl && schema) {
         const client = new pg.Client({ connectionString: databaseUrl });

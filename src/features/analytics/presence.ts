@@ -59,7 +59,6 @@ export class RedisPresenceStore implements PresenceStore {
     return members.map((m) => JSON.parse(m) as Session).sort((a, b) => a.started_at.localeCompare(b.started_at));
   }
 
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
+  /** The connection is the process's (see lib/redis.ts): its opener closes it. */
+  async close(): Promise<void> {}
 }

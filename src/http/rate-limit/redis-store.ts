@@ -67,9 +67,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     };
   }
 
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
+  /** The connection is the process's (see lib/redis.ts): its opener closes it. */
+  async close(): Promise<void> {}
 }
 
 /** Redis hashes are unordered: the live buckets, sorted oldest first. */
