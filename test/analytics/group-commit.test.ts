@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SQLITE_FILE, type Db } from '../../src/db/database.js';
+import type { Database, ViewsTable } from '../../src/db/schema.js';
+import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
+import { newId } from '../../src/lib/ids.js';
+import { createAccount, type Account, type TestApp } from '../helpers/app.js';
+import { createTag, getData, startAnalyticsApp, visitorId, type CreatedTag } from './support.js';
+
+/**
+ * Group commit (view-recorder.ts): the views that arrive while a group is being written share
+ * the next statement and transaction, instead of one each. The recorder runs here on a second
+ * connection to the test's database that logs every statement it sends, and the views it
+ * commits are then counted by the API like any other.
+ */
+describe('view recording commits views in groups', () => {
+  let t: TestApp;
+  let owner: Account;
+  let tag: CreatedTag;
+  let db: Kysely<Database>;
+  const statements: string[] = [];
+
+  /** The test's database through a connection of our own, each statement logged. */
+  function loggedConnection(): Kysely<Database> {
+    const log = (event: { level: string; query: { sql: string } }) => {
+      if (event.level === 'query') statements.push(event.query.sql);
+    };
+    if (t.config.databaseUrl) {
+      const pool = new pg.Pool({ connectionString: t.config.databaseUrl, options: `-c search_path="${t.config.databaseSchema}"`, max: 4 });
+      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    }
+    const sqlite = new SQLite(join(t.config.dataDir, SQLITE_FILE));
+    sqlite.pragma('busy_timeout = 5000');
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+  }
+
+  function viewOf(i: number): ViewsTable {
+    return {
+      id: newId('view'),
+      tag_id: tag.id,
+      environment: 'live',
+      owner_id: owner.userId,
+      organization_id: null,
+      occurred_at: t.clock.now().toISOString(),
+      source: 'direct',
+      visitor: visitorId(`group${i}`),
+      device: 'desktop',
+      browser: 'Chrome',
+      os: 'Windows',
+      country: null,
+      region: null,
+      city: null,
+      ip_masked: null,
+      user_agent: null,
+      referrer: null,
+      logged: 0,
+      duration_seconds: null,
+    };
+  }
+
+  const viewInserts = () => statements.filter((text) => /INSERT INTO views \(/i.test(text)).length;
+
+  beforeAll(async () => {
+    t = await startAnalyticsApp();
+    t.clock.freeze(new Date('2026-07-01T10:00:00.000Z'));
+    owner = await createAccount(t, 'pro');
+    tag = await createTag(t, owner.key, { title: 'Grouped' });
+    db = loggedConnection();
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await t.close();
+  });
+
+  it('50 views that arrive together: one statement, and each promise resolves once they are committed', async () => {
+    const recorder = new ViewRecorder(db as Db, t.app.log, 10);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => recorder.record(viewOf(i))));
+    expect(viewInserts()).toBe(1);
+    const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-07-01', end_date: '2026-07-02' });
+    expect(report.summary).toMatchObject({ total_views: 50, unique_views: 50 });
+  });
+
+  it('views arriving in three separate bursts: three groups, all counted', async () => {
+    const recorder = new ViewRecorder(db as Db, t.app.log, 10);
+    const before = viewInserts();
+    for (let burst = 0; burst < 3; burst++) {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => recorder.record(viewOf(100 + burst * 10 + i))));
+    }
+    expect(viewInserts() - before).toBe(3);
+    const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-07-01', end_date: '2026-07-02' });
+    expect(report.summary.total_views).toBe(80);
+  });
+});
