@@ -40,7 +40,7 @@ export function registerChangeFeed(db: object, feed: ChangeFeed): void {
  * task arrived in that task's I/O or an earlier one, so before the read; a commit finished
  * before a request was sent is therefore seen by it.
  */
-export function counterFeed(counter: () => number): ChangeFeed {
+export function counterFeed(counter: () => number | undefined): ChangeFeed {
   let value: number | undefined;
   const forget = () => {
     value = undefined;
@@ -49,7 +49,7 @@ export function counterFeed(counter: () => number): ChangeFeed {
     if (value === undefined) {
       value = counter();
       // process.nextTick runs once the promise jobs queued so far (and any they queue) are done.
-      process.nextTick(forget);
+      if (value !== undefined) process.nextTick(forget);
     }
     return value;
   };

@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
-import { deleteAnalyticsOfTags } from '../features/analytics/tag-analytics.js';
+import { deleteTagAnalytics } from '../features/analytics/tag-analytics.js';
 import { deleteTestEventsCreatedBefore } from '../features/events/outbox.js';
 import { purgeFilesOfTestTagsCreatedBefore, removeFileBlobs } from '../features/files/tag-files.js';
 import { deleteEmptyTestFoldersCreatedBefore } from '../features/folders/folders.repository.js';
-import { deleteTestTagsCreatedBefore, findTestTagIdsCreatedBefore } from '../features/tags/tags.repository.js';
+import { deleteTagRow, findTestTagIdsCreatedBefore } from '../features/tags/tags.repository.js';
 import type { Db } from '../db/database.js';
 import { announceChange } from '../db/exact-cache.js';
 import type { Job } from './runner.js';
@@ -22,8 +22,15 @@ export async function purgeSandbox(
 ): Promise<{ tags: number; folders: number; events: number }> {
   const fileIds = await purgeFilesOfTestTagsCreatedBefore(db, before, at);
   if (config) await removeFileBlobs(config, fileIds);
-  await deleteAnalyticsOfTags(db, await findTestTagIdsCreatedBefore(db, before));
-  const tags = Number((await deleteTestTagsCreatedBefore(db, before)).numDeletedRows);
+  // Each tag with its analytics, in a transaction of its own, as a deletion through the API.
+  const tagIds = await findTestTagIdsCreatedBefore(db, before);
+  for (const id of tagIds) {
+    await db.transaction().execute(async (trx) => {
+      await deleteTagAnalytics(trx, id);
+      await deleteTagRow(trx, id);
+    });
+  }
+  const tags = tagIds.length;
   if (tags > 0) announceChange('tags');
   let folders = 0;
   // Nested folders empty from the leaves up, one level per pass.

@@ -80,14 +80,14 @@ describe('overview: distinct visitors of an account over any period', () => {
     expect(await scopeSets(owner.userId)).toEqual({ '2026-06-01': [3, 0], '2026-06-02': [2, 1] });
     expect(await uniques(owner.key, '2026-06-01', '2026-06-04')).toBe(3);
     expect(await uniques(owner.key, '2026-06-02', '2026-06-03')).toBe(1);
-    expect(await rebuildStaleScopeDays(t.database.db)).toBe(1);
+    expect(await rebuildStaleScopeDays(t.database.db, 100)).toBe(1);
     expect(await scopeSets(owner.userId)).toEqual({ '2026-06-01': [3, 0], '2026-06-02': [1, 0] });
     expect(await uniques(owner.key, '2026-06-01', '2026-06-04')).toBe(3);
 
     // A had v1 v2 (06-01) and v2 (06-02): 06-02 has no tag left with visitors.
     await remove(A);
     expect(await uniques(owner.key, '2026-06-01', '2026-06-04')).toBe(2);
-    expect(await rebuildStaleScopeDays(t.database.db)).toBe(2);
+    expect(await rebuildStaleScopeDays(t.database.db, 100)).toBe(2);
     expect(await scopeSets(owner.userId)).toEqual({ '2026-06-01': [2, 0] });
     expect(await uniques(owner.key, '2026-06-01', '2026-06-04')).toBe(2);
     expect(await uniques(orgKey, '2026-06-01', '2026-06-04')).toBe(2);
@@ -96,7 +96,7 @@ describe('overview: distinct visitors of an account over any period', () => {
   it('sets that predate the scope sets (migration 0009 leaves them empty and stale) count exactly, and are rebuilt', async () => {
     await t.database.db.updateTable('scope_day_visitors').set({ visitors: '', stale: 1 }).where('scope_id', '=', owner.userId).execute();
     expect(await uniques(owner.key, '2026-06-01', '2026-06-04')).toBe(2);
-    expect(await rebuildStaleScopeDays(t.database.db)).toBe(1);
+    expect(await rebuildStaleScopeDays(t.database.db, 100)).toBe(1);
     expect(await scopeSets(owner.userId)).toEqual({ '2026-06-01': [2, 0] });
     expect(await uniques(owner.key, '2026-06-01', '2026-06-02')).toBe(2);
   });

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/accounts.service.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
+import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
+import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
+import { newId } from '../../src/lib/ids.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { sandboxPurgeJob } from '../../src/jobs/sandbox-purge.js';
 import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
@@ -239,6 +242,18 @@ describe('analytics retention and deletion', () => {
     expectError(await get(t, owner.key, '/v1/analytics/export', { tag_ids: doomed.id }), 404, 'not_found');
   });
 
+  it('a view recorded while its tag was being deleted (the page had found the tag just before) goes when rolled up', async () => {
+    const owner = await createAccount(t, 'pro');
+    const gone = await createTag(t, owner.key, { title: 'Gone' });
+    expect((await request(t, 'DELETE', `/v1/tags/${gone.id}`, { key: owner.key })).status).toBe(200);
+    const id = newId('view');
+    const late = { id, tag_id: gone.id, environment: 'live', owner_id: owner.userId, organization_id: null, occurred_at: t.clock.now().toISOString(), source: 'direct', visitor: visitorId('late'), device: 'desktop', browser: 'Chrome', os: 'Windows', country: null, region: null, city: null, ip_masked: null, user_agent: null, referrer: null, logged: 0, duration_seconds: null } as const;
+    await new ViewRecorder(t.database.db, t.app.log, 4).record(late);
+    expect(await rollUpViews(t.database.db)).toBe(1);
+    expect(await t.database.db.selectFrom('views').select('id').where('id', '=', id).execute()).toEqual([]);
+    expect(await analyticsOf(gone.id)).toEqual(EMPTY);
+  });
+
   it('the sandbox purge takes the analytics of purged test tags, and leaves live ones', async () => {
     const owner = await createAccount(t, 'pro');
     const testKey = (await createKey(t, owner.email, { test: true })).key;
@@ -252,8 +267,20 @@ describe('analytics retention and deletion', () => {
     expect((await getData(t, testKey, '/v1/analytics/overview')).totals.views).toBe(1);
 
     t.clock.freeze(new Date('2027-05-02T10:00:00.000Z'));
+    // The days close first, as the seal job does: the test scope has a visitor set for 04-01.
+    await closeVisitorDays(t.database.db, t.clock.now().getTime());
+    const scopeSets = () => t.database.db.selectFrom('scope_day_visitors').select(['environment', 'day', 'stale']).where('scope_id', '=', owner.userId).orderBy('environment').execute();
+    expect(await scopeSets()).toEqual([
+      { environment: 'live', day: '2027-04-01', stale: 0 },
+      { environment: 'test', day: '2027-04-01', stale: 0 },
+    ]);
     await sandboxPurgeJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
     expect(await analyticsOf(sandboxTag.id)).toEqual(EMPTY);
     expect((await analyticsOf(liveTag.id)).views).toEqual(['2027-04-01T10:00:00.000Z']);
+    // The test scope's set no longer counts the purged tag's visitor, and goes once rebuilt.
+    expect((await getData(t, testKey, '/v1/analytics/overview', { start_date: '2027-04-01', end_date: '2027-04-02' })).totals).toMatchObject({ views: 0, unique_views: 0 });
+    await closeVisitorDays(t.database.db, t.clock.now().getTime());
+    expect(await scopeSets()).toEqual([{ environment: 'live', day: '2027-04-01', stale: 0 }]);
+    expect((await getData(t, owner.key, '/v1/analytics/overview', { start_date: '2027-04-01', end_date: '2027-04-02' })).totals).toMatchObject({ views: 1, unique_views: 1 });
   });
 });

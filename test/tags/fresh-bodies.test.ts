@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { openDatabase, readSnapshot } from '../../src/db/database.js';
+import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
 
 /**
  * GET /v1/tags/{id} and GET /v1/me send bodies serialized once per cached row or key
@@ -45,5 +45,20 @@ describe('bodies kept with cached rows', () => {
     const after = await request(t, 'GET', '/v1/me', { key: alice.key });
     expect(after.status).toBe(200);
     expect(after.body.data).toMatchObject({ id: alice.userId, email: alice.email, plan: 'enterprise' });
+  });
+
+  it('a key disabled by another connection while a report holds its read snapshot is refused at once', async () => {
+    const bob = await createAccount(t);
+    for (let i = 0; i < 2; i++) expect((await request(t, 'GET', '/v1/me', { key: bob.key })).status).toBe(200);
+    let during: Promise<ApiResponse> | undefined;
+    await readSnapshot(t.database.db, async (db) => {
+      // The snapshot starts with its first read; on SQLite, data_version stands still after it.
+      await db.selectFrom('users').select('id').limit(1).execute();
+      await elsewhere((other) => other.updateTable('api_keys').set({ enabled: 0 }).where('user_id', '=', bob.userId).execute());
+      during = request(t, 'GET', '/v1/me', { key: bob.key });
+      // Time for the request to reach its key lookup while the snapshot is still open.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    expect((await during!).status).toBe(401);
   });
 });

@@ -12,6 +12,7 @@ import { sql, type Kysely } from 'kysely';
  *
  * scope_daily.unique_views goes: it summed each tag's daily uniques, which counts a visitor of
  * two tags, or of two days, twice; the overview now counts distinct visitors from these sets.
+ * Processes of the previous version must be stopped before this runs (docs/architecture.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

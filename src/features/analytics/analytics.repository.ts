@@ -72,6 +72,10 @@ export async function viewsWithTags(trx: Db, ids: string[]) {
   return rows;
 }
 
+export async function deleteViews(trx: Db, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += CHUNK) await trx.deleteFrom('views').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+}
+
 export async function deletePendingViews(trx: Db, ids: string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += CHUNK) await trx.deleteFrom('pending_views').where('view_id', 'in', ids.slice(i, i + CHUNK)).execute();
 }
@@ -359,8 +363,8 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
 
 /** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
-  // The tag's daily rows first, then its scope's: the order in which rollups and sealers lock
-  // them, so that neither can deadlock with a deletion (PostgreSQL).
+  // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
+  // Rollups, which lock views' pending rows first, wait for the rollup lock (tag-analytics.ts).
   if (isPostgres(trx)) await trx.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId).forUpdate().execute();
   // Its scope's sets of its closed days still hold its visitors: rebuilt without them later.
   await sql`UPDATE scope_day_visitors SET stale = 1
@@ -399,10 +403,17 @@ export async function lockScopeDaySet(trx: Db, key: ScopeDay) {
   return query.executeTakeFirst();
 }
 
-/** Creates the scope-day's set, empty, unless it exists; then locks and returns it. */
-export async function ensureScopeDaySet(trx: Db, key: ScopeDay) {
-  await trx.insertInto('scope_day_visitors').values({ ...key, visitors: '' }).onConflict((oc) => oc.doNothing()).execute();
-  return (await lockScopeDaySet(trx, key))!;
+/**
+ * The scope-day's set, its row created empty if absent and locked (PostgreSQL) either way: one
+ * upsert, so a rebuild that deletes the row meanwhile cannot leave it missing.
+ */
+export function ensureScopeDaySet(trx: Db, key: ScopeDay) {
+  return trx
+    .insertInto('scope_day_visitors')
+    .values({ ...key, visitors: '' })
+    .onConflict((oc) => oc.columns(['environment', 'scope_id', 'day']).doUpdateSet({ visitors: sql`scope_day_visitors.visitors` }))
+    .returning(['visitors', 'stale'])
+    .executeTakeFirstOrThrow();
 }
 
 /** Stores the scope-day's set; `rebuilt` clears its stale mark (the set was made from its tags' sets). */
@@ -509,9 +520,18 @@ export async function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<nu
   return Number(result.numDeletedRows);
 }
 
-/** Tag-days with visitor rows on days before `day`: what the seal job closes next. */
+/** Tag-days with visitor rows on days before `day`, with their scope: what the seal job closes next. */
 export function openTagDaysBefore(db: Db, day: string, limit: number) {
-  return db.selectFrom('tag_visitor_days').select(['tag_id', 'day']).distinct().where('day', '<', day).orderBy('day').orderBy('tag_id').limit(limit).execute();
+  return db
+    .selectFrom('tag_visitor_days as o')
+    .innerJoin('tag_daily as d', (join) => join.onRef('d.tag_id', '=', 'o.tag_id').onRef('d.day', '=', 'o.day'))
+    .select(['o.tag_id', 'o.day', 'd.environment', sql<string>`coalesce(d.organization_id, d.owner_id)`.as('scope_id')])
+    .distinct()
+    .where('o.day', '<', day)
+    .orderBy('o.day')
+    .orderBy('o.tag_id')
+    .limit(limit)
+    .execute();
 }
 
 /**

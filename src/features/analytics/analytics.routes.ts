@@ -179,7 +179,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
             include: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: views, logs, summary (default summary; JSON only). Logs are those of tags with access logging on; a tag_ids entry without it, with logs included, is 403 analytics_not_enabled',
+                  'Comma-separated: views, logs, summary (default summary; JSON only). Logs are those of tags with access logging on; in a JSON export with logs, a tag_ids entry without it is 403 analytics_not_enabled',
               }),
             ),
             tag_ids: Type.Optional(Type.String({ description: 'Comma-separated tag ids; default every tag' })),

@@ -54,7 +54,11 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
 async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
   const days = { from: period.start, to: period.end };
   // One snapshot: sealing moves a day's visitors from its open rows into its set.
-  const [sets, open] = await readSnapshot(ctx.db, (db) => Promise.all([repo.visitorSets(db, tagId, days), repo.openVisitorDays(db, tagId, days)]));
+  const [sets, open] = await readSnapshot(
+    ctx.db,
+    (db) => repo.visitorSets(db, tagId, days),
+    (db) => repo.openVisitorDays(db, tagId, days),
+  );
   const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
   for (const row of sets) part(row.day).sets.push(row.visitors);
@@ -225,22 +229,25 @@ async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
  * a day whose set is stale, its tags' own sets), and the visitors of days not closed yet. Read
  * on one snapshot, as the sealing moves a day's visitors from its open rows into the sets.
  */
-function scopeVisitors(ctx: AnalyticsContext, scope: Scope, period: Period): Promise<number> {
+async function scopeVisitors(ctx: AnalyticsContext, scope: Scope, period: Period): Promise<number> {
   const days = { from: period.start, to: period.end };
-  return readSnapshot(ctx.db, async (db) => {
-    const sets = await repo.scopeDaySets(db, scope, days);
-    const staleDays = sets.filter((row) => row.stale).map((row) => row.day);
-    const tagSets = staleDays.length > 0 ? await repo.tagSetsOfScopeDays(db, scope, staleDays) : [];
-    const open = await repo.openScopeVisitorDays(db, scope, days);
-    const visitors = new DistinctVisitors();
-    for (const row of sets) if (!row.stale) visitors.addSet(row.visitors);
-    for (const row of tagSets) visitors.addSet(row.visitors);
-    for (const row of open) {
-      if (row.number === null) visitors.addKey(row.visitor);
-      else visitors.addNumber(Number(row.number));
-    }
-    return visitors.size;
-  });
+  const [sets, open] = await readSnapshot(
+    ctx.db,
+    async (db) => {
+      const scopeSets = await repo.scopeDaySets(db, scope, days);
+      const staleDays = scopeSets.filter((row) => row.stale).map((row) => row.day);
+      const tagSets = staleDays.length > 0 ? await repo.tagSetsOfScopeDays(db, scope, staleDays) : [];
+      return [...scopeSets.filter((row) => !row.stale), ...tagSets].map((row) => row.visitors);
+    },
+    (db) => repo.openScopeVisitorDays(db, scope, days),
+  );
+  const visitors = new DistinctVisitors();
+  for (const set of sets) visitors.addSet(set);
+  for (const row of open) {
+    if (row.number === null) visitors.addKey(row.visitor);
+    else visitors.addNumber(Number(row.number));
+  }
+  return visitors.size;
 }
 
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */

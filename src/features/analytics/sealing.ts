@@ -3,6 +3,7 @@ import * as repo from './analytics.repository.js';
 import { decodeVisitorSet, unionVisitorSet } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 import { hourOf, toDay } from './period.js';
+import { getOrCreate } from '../../lib/maps.js';
 
 /**
  * Views are stamped when they arrive and committed within moments, so a day is closed a little
@@ -15,8 +16,10 @@ const TAG_DAYS_PER_PASS = 200;
 /**
  * Closes the tag-days before `now - grace`: their visitor rows become a numbered visitor set
  * (merged with one sealed before, if a late view reopened the day), the day's unique count is
- * set from it, and the rows go. Each tag-day in its own transaction, under its rollup row's
- * lock, so reports always see the day's visitors in one of the two places. Returns how many
+ * set from it, the rows go, and the scope's set of the day takes their visitors. The tag-days of
+ * one scope and day close together, in one transaction: the scope's set is rewritten once for
+ * them, not once per tag. Each tag's rollup row is locked first, in tag order, then the scope's
+ * set, so reports always see a day's visitors in one of the two places. Returns how many
  * tag-days were closed.
  */
 export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
@@ -26,54 +29,61 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
   let closed = 0;
   for (;;) {
     const open = await repo.openTagDaysBefore(db, before, TAG_DAYS_PER_PASS);
-    for (const { tag_id: tagId, day } of open) {
-      await db.transaction().execute(async (trx) => {
-        const daily = await repo.lockTagDay(trx, tagId, day);
-        const keys = await repo.openDayVisitorKeys(trx, tagId, day);
-        // Another sealer got here first.
-        if (keys.length === 0) return;
-        const numbers = await repo.numberVisitors(trx, keys, day);
-        const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), numbers);
-        await repo.saveVisitorSet(trx, tagId, day, set);
-        if (daily) {
-          const count = decodeVisitorSet(set).length;
-          if (count !== Number(daily.unique_views)) await repo.setDayUniques(trx, tagId, day, count);
-          // The scope's set of the day takes them too (locked after the tag's row, as everywhere).
-          const scopeDay = { environment: daily.environment, scope_id: repo.scopeIdOf(daily), day };
+    const groups = new Map<string, { scopeDay: repo.ScopeDay; tagIds: string[] }>();
+    for (const row of open) {
+      const scopeDay = { environment: row.environment, scope_id: row.scope_id, day: row.day };
+      getOrCreate(groups, `${row.day}|${row.environment}|${row.scope_id}`, () => ({ scopeDay, tagIds: [] })).tagIds.push(row.tag_id);
+    }
+    for (const { scopeDay, tagIds } of groups.values()) {
+      closed += await db.transaction().execute(async (trx) => {
+        const numbers: number[] = [];
+        for (const tagId of tagIds) numbers.push(...(await closeTagDay(trx, tagId, scopeDay.day)));
+        if (numbers.length > 0) {
           const scopeSet = await repo.ensureScopeDaySet(trx, scopeDay);
           await repo.saveScopeDaySet(trx, scopeDay, unionVisitorSet(scopeSet.visitors, numbers), false);
         }
-        await repo.deleteOpenDay(trx, tagId, day);
+        return numbers.length > 0 ? tagIds.length : 0;
       });
-      closed++;
     }
     if (open.length < TAG_DAYS_PER_PASS) break;
   }
   await repo.deleteVisitorHoursBefore(db, hourOf(new Date(nowMs - HOUR_ROWS_KEPT_MS).toISOString()));
-  await rebuildStaleScopeDays(db);
+  await rebuildStaleScopeDays(db, TAG_DAYS_PER_PASS);
   return closed;
 }
 
+/** Closes one tag-day in the caller's transaction; returns its visitors' numbers (none if another sealer was first). */
+async function closeTagDay(trx: Db, tagId: string, day: string): Promise<number[]> {
+  const daily = await repo.lockTagDay(trx, tagId, day);
+  const keys = await repo.openDayVisitorKeys(trx, tagId, day);
+  if (keys.length === 0) return [];
+  const numbers = await repo.numberVisitors(trx, keys, day);
+  const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), numbers);
+  await repo.saveVisitorSet(trx, tagId, day, set);
+  const count = decodeVisitorSet(set).length;
+  if (daily && count !== Number(daily.unique_views)) await repo.setDayUniques(trx, tagId, day, count);
+  await repo.deleteOpenDay(trx, tagId, day);
+  return numbers;
+}
+
 /**
- * Rebuilds the scope-day sets marked stale (a tag of theirs was deleted, or they predate
- * migration 0009) from their tags' sets, each in its own transaction under the set's lock; a
- * scope-day whose tags have no set left goes. Returns how many were rebuilt.
+ * Rebuilds up to `limit` scope-day sets marked stale (a tag of theirs was deleted, or they
+ * predate migration 0009) from their tags' sets, each in its own transaction under the set's
+ * lock; a scope-day whose tags have no set left goes. A limit per run keeps years of stale days
+ * after an upgrade from holding up the closing of days; reports count stale days exactly
+ * meanwhile. Returns how many were rebuilt.
  */
-export async function rebuildStaleScopeDays(db: Db): Promise<number> {
-  let rebuilt = 0;
-  for (;;) {
-    const stale = await repo.staleScopeDays(db, TAG_DAYS_PER_PASS);
-    for (const key of stale) {
-      await db.transaction().execute(async (trx) => {
-        const current = await repo.lockScopeDaySet(trx, key);
-        // Rebuilt (or gone) meanwhile.
-        if (!current?.stale) return;
-        const sets = await repo.tagSetsOfScopeDays(trx, repo.scopeFromId(key.environment, key.scope_id), [key.day]);
-        if (sets.length === 0) await repo.deleteScopeDaySet(trx, key);
-        else await repo.saveScopeDaySet(trx, key, unionVisitorSet(undefined, sets.flatMap((row) => decodeVisitorSet(row.visitors))), true);
-      });
-      rebuilt++;
-    }
-    if (stale.length < TAG_DAYS_PER_PASS) return rebuilt;
+export async function rebuildStaleScopeDays(db: Db, limit: number): Promise<number> {
+  const stale = await repo.staleScopeDays(db, limit);
+  for (const key of stale) {
+    await db.transaction().execute(async (trx) => {
+      const current = await repo.lockScopeDaySet(trx, key);
+      // Rebuilt (or gone) meanwhile.
+      if (!current?.stale) return;
+      const sets = await repo.tagSetsOfScopeDays(trx, repo.scopeFromId(key.environment, key.scope_id), [key.day]);
+      if (sets.length === 0) await repo.deleteScopeDaySet(trx, key);
+      else await repo.saveScopeDaySet(trx, key, unionVisitorSet(undefined, sets.flatMap((row) => decodeVisitorSet(row.visitors))), true);
+    });
   }
+  return stale.length;
 }

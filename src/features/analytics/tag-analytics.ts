@@ -3,17 +3,16 @@ import * as repo from './analytics.repository.js';
 import { rollUpViewsIn } from './view-rollup.js';
 
 /**
- * What the tags feature calls when a tag is deleted: its views and rollups go with it. Its
- * pending views are rolled up first, so the views the tag had before its deletion still yield
- * their events (before its tag.deleted).
+ * What the tags feature calls, in the transaction that deletes a tag: its views and rollups go
+ * with it. It takes the view rollup's lock first (PostgreSQL), so a rollup in progress finishes
+ * before and the next waits until the tag is gone: a rollup locks views' pending rows, then the
+ * tag's rollup rows, the opposite of this deletion's order. Its pending views are rolled up
+ * first, so the views the tag had before its deletion still yield their events (before its
+ * tag.deleted); a view recorded while the deletion runs finds no tag when it is rolled up, and
+ * goes (view-rollup.ts).
  */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
-  // Only when the tag has some: rolling up takes the rollup's lock until this transaction ends.
+  await repo.lockViewRollup(trx);
   if (await repo.tagHasPendingViews(trx, tagId)) await rollUpViewsIn(trx);
   await repo.deleteTagAnalytics(trx, tagId);
-}
-
-/** The sandbox purge removes test tags; their analytics go first. */
-export async function deleteAnalyticsOfTags(db: Db, tagIds: readonly string[]): Promise<void> {
-  for (const id of tagIds) await repo.deleteTagAnalytics(db, id);
 }

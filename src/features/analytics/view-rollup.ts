@@ -38,9 +38,14 @@ async function rollUpBatch(trx: Db): Promise<number> {
   await repo.lockViewRollup(trx);
   const ids = await repo.claimPendingViews(trx, VIEWS_PER_TRANSACTION);
   if (ids.length === 0) return 0;
-  // Views of a tag deleted meanwhile are gone with it: their pending rows just go.
   const views = await repo.viewsWithTags(trx, ids);
   if (views.length > 0) await addToRollups(trx, views);
+  // A view whose tag is gone was recorded while its tag was being deleted (the page had found
+  // it just before): it goes, as the tag's other views did.
+  if (views.length < ids.length) {
+    const counted = new Set(views.map((view) => view.id));
+    await repo.deleteViews(trx, ids.filter((id) => !counted.has(id)));
+  }
   await repo.deletePendingViews(trx, ids);
   return ids.length;
 }

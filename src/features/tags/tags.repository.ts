@@ -79,14 +79,9 @@ export function countTagsInFolder(db: Db, folderId: string) {
     .then((r) => Number(r.count));
 }
 
-
 export async function findTestTagIdsCreatedBefore(db: Db, before: string): Promise<string[]> {
   const rows = await db.selectFrom('tags').select('id').where('environment', '=', 'test').where('created_at', '<', before).execute();
   return rows.map((r) => r.id);
-}
-
-export function deleteTestTagsCreatedBefore(db: Db, before: string) {
-  return db.deleteFrom('tags').where('environment', '=', 'test').where('created_at', '<', before).executeTakeFirst();
 }
 
 /** Ids and titles of every tag a scope reaches (exports). */
