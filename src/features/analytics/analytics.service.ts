@@ -54,11 +54,8 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
 async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
   const days = { from: period.start, to: period.end };
   // One snapshot: sealing moves a day's visitors from its open rows into its set.
-  const [sets, open] = await readSnapshot(
-    ctx.db,
-    (db) => repo.visitorSets(db, tagId, days),
-    (db) => repo.openVisitorDays(db, tagId, days),
-  );
+  // One read on one connection: a tag's open rows are few, not worth a second connection.
+  const [[sets, open]] = await readSnapshot(ctx.db, (db) => Promise.all([repo.visitorSets(db, tagId, days), repo.openVisitorDays(db, tagId, days)]));
   const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
   for (const row of sets) part(row.day).sets.push(row.visitors);
