@@ -118,44 +118,25 @@ export async function migrateToLatest({ db, schema }: Pick<DatabaseHandle, 'db' 
 /** SQLite databases with a read snapshot open on their connection (see counterFeed's use above). */
 const openReadSnapshots = new WeakSet<object>();
 
-type Reads<T extends unknown[]> = { [K in keyof T]: (snapshot: Db) => Promise<T[K]> };
-
 /**
  * Runs reads that must agree with one another (a report's parts) on one snapshot of the data,
  * so that a row moved between tables meanwhile (a day's visitors as they are sealed) is seen in
- * exactly one place; returns their results in order.
- *
- * PostgreSQL: REPEATABLE READ, read-only transactions, each read on a connection of its own so
- * that they run at once: the first exports its snapshot (pg_export_snapshot) and the others
- * take it. SQLite: one after another in a deferred transaction, which reads one snapshot
- * without taking the write lock (Kysely's transactions begin IMMEDIATE here, see openSqlite);
- * the connection is held, so nothing else runs inside it.
+ * exactly one place. PostgreSQL: a REPEATABLE READ, read-only transaction. (Spreading the reads
+ * over several connections sharing an exported snapshot would run them at once, but each
+ * report would then hold one pooled connection while waiting for another: enough concurrent
+ * reports would exhaust the pool and wait for ever.) SQLite: a deferred transaction, which
+ * reads one snapshot without taking the write lock (Kysely's transactions begin IMMEDIATE here,
+ * see openSqlite); the connection is held, so nothing else runs inside it.
  */
-export async function readSnapshot<T extends unknown[]>(db: Db, ...reads: Reads<T>): Promise<T> {
-  if (isPostgres(db)) {
-    const snapshotTransaction = () => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only');
-    return snapshotTransaction().execute(async (first) => {
-      if (reads.length === 1) return [await reads[0]!(first)] as T;
-      const { rows } = await sql<{ id: string }>`SELECT pg_export_snapshot() AS id`.execute(first);
-      const others = reads.slice(1).map((read) =>
-        snapshotTransaction().execute(async (other) => {
-          await sql`SET TRANSACTION SNAPSHOT ${sql.lit(rows[0]!.id)}`.execute(other);
-          return read(other);
-        }),
-      );
-      // The exporting transaction stays open until every other has taken its snapshot.
-      return (await Promise.all([reads[0]!(first), ...others])) as T;
-    });
-  }
+export async function readSnapshot<T>(db: Db, read: (snapshot: Db) => Promise<T>): Promise<T> {
+  if (isPostgres(db)) return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
   return db.connection().execute(async (connection) => {
     // Marked from before it begins until after it ends: between those, data_version may lag.
     openReadSnapshots.add(db);
     try {
       await sql`begin deferred`.execute(connection);
       try {
-        const results = [];
-        for (const read of reads) results.push(await read(connection));
-        return results as T;
+        return await read(connection);
       } finally {
         await sql`commit`.execute(connection);
       }

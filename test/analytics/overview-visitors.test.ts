@@ -73,6 +73,11 @@ describe('overview: distinct visitors of an account over any period', () => {
     expect(await uniques(orgKey, '2026-06-01', '2026-06-04')).toBe(2);
   });
 
+  it('many overviews at once all answer, alike (each holds one connection of the pool, never waits for a second)', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => uniques(owner.key, '2026-06-01', '2026-06-04')));
+    expect(answers).toEqual(Array.from({ length: 12 }, () => 5));
+  });
+
   it("a deleted tag's visitors leave the count at once; its days' sets are rebuilt without them, or go", async () => {
     const remove = async (tag: CreatedTag) => expect((await request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: owner.key })).status).toBe(200);
     // C had v4 (06-02, closed) and v5 (06-03, open).
