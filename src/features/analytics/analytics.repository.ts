@@ -520,11 +520,14 @@ export async function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<nu
   return Number(result.numDeletedRows);
 }
 
-/** Tag-days with visitor rows on days before `day`, with their scope: what the seal job closes next. */
+/**
+ * Tag-days with visitor rows on days before `day`, with their scope (none if their daily row is
+ * missing, which the rollup never leaves): what the seal job closes next.
+ */
 export function openTagDaysBefore(db: Db, day: string, limit: number) {
   return db
     .selectFrom('tag_visitor_days as o')
-    .innerJoin('tag_daily as d', (join) => join.onRef('d.tag_id', '=', 'o.tag_id').onRef('d.day', '=', 'o.day'))
+    .leftJoin('tag_daily as d', (join) => join.onRef('d.tag_id', '=', 'o.tag_id').onRef('d.day', '=', 'o.day'))
     .select(['o.tag_id', 'o.day', 'd.environment', sql<string>`coalesce(d.organization_id, d.owner_id)`.as('scope_id')])
     .distinct()
     .where('o.day', '<', day)
@@ -551,10 +554,10 @@ export async function openDayVisitorKeys(trx: Db, tagId: string, day: string): P
 const KEYS_PER_STATEMENT = 500;
 
 /** The number of each visitor id, numbering those new to the table; `day` moves their last day on. */
-export async function numberVisitors(trx: Db, keys: string[], day: string): Promise<number[]> {
+export async function numberVisitors(trx: Db, keys: string[], day: string): Promise<Map<string, number>> {
   // One order for every sealer: concurrent upserts of shared visitors then wait, never deadlock.
-  keys = [...keys].sort();
-  const numbers: number[] = [];
+  keys = [...new Set(keys)].sort();
+  const numbers = new Map<string, number>();
   for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
     const rows = await trx
       .insertInto('visitors')
@@ -562,9 +565,9 @@ export async function numberVisitors(trx: Db, keys: string[], day: string): Prom
       .onConflict((oc) =>
         oc.column('key').doUpdateSet({ last_day: sql`CASE WHEN excluded.last_day > visitors.last_day THEN excluded.last_day ELSE visitors.last_day END` }),
       )
-      .returning('id')
+      .returning(['id', 'key'])
       .execute();
-    for (const row of rows) numbers.push(Number(row.id));
+    for (const row of rows) numbers.set(row.key, Number(row.id));
   }
   return numbers;
 }

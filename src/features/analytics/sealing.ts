@@ -29,22 +29,13 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
   let closed = 0;
   for (;;) {
     const open = await repo.openTagDaysBefore(db, before, TAG_DAYS_PER_PASS);
-    const groups = new Map<string, { scopeDay: repo.ScopeDay; tagIds: string[] }>();
+    // In tag order within each group: the order every sealer locks the tags' rows in.
+    const groups = new Map<string, { day: string; scopeDay: repo.ScopeDay | undefined; tagIds: string[] }>();
     for (const row of open) {
-      const scopeDay = { environment: row.environment, scope_id: row.scope_id, day: row.day };
-      getOrCreate(groups, `${row.day}|${row.environment}|${row.scope_id}`, () => ({ scopeDay, tagIds: [] })).tagIds.push(row.tag_id);
+      const scopeDay = row.environment && row.scope_id ? { environment: row.environment, scope_id: row.scope_id, day: row.day } : undefined;
+      getOrCreate(groups, `${row.day}|${row.environment}|${row.scope_id}`, () => ({ day: row.day, scopeDay, tagIds: [] })).tagIds.push(row.tag_id);
     }
-    for (const { scopeDay, tagIds } of groups.values()) {
-      closed += await db.transaction().execute(async (trx) => {
-        const numbers: number[] = [];
-        for (const tagId of tagIds) numbers.push(...(await closeTagDay(trx, tagId, scopeDay.day)));
-        if (numbers.length > 0) {
-          const scopeSet = await repo.ensureScopeDaySet(trx, scopeDay);
-          await repo.saveScopeDaySet(trx, scopeDay, unionVisitorSet(scopeSet.visitors, numbers), false);
-        }
-        return numbers.length > 0 ? tagIds.length : 0;
-      });
-    }
+    for (const group of groups.values()) closed += await db.transaction().execute((trx) => closeScopeDay(trx, group));
     if (open.length < TAG_DAYS_PER_PASS) break;
   }
   await repo.deleteVisitorHoursBefore(db, hourOf(new Date(nowMs - HOUR_ROWS_KEPT_MS).toISOString()));
@@ -52,18 +43,34 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
   return closed;
 }
 
-/** Closes one tag-day in the caller's transaction; returns its visitors' numbers (none if another sealer was first). */
-async function closeTagDay(trx: Db, tagId: string, day: string): Promise<number[]> {
-  const daily = await repo.lockTagDay(trx, tagId, day);
-  const keys = await repo.openDayVisitorKeys(trx, tagId, day);
-  if (keys.length === 0) return [];
-  const numbers = await repo.numberVisitors(trx, keys, day);
-  const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), numbers);
-  await repo.saveVisitorSet(trx, tagId, day, set);
-  const count = decodeVisitorSet(set).length;
-  if (daily && count !== Number(daily.unique_views)) await repo.setDayUniques(trx, tagId, day, count);
-  await repo.deleteOpenDay(trx, tagId, day);
-  return numbers;
+/**
+ * Closes the given tag-days of one scope and day, in the caller's transaction: every tag's
+ * rollup row is locked first, then the visitors are numbered in one go (in key order), then
+ * the scope's set is written once. Returns how many tag-days it closed (another sealer may
+ * have closed some first).
+ */
+async function closeScopeDay(trx: Db, group: { day: string; scopeDay: repo.ScopeDay | undefined; tagIds: string[] }): Promise<number> {
+  const { day, scopeDay } = group;
+  const open = [];
+  for (const tagId of group.tagIds) {
+    const daily = await repo.lockTagDay(trx, tagId, day);
+    const keys = await repo.openDayVisitorKeys(trx, tagId, day);
+    if (keys.length > 0) open.push({ tagId, daily, keys });
+  }
+  if (open.length === 0) return 0;
+  const numberOf = await repo.numberVisitors(trx, open.flatMap((tag) => tag.keys), day);
+  for (const { tagId, daily, keys } of open) {
+    const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), keys.map((key) => numberOf.get(key)!));
+    await repo.saveVisitorSet(trx, tagId, day, set);
+    const count = decodeVisitorSet(set).length;
+    if (daily && count !== Number(daily.unique_views)) await repo.setDayUniques(trx, tagId, day, count);
+    await repo.deleteOpenDay(trx, tagId, day);
+  }
+  if (scopeDay) {
+    const scopeSet = await repo.ensureScopeDaySet(trx, scopeDay);
+    await repo.saveScopeDaySet(trx, scopeDay, unionVisitorSet(scopeSet.visitors, numberOf.values()), false);
+  }
+  return open.length;
 }
 
 /**
