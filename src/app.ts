@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { meRoutes } from './features/accounts/me.routes.js';
@@ -18,7 +19,6 @@ import { webhookRoutes } from './features/webhooks/webhooks.routes.js';
 import { Authenticator, type Principal, type RoutePermission } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limit/limiter.js';
-import type { Redis } from 'ioredis';
 import { createRateLimitStore } from './http/rate-limit/store.js';
 import { installValidation } from './http/validation.js';
 import { loggerOptions, RequestLogController } from './http/logging.js';

@@ -4,11 +4,10 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE, type Db } from '../../src/db/database.js';
-import type { Database, ViewsTable } from '../../src/db/schema.js';
+import type { Database } from '../../src/db/schema.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
-import { newId } from '../../src/lib/ids.js';
 import { createAccount, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, getData, startAnalyticsApp, visitorId, type CreatedTag } from './support.js';
+import { createTag, getData, startAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
 
 /**
  * Group commit (view-recorder.ts): the views that arrive while a group is being written share
@@ -37,29 +36,7 @@ describe('view recording commits views in groups', () => {
     return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
   }
 
-  function viewOf(i: number): ViewsTable {
-    return {
-      id: newId('view'),
-      tag_id: tag.id,
-      environment: 'live',
-      owner_id: owner.userId,
-      organization_id: null,
-      occurred_at: t.clock.now().toISOString(),
-      source: 'direct',
-      visitor: visitorId(`group${i}`),
-      device: 'desktop',
-      browser: 'Chrome',
-      os: 'Windows',
-      country: null,
-      region: null,
-      city: null,
-      ip_masked: null,
-      user_agent: null,
-      referrer: null,
-      logged: 0,
-      duration_seconds: null,
-    };
-  }
+  const viewOf = (i: number) => viewRow({ id: tag.id, ownerId: owner.userId }, t.clock.now().toISOString(), visitorId(`group${i}`));
 
   const viewInserts = () => statements.filter((text) => /INSERT INTO views \(/i.test(text)).length;
 

@@ -3,11 +3,10 @@ import * as accounts from '../../src/features/accounts/accounts.service.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
-import { newId } from '../../src/lib/ids.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { sandboxPurgeJob } from '../../src/jobs/sandbox-purge.js';
 import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
-import { addDays, createTag, expectBeaconAccepted, get, getData, IP, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+import { addDays, createTag, expectBeaconAccepted, get, getData, IP, startAnalyticsApp, view, viewRow, visitorId, type CreatedTag } from './support.js';
 
 /**
  * Records past the plan's history are deleted by the periodic job (Pro 1 year, Enterprise 3
@@ -246,11 +245,10 @@ describe('analytics retention and deletion', () => {
     const owner = await createAccount(t, 'pro');
     const gone = await createTag(t, owner.key, { title: 'Gone' });
     expect((await request(t, 'DELETE', `/v1/tags/${gone.id}`, { key: owner.key })).status).toBe(200);
-    const id = newId('view');
-    const late = { id, tag_id: gone.id, environment: 'live', owner_id: owner.userId, organization_id: null, occurred_at: t.clock.now().toISOString(), source: 'direct', visitor: visitorId('late'), device: 'desktop', browser: 'Chrome', os: 'Windows', country: null, region: null, city: null, ip_masked: null, user_agent: null, referrer: null, logged: 0, duration_seconds: null } as const;
+    const late = viewRow({ id: gone.id, ownerId: owner.userId }, t.clock.now().toISOString(), visitorId('late'));
     await new ViewRecorder(t.database.db, t.app.log, 4).record(late);
     expect(await rollUpViews(t.database.db)).toBe(1);
-    expect(await t.database.db.selectFrom('views').select('id').where('id', '=', id).execute()).toEqual([]);
+    expect(await t.database.db.selectFrom('views').select('id').where('id', '=', late.id).execute()).toEqual([]);
     expect(await analyticsOf(gone.id)).toEqual(EMPTY);
   });
 

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import type { ViewsTable } from '../../src/db/schema.js';
+import { newId } from '../../src/lib/ids.js';
 import { request, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
 
 /**
@@ -142,4 +144,29 @@ export function daysBetween(start: string, end: string): string[] {
 
 export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A live desktop view of a personal tag, as the page records it: for tests that drive the ViewRecorder itself. */
+export function viewRow(tag: { id: string; ownerId: string }, at: string, visitor: string): ViewsTable {
+  return {
+    id: newId('view'),
+    tag_id: tag.id,
+    environment: 'live',
+    owner_id: tag.ownerId,
+    organization_id: null,
+    occurred_at: at,
+    source: 'direct',
+    visitor,
+    device: 'desktop',
+    browser: 'Chrome',
+    os: 'Windows',
+    country: null,
+    region: null,
+    city: null,
+    ip_masked: null,
+    user_agent: null,
+    referrer: null,
+    logged: 0,
+    duration_seconds: null,
+  };
 }

@@ -1,3 +1,5 @@
+import { EventEmitter, once } from 'node:events';
+import { setImmediate } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, readSnapshot } from '../../src/db/database.js';
 import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
@@ -10,8 +12,17 @@ import { createAccount, request, startTestApp, type Account, type ApiResponse, t
 describe('bodies kept with cached rows', () => {
   let t: TestApp;
   let alice: Account;
+  /** Emits 'request' as each request arrives, before its key is looked up. */
+  const arrivals = new EventEmitter();
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({
+      extend: (app) => {
+        app.addHook('onRequest', (_request, _reply, done) => {
+          arrivals.emit('request');
+          done();
+        });
+      },
+    });
     alice = await createAccount(t);
   });
   afterAll(() => t.close());
@@ -55,9 +66,12 @@ describe('bodies kept with cached rows', () => {
       // The snapshot starts with its first read; on SQLite, data_version stands still after it.
       await db.selectFrom('users').select('id').limit(1).execute();
       await elsewhere((other) => other.updateTable('api_keys').set({ enabled: 0 }).where('user_id', '=', bob.userId).execute());
+      const arrived = once(arrivals, 'request');
       during = request(t, 'GET', '/v1/me', { key: bob.key });
-      // Time for the request to reach its key lookup while the snapshot is still open.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Once it has arrived, its key lookup runs in the promise jobs that follow (the snapshot
+      // still open): whether the cache answers or the database must, it has been decided.
+      await arrived;
+      await setImmediate();
     });
     expect((await during!).status).toBe(401);
   });
