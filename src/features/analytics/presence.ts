@@ -21,10 +21,27 @@ export const ACTIVE_WINDOW_MS = 60_000;
 export class MemoryPresenceStore implements PresenceStore {
   private readonly tags = new Map<string, Map<string, { session: Session; seen: number }>>();
 
+  /**
+   * Each touch moves the session to the end of its tag's map, so the map stays in order of last
+   * sight and the sessions gone quiet are at its start: they go here, a few at a time, so a tag
+   * nobody asks about holds a minute of sessions, not every view since the process started.
+   */
   async touch(tagId: string, session: Session, nowMs: number): Promise<void> {
-    const sessions = this.tags.get(tagId) ?? new Map();
+    let sessions = this.tags.get(tagId);
+    if (!sessions) this.tags.set(tagId, (sessions = new Map()));
+    sessions.delete(session.id);
     sessions.set(session.id, { session, seen: nowMs });
-    this.tags.set(tagId, sessions);
+    for (const [id, entry] of sessions) {
+      if (entry.seen >= nowMs - ACTIVE_WINDOW_MS) break;
+      sessions.delete(id);
+    }
+  }
+
+  /** Sessions held for all tags, expired ones not yet dropped included: what this store costs in memory. */
+  held(): number {
+    let count = 0;
+    for (const sessions of this.tags.values()) count += sessions.size;
+    return count;
   }
 
   async active(tagId: string, nowMs: number): Promise<Session[]> {
