@@ -130,6 +130,29 @@ describe('account overview and export', () => {
   });
 
   describe('export', () => {
+    it('CSV: a title a spreadsheet would run as a formula starts with an apostrophe; JSON keeps every title as it is', async () => {
+      const dave = await createAccount(t, 'pro');
+      const titles = ['=HYPERLINK("https://evil.example","x")', '+1', '-2+3', '@SUM(A1)', 'Plain = text'];
+      const tags: CreatedTag[] = [];
+      for (const title of titles) tags.push(await createTag(t, dave.key, { title }));
+      for (const [i, tag] of tags.entries()) await view(t, tag.short_id, { at: '2026-04-03T10:00:00.000Z', visitor: visitorId(`formula${i}`) });
+      t.clock.freeze(new Date(NOW));
+      const line = (tag: CreatedTag, field: string) => `2026-04-03,${tag.id},${field},1,1,0,1`;
+      const csv = await get(t, dave.key, '/v1/analytics/export', PERIOD);
+      expect(csv.status, csv.text).toBe(200);
+      expect(csv.text.split('\n').slice(1, -1).sort()).toEqual(
+        [
+          line(tags[0]!, `"'=HYPERLINK(""https://evil.example"",""x"")"`),
+          line(tags[1]!, "'+1"),
+          line(tags[2]!, "'-2+3"),
+          line(tags[3]!, "'@SUM(A1)"),
+          line(tags[4]!, 'Plain = text'),
+        ].sort(),
+      );
+      const json = await getData(t, dave.key, '/v1/analytics/export', { ...PERIOD, format: 'json' });
+      expect((json.rows as { tag_title: string }[]).map((row) => row.tag_title).sort()).toEqual([...titles].sort());
+    });
+
     it('CSV (the default): the exact header, one row per tag per day with views, streamed as an attachment', async () => {
       const response = await get(t, alice.key, '/v1/analytics/export', PERIOD);
       expect(response.status, response.text).toBe(200);

@@ -186,7 +186,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           }),
           response: {
             200: {
-              description: 'text/csv with header date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits; or JSON { data: { export_date, period, rows, views?, logs? } }',
+              description: 'text/csv with header date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits (a title starting with =, +, -, @, tab or CR gets a leading apostrophe, so spreadsheets do not run it as a formula); or JSON { data: { export_date, period, rows, views?, logs? } }',
               content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } },
             },
           },

@@ -66,8 +66,14 @@ async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds:
   return { tags, rows: { tagIds: tags.map((t) => t.id) } };
 }
 
+/**
+ * A field, quoted when it holds a quote, comma or line break. A text a spreadsheet would take
+ * for a formula (=, +, -, @, tab or carriage return first: a tag title is anyone's text, and
+ * "=HYPERLINK(...)" opened in Excel is a link the owner never wrote) starts with an apostrophe,
+ * which spreadsheets show as text, as OWASP's advice on CSV injection has it.
+ */
 function csvField(value: string | number): string {
-  const text = String(value);
+  const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
