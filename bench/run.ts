@@ -9,11 +9,11 @@
  *               (file transfer MB/s and memory, webhook deliveries, analytics report latency)
  *
  * Environment:
- *   BENCH_DURATION        measured seconds per server and round (default 10)
- *   BENCH_WARMUP          unmeasured seconds before each server's first round (default 2)
- *   BENCH_ROUNDS          baseline/service pairs per baseline scenario (default 1)
- *   BENCH_COMPARE_SLICE   a comparison measures each side's BENCH_DURATION in slices of this
- *                         many seconds, the sides taking turns in ABBA order (default 2)
+ *   BENCH_DURATION        measured seconds per server (default 10)
+ *   BENCH_WARMUP          unmeasured seconds before each server's first slice (default 2)
+ *   BENCH_ROUNDS          a baseline scenario measures each server BENCH_DURATION × this (default 1)
+ *   BENCH_COMPARE_SLICE   baseline scenarios and comparisons measure each server in slices of
+ *                         this many seconds, the servers taking turns in ABBA order (default 2)
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
  *   BENCH_QR_SECONDS      measured seconds per QR rendering scenario (default 5)
  *   BENCH_ONLY            scenario names to run, comma-separated (default all)
@@ -35,13 +35,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAllNow, stopAll } from './lib/children.js';
 import { createBenchData } from './lib/data.js';
-import { progress } from './lib/measure.js';
+import { progress, slicesOf } from './lib/measure.js';
 import { describeEnvironment, failures, formatTable, writeReport, type RunReport, type ScenarioResult } from './lib/report.js';
 import type { Scenario } from './lib/scenario.js';
 import { Services } from './lib/services.js';
 import { readSettings } from './lib/settings.js';
 import { describeVariant } from './lib/variants.js';
-import { comparisonSlices } from './runners/comparison.js';
 import { runScenario } from './runners/index.js';
 import { scenarios } from './scenarios/index.js';
 
@@ -64,7 +63,7 @@ async function main(): Promise<number> {
   const data = createBenchData({ root, workDir, databaseUrl: settings.databaseUrl });
   const context = { root, workDir, settings, data };
   const services = new Services({ ...context, progress });
-  const slices = comparisonSlices(settings);
+  const slices = slicesOf(settings, settings.durationSeconds);
 
   const release = async () => {
     await services.closeAll().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
@@ -92,8 +91,8 @@ async function main(): Promise<number> {
   try {
     progress(
       `database ${data.database}, LOG_LEVEL=${settings.logLevel}; ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ` +
-        `${settings.durationSeconds} s per server and round, ${settings.rounds} round(s) per baseline scenario; ` +
-        `comparisons in ${slices.rounds} slices of ${slices.seconds} s per side`,
+        `${settings.durationSeconds} s per server (baseline scenarios: × ${settings.rounds} round(s)), ` +
+        `in slices of ${slices.seconds} s, the servers taking turns`,
     );
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {

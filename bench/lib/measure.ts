@@ -27,3 +27,32 @@ export async function measure(label: string, baseUrl: string, request: LoadReque
   // Checked at once: fast 401s or 429s would otherwise pass for speed.
   assertAllSucceeded(label, run);
 }
+
+/** One side of a measurement in turns: a server, and where its runs are collected. */
+export interface TurnSide {
+  label: string;
+  baseUrl: string;
+  runs: Measurement;
+}
+
+/**
+ * Each side measured for `totalSeconds` in all, in whole-second slices of about
+ * BENCH_COMPARE_SLICE (autocannon averages per-second samples, so a partial second would skew
+ * a slice), the sides taking turns. A burst of other load on the machine (a noisy neighbour of
+ * a shared VM, a test run) then lands on every side rather than on whichever was being measured
+ * at the time. ABBA: the side that goes second in one round goes first in the next, so a
+ * machine that speeds up or slows down during the run favours none.
+ */
+export async function measureInTurns(sides: TurnSide[], request: LoadRequest, settings: BenchSettings, totalSeconds: number): Promise<void> {
+  const { seconds, rounds } = slicesOf(settings, totalSeconds);
+  for (let round = 1; round <= rounds; round++) {
+    const order = round % 2 === 1 ? sides : [...sides].reverse();
+    for (const side of order) await measure(side.label, side.baseUrl, request, settings, { round, rounds, seconds }, side.runs);
+  }
+}
+
+/** The slices measureInTurns cuts `totalSeconds` into. */
+export function slicesOf(settings: BenchSettings, totalSeconds: number): { seconds: number; rounds: number } {
+  const seconds = Math.min(settings.compareSliceSeconds, totalSeconds);
+  return { seconds, rounds: Math.max(1, Math.round(totalSeconds / seconds)) };
+}

@@ -5,13 +5,14 @@ import { resolve } from 'node:path';
  * `npm run bench` with no variables gives comparable numbers from one machine to the next run.
  */
 export interface BenchSettings {
-  /** Seconds of measured load per server and round; in a comparison, per side in all. */
+  /** Seconds of measured load per server (a baseline scenario's: per round). */
   durationSeconds: number;
   /** Seconds of unmeasured load before each measurement, so the JIT and caches are warm. */
   warmupSeconds: number;
   /**
-   * Baseline-then-service pairs. One is the default; more average out a noisy machine (shared
-   * VMs swing by tens of percent from one 10 s window to the next).
+   * A baseline scenario measures each server durationSeconds × rounds in all. One is the
+   * default; more average out a noisy machine (shared VMs swing by tens of percent from one
+   * 10 s window to the next).
    */
   rounds: number;
   /** Concurrent keep-alive connections autocannon keeps open. */
@@ -23,9 +24,10 @@ export interface BenchSettings {
   /** PostgreSQL to run against instead of SQLite; a throwaway schema is created in it. */
   databaseUrl?: string;
   /**
-   * Seconds per slice in a comparison: each side's durationSeconds is measured in slices this
-   * long, the two sides taking turns, so a burst of other load on the machine (a test run)
-   * lands on both rather than on whichever happened to be measured at the time.
+   * Seconds per slice in a baseline scenario or a comparison: each server's measured time is cut
+   * into slices this long, the servers taking turns, so a burst of other load on the machine
+   * (a test run, a noisy neighbour) lands on both rather than on whichever happened to be
+   * measured at the time.
    */
   compareSliceSeconds: number;
   /** Redis for the variant that keeps rate-limit counters there. */

@@ -1,6 +1,6 @@
 import { startBaseline } from '../lib/baseline.js';
 import { assertAllSucceeded, captureResponse, generateLoad, Measurement } from '../lib/load.js';
-import { measure, progress } from '../lib/measure.js';
+import { measureInTurns, progress } from '../lib/measure.js';
 import { allPass, judge, type JudgedMetric } from '../lib/metrics.js';
 import { verdict, type BaselineResult } from '../lib/report.js';
 import type { BaselineScenario } from '../lib/scenario.js';
@@ -17,13 +17,12 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
   const baseline = await startBaseline(captured, { root: run.root, workDir: run.workDir, name: scenario.name });
   const baselineRuns = new Measurement();
   const serviceRuns = new Measurement();
-  const { rounds, durationSeconds: seconds } = run.settings;
   try {
-    // Alternating, back to back, so both servers see the same machine conditions.
-    for (let round = 1; round <= rounds; round++) {
-      await measure('baseline', baseline.baseUrl, request, run.settings, { round, rounds, seconds }, baselineRuns);
-      await measure('tagsvc', service.baseUrl, request, run.settings, { round, rounds, seconds }, serviceRuns);
-    }
+    const sides = [
+      { label: 'baseline', baseUrl: baseline.baseUrl, runs: baselineRuns },
+      { label: 'tagsvc', baseUrl: service.baseUrl, runs: serviceRuns },
+    ];
+    await measureInTurns(sides, request, run.settings, run.settings.durationSeconds * run.settings.rounds);
   } finally {
     await baseline.close();
   }

@@ -1,21 +1,11 @@
 import { captureResponse, Measurement } from '../lib/load.js';
-import { measure, progress } from '../lib/measure.js';
+import { measureInTurns, progress } from '../lib/measure.js';
 import { verdict, type ComparisonResult } from '../lib/report.js';
 import type { ComparisonScenario } from '../lib/scenario.js';
-import type { BenchSettings } from '../lib/settings.js';
 import { VARIANTS } from '../lib/variants.js';
 import { scenarioContext, type RunContext } from './context.js';
 
 const cost = (reference: number, candidate: number) => (1 - candidate / reference) * 100;
-
-/**
- * Each side's BENCH_DURATION in whole-second slices of about BENCH_COMPARE_SLICE (autocannon
- * averages per-second samples, so a partial second would skew a slice).
- */
-export function comparisonSlices(settings: BenchSettings): { seconds: number; rounds: number } {
-  const seconds = Math.min(settings.compareSliceSeconds, settings.durationSeconds);
-  return { seconds, rounds: Math.max(1, Math.round(settings.durationSeconds / seconds)) };
-}
 
 /** Two service variants on the same request (same key, same data), pair by pair. */
 export async function runComparison(scenario: ComparisonScenario, run: RunContext): Promise<ComparisonResult> {
@@ -26,13 +16,12 @@ export async function runComparison(scenario: ComparisonScenario, run: RunContex
   scenario.check?.(answers);
   progress(`  captured ${answers.candidate.status} ${answers.candidate.contentType}, ${answers.candidate.body.length} bytes`);
 
-  const { seconds, rounds } = comparisonSlices(run.settings);
-  for (let round = 1; round <= rounds; round++) {
-    // ABBA: the side that goes second in one round goes first in the next, so a machine that
-    // speeds up or slows down during the run favours neither.
-    const order = round % 2 === 1 ? [reference, candidate] : [candidate, reference];
-    for (const side of order) await measure(side.variant, side.service.baseUrl, request, run.settings, { round, rounds, seconds }, side.runs);
-  }
+  await measureInTurns(
+    [reference, candidate].map((side) => ({ label: side.variant, baseUrl: side.service.baseUrl, runs: side.runs })),
+    request,
+    run.settings,
+    run.settings.durationSeconds,
+  );
 
   const referenceLoad = reference.runs.summary();
   const candidateLoad = candidate.runs.summary();
