@@ -29,17 +29,26 @@ export async function anyPendingView(db: Db): Promise<boolean> {
 const VIEW_ROLLUP_LOCK = 7_400_117;
 
 /**
- * Holds the view rollup's lock until the transaction ends. Exclusive: one roller (or tag
- * deletion) at a time, so a report's catch-up waits for a roll in progress elsewhere and then
- * sees its views counted. Shared: a beacon, which locks a view's row and then its tag's rollup
- * rows, the order a tag's deletion takes the other way round; taking this lock first, it waits
- * for a deletion in progress instead of deadlocking with it, while beacons pass one another.
- * On SQLite, which runs one write transaction at a time, there is nothing to take.
+ * Holds the view rollup's lock until the transaction ends: one roller at a time, so a report's
+ * catch-up waits for a roll in progress elsewhere and then sees its views counted. On SQLite,
+ * which runs one write transaction at a time, there is nothing to take.
  */
-export async function lockViewRollup(trx: Db, mode: 'exclusive' | 'shared' = 'exclusive'): Promise<void> {
+export async function lockViewRollup(trx: Db): Promise<void> {
+  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${VIEW_ROLLUP_LOCK})`.execute(trx);
+}
+
+/**
+ * Locks a tag's row until the transaction ends (PostgreSQL; SQLite runs one writer at a time):
+ * `update` for its deletion, before it touches any of the tag's views or rollups; `key share`
+ * for a beacon, before it locks its view's row and then the tag's rollup rows. A beacon and
+ * its tag's deletion then never hold locks the other waits for: the one that comes second
+ * waits at the tag's row, holding nothing. Beacons of a tag share its row with one another, and
+ * with edits of the tag (which do not change its key).
+ */
+export async function lockTagRow(trx: Db, tagId: string, mode: 'update' | 'key share'): Promise<void> {
   if (!isPostgres(trx)) return;
-  if (mode === 'shared') await sql`SELECT pg_advisory_xact_lock_shared(${VIEW_ROLLUP_LOCK})`.execute(trx);
-  else await sql`SELECT pg_advisory_xact_lock(${VIEW_ROLLUP_LOCK})`.execute(trx);
+  const query = trx.selectFrom('tags').select('id').where('id', '=', tagId);
+  await (mode === 'update' ? query.forUpdate() : query.forKeyShare()).execute();
 }
 
 /**
@@ -169,15 +178,15 @@ export function findView(db: Db, id: string) {
 
 /**
  * Time on page reported by a beacon: applied only when it grows the view's current time. After
- * the rollup's lock (shared, see lockViewRollup), the view row is locked (a no-op update: a row
- * lock on PostgreSQL, the write lock on SQLite)
+ * its tag's row (see lockTagRow), the view row is locked (a no-op update: a row lock on
+ * PostgreSQL, the write lock on SQLite)
  * and its time read under that lock, so concurrent beacons of one view apply one after another
  * and the view counts once in its hour's average. A view not rolled up yet takes the time on
  * its own row, which the rollup reads; once rolled up, its hour and day follow too. Returns
  * whether the time grew.
  */
 export async function growViewDuration(trx: Db, view: { id: string; tag_id: string; hour: string }, seconds: number): Promise<boolean> {
-  await lockViewRollup(trx, 'shared');
+  await lockTagRow(trx, view.tag_id, 'key share');
   await trx
     .updateTable('views')
     .set((eb) => ({ duration_seconds: eb.ref('duration_seconds') }))
