@@ -19,6 +19,16 @@ describe('in-process presence holds about a minute of sessions per tag', () => {
     expect((await store.active('tag_a', now)).length).toBe(ACTIVE_WINDOW_MS / 100 + 1);
   });
 
+  it('tags that go quiet are forgotten as other tags are touched', async () => {
+    const store = new MemoryPresenceStore();
+    const start = Date.parse('2026-05-01T12:00:00.000Z');
+    for (let i = 0; i < 1000; i++) await store.touch(`tag_${i}`, session(`view_${i}`, start), start);
+    expect(store.held()).toBe(1000);
+    await store.touch('tag_other', session('view_later', start + ACTIVE_WINDOW_MS + 1), start + ACTIVE_WINDOW_MS + 1);
+    expect(store.held()).toBe(1);
+    expect(await store.active('tag_0', start + ACTIVE_WINDOW_MS + 1)).toEqual([]);
+  });
+
   it('a heartbeat keeps its session: it moves behind the sessions seen since', async () => {
     const store = new MemoryPresenceStore();
     const start = Date.parse('2026-05-01T12:00:00.000Z');

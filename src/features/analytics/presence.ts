@@ -17,43 +17,59 @@ export interface PresenceStore {
 
 export const ACTIVE_WINDOW_MS = 60_000;
 
-/** In this process: the embedded mode. */
-export class MemoryPresenceStore implements PresenceStore {
-  private readonly tags = new Map<string, Map<string, { session: Session; seen: number }>>();
+interface Sighting {
+  tagId: string;
+  session: Session;
+  seen: number;
+}
 
-  /**
-   * Each touch moves the session to the end of its tag's map, so the map stays in order of last
-   * sight and the sessions gone quiet are at its start: they go here, a few at a time, so a tag
-   * nobody asks about holds a minute of sessions, not every view since the process started.
-   */
+/**
+ * In this process: the embedded mode. Touched by every view of every tag, but read only when an
+ * Enterprise key asks for a tag's real-time figures, so it forgets on its own: every session
+ * is also in one map in order of last sight (a touch moves it to the end), whose start holds the
+ * sessions gone quiet; each touch drops those, a few at a time. The store then holds the last
+ * minute's sessions, not every view since the process started, however many tags go quiet.
+ */
+export class MemoryPresenceStore implements PresenceStore {
+  private readonly byTag = new Map<string, Map<string, Sighting>>();
+  private readonly bySight = new Map<string, Sighting>();
+
   async touch(tagId: string, session: Session, nowMs: number): Promise<void> {
-    let sessions = this.tags.get(tagId);
-    if (!sessions) this.tags.set(tagId, (sessions = new Map()));
-    sessions.delete(session.id);
-    sessions.set(session.id, { session, seen: nowMs });
-    for (const [id, entry] of sessions) {
-      if (entry.seen >= nowMs - ACTIVE_WINDOW_MS) break;
-      sessions.delete(id);
-    }
+    const sighting = { tagId, session, seen: nowMs };
+    const key = `${tagId} ${session.id}`;
+    this.bySight.delete(key);
+    this.bySight.set(key, sighting);
+    let sessions = this.byTag.get(tagId);
+    if (!sessions) this.byTag.set(tagId, (sessions = new Map()));
+    sessions.set(session.id, sighting);
+    this.forgetQuiet(nowMs);
   }
 
-  /** Sessions held for all tags, expired ones not yet dropped included: what this store costs in memory. */
+  /** Sessions held, of all tags: what this store costs in memory (for tests and monitoring). */
   held(): number {
-    let count = 0;
-    for (const sessions of this.tags.values()) count += sessions.size;
-    return count;
+    return this.bySight.size;
   }
 
   async active(tagId: string, nowMs: number): Promise<Session[]> {
-    const sessions = this.tags.get(tagId);
-    if (!sessions) return [];
-    for (const [id, entry] of sessions) if (entry.seen < nowMs - ACTIVE_WINDOW_MS) sessions.delete(id);
-    if (sessions.size === 0) this.tags.delete(tagId);
-    return [...sessions.values()].map((entry) => entry.session).sort((a, b) => a.started_at.localeCompare(b.started_at));
+    this.forgetQuiet(nowMs);
+    // Filtered too: after the clock stepped back, a quiet session can sit behind a newer one.
+    const recent = [...(this.byTag.get(tagId)?.values() ?? [])].filter((sighting) => sighting.seen >= nowMs - ACTIVE_WINDOW_MS);
+    return recent.map((sighting) => sighting.session).sort((a, b) => a.started_at.localeCompare(b.started_at));
   }
 
   async close(): Promise<void> {
-    this.tags.clear();
+    this.byTag.clear();
+    this.bySight.clear();
+  }
+
+  private forgetQuiet(nowMs: number): void {
+    for (const [key, sighting] of this.bySight) {
+      if (sighting.seen >= nowMs - ACTIVE_WINDOW_MS) return;
+      this.bySight.delete(key);
+      const sessions = this.byTag.get(sighting.tagId)!;
+      sessions.delete(sighting.session.id);
+      if (sessions.size === 0) this.byTag.delete(sighting.tagId);
+    }
   }
 }
 
