@@ -67,13 +67,13 @@ async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds:
 }
 
 /**
- * A field, quoted when it holds a quote, comma or line break. A text a spreadsheet would take
- * for a formula (=, +, -, @, tab or carriage return first: a tag title is anyone's text, and
- * "=HYPERLINK(...)" opened in Excel is a link the owner never wrote) starts with an apostrophe,
- * which spreadsheets show as text, as OWASP's advice on CSV injection has it.
+ * A tag title as a CSV field, quoted when it holds a quote, comma or line break. A title a
+ * spreadsheet would take for a formula (=, +, -, @, tab or carriage return first: a title is
+ * anyone's text, and "=HYPERLINK(...)" opened in Excel is a link the owner never wrote) starts
+ * with an apostrophe, which spreadsheets show as text, as OWASP's advice on CSV injection has it.
  */
-function csvField(value: string | number): string {
-  const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
+function csvTitle(title: string): string {
+  const text = /^[=+\-@\t\r]/.test(title) ? `'${title}` : title;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -116,7 +116,7 @@ async function* viewRows(ctx: AnalyticsContext, tagIds: string[], period: Period
 async function* csv(ctx: AnalyticsContext, exported: Exported, period: Period) {
   yield `${CSV_HEADER}\n`;
   // Dates, ids and counts never need quoting; titles are quoted once per tag.
-  const titles = new Map(exported.tags.map((t) => [t.id, csvField(t.title)]));
+  const titles = new Map(exported.tags.map((t) => [t.id, csvTitle(t.title)]));
   let chunk = '';
   for await (const row of dailyRows(ctx, exported, period)) {
     chunk += `${row.date},${row.tag_id},${titles.get(row.tag_id)},${row.views},${row.unique_views},${row.qr_scans},${row.direct_visits}\n`;
