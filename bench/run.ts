@@ -9,7 +9,7 @@
  *               (file transfer MB/s and memory, webhook deliveries, analytics report latency)
  *
  * Environment:
- *   BENCH_DURATION        measured seconds per server (default 10)
+ *   BENCH_DURATION        measured seconds per server, whole (default 10)
  *   BENCH_WARMUP          unmeasured seconds before each server's first slice (default 2)
  *   BENCH_ROUNDS          a baseline scenario measures each server BENCH_DURATION × this (default 1)
  *   BENCH_COMPARE_SLICE   baseline scenarios and comparisons measure each server in slices of
@@ -63,7 +63,6 @@ async function main(): Promise<number> {
   const data = createBenchData({ root, workDir, databaseUrl: settings.databaseUrl });
   const context = { root, workDir, settings, data };
   const services = new Services({ ...context, progress });
-  const slices = slicesOf(settings, settings.durationSeconds);
 
   const release = async () => {
     await services.closeAll().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
@@ -92,7 +91,7 @@ async function main(): Promise<number> {
     progress(
       `database ${data.database}, LOG_LEVEL=${settings.logLevel}; ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ` +
         `${settings.durationSeconds} s per server (baseline scenarios: × ${settings.rounds} round(s)), ` +
-        `in slices of ${slices.seconds} s, the servers taking turns`,
+        `in slices of ${settings.compareSliceSeconds} s, the servers taking turns`,
     );
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {
@@ -110,8 +109,9 @@ async function main(): Promise<number> {
         durationSeconds: settings.durationSeconds,
         warmupSeconds: settings.warmupSeconds,
         rounds: settings.rounds,
-        compareSliceSeconds: slices.seconds,
-        compareRounds: slices.rounds,
+        sliceSeconds: settings.compareSliceSeconds,
+        baselineSlices: slicesOf(settings, settings.durationSeconds * settings.rounds).length,
+        comparisonSlices: slicesOf(settings, settings.durationSeconds).length,
         qrSeconds: settings.qrSeconds,
         connections: settings.connections,
         fileMb: settings.fileMb,

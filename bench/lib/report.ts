@@ -22,9 +22,9 @@ export interface BaselineResult extends ResultCommon {
   responseBytes: number;
   baseline: LoadSummary;
   service: LoadSummary;
-  /** service req/s ÷ baseline req/s, from the means over all rounds. */
+  /** service req/s ÷ baseline req/s, from the means over all slices. */
   ratio: number;
-  /** The same ratio for each baseline/service pair on its own. */
+  /** The same ratio for each pair of slices (measured back to back) on its own. */
   roundRatios: number[];
   targetRatio: number | null;
   /** What the scenario verified after the measurement (e.g. views stored = 200 responses). */
@@ -83,9 +83,10 @@ export interface RunReport {
     durationSeconds: number;
     warmupSeconds: number;
     rounds: number;
-    /** Seconds per comparison slice, and slices (rounds) per side. */
-    compareSliceSeconds: number;
-    compareRounds: number;
+    /** Seconds per slice (the last one of a side may be shorter), and slices per side. */
+    sliceSeconds: number;
+    baselineSlices: number;
+    comparisonSlices: number;
     qrSeconds: number;
     connections: number;
     fileMb: number;

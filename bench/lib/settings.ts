@@ -68,7 +68,7 @@ export function readSettings(): BenchSettings {
   return {
     rounds: wholeNumber('BENCH_ROUNDS', 1),
     compareSliceSeconds: wholeNumber('BENCH_COMPARE_SLICE', 2),
-    durationSeconds: positiveNumber('BENCH_DURATION', 10),
+    durationSeconds: wholeNumber('BENCH_DURATION', 10),
     warmupSeconds: positiveNumber('BENCH_WARMUP', 2, true),
     connections: wholeNumber('BENCH_CONNECTIONS', 10),
     only: (process.env.BENCH_ONLY ?? '')
