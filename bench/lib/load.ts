@@ -64,8 +64,8 @@ export class Measurement {
     const sum = (pick: (run: RunStats) => number) => this.runs.reduce((total, run) => total + pick(run), 0);
     const rounds = this.runs.map((run) => run.requestsPerSecond);
     return {
-      // Rounds last equally long, so the mean of their means is the mean over all seconds.
-      requestsPerSecond: sum((run) => run.requestsPerSecond) / Math.max(1, this.runs.length),
+      // Weighted by duration (a side's last slice may be shorter): the mean over all seconds.
+      requestsPerSecond: sum((run) => run.requestsPerSecond * run.durationSeconds) / Math.max(1e-9, sum((run) => run.durationSeconds)),
       latencyP50Ms: this.latencyUs.percentile(50) / 1000,
       latencyP99Ms: this.latencyUs.percentile(99) / 1000,
       latencyMeanMs: this.latencyUs.mean / 1000,
