@@ -25,7 +25,9 @@ export const Pagination = Type.Object({
 
 export const PaginationQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100' }),
-  offset: Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' }),
+  // Bounded so it stays an exact integer: past 2^53 a JSON number loses digits, and past 2^63
+  // the database refuses it as an OFFSET (a 500 where the caller deserves a 400).
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Items to skip' }),
 };
 
 export function dataEnvelope<T extends TSchema>(data: T) {

@@ -75,6 +75,7 @@ describe('view records and access logs', () => {
     expect(none.body).toEqual({ success: true, data: { views: [] }, pagination: { total: 0, limit: 20, offset: 0, has_more: false } });
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, { limit: 101 }), 400, 'validation_error', 'limit');
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, { offset: -1 }), 400, 'validation_error', 'offset');
+    expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, { offset: '99999999999999999999' }), 400, 'validation_error', 'offset');
   });
 
   it('logs (detailed, the default): every field, the address masked, only views made while logging was on', async () => {

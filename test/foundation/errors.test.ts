@@ -122,6 +122,7 @@ describe('error envelope and request ids', () => {
       ['limit=2.5', 'limit'],
       ['offset=-1', 'offset'],
       ['offset=x', 'offset'],
+      ['offset=99999999999999999999', 'offset'],
     ])('rejects %s', async (query, field) => {
       expectError(await request(t, 'GET', `/fixtures/list?${query}`), 400, 'validation_error', field);
     });

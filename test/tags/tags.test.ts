@@ -310,6 +310,7 @@ describe('GET /v1/tags: sorting, filtering, pagination', () => {
     ['limit=101', 'limit'],
     ['limit=0', 'limit'],
     ['offset=-1', 'offset'],
+    ['offset=99999999999999999999', 'offset'],
     ['folder=fld_01m802r69tb18dkd20f3k82y80', 'folder'],
   ])('rejects %s', async (query, field) => {
     expectError(await request(t, 'GET', `/v1/tags?${query}`, { key: owner.key }), 400, 'validation_error', field);
