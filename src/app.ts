@@ -64,6 +64,17 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
   // JSON is the only body the API takes (uploads register their own parser); text/plain would
   // otherwise reach the schema as a string instead of being refused as the wrong media type.
   app.removeContentTypeParser('text/plain');
+  // Many HTTP clients send Content-Type: application/json with every request, bodies or not. A
+  // route that takes no body (a DELETE, a retry) accepts it empty; one that takes a body still
+  // answers an empty one 400 invalid_request. Fastify's own parser does the rest (its guards
+  // against prototype poisoning included).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // parseAs 'string': the body is a string, whatever the callback's type says.
+    if (body === '' && !request.routeOptions.schema?.body) return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
   installValidation(app);
   installErrorHandling(app);
   await registerOpenApi(app, config);

@@ -210,6 +210,15 @@ describe('tags', () => {
       expectError(await request(t, 'GET', `/v1/tags/${created.id}`, { key: alice.key }), 404, 'not_found');
       expectError(await request(t, 'DELETE', `/v1/tags/${created.id}`, { key: alice.key }), 404, 'not_found');
     });
+
+    it('takes an empty body sent as application/json, as clients that set that header on every request send it', async () => {
+      const created = (await create({ title: 'Doomed too' })).body.data;
+      const json = { 'content-type': 'application/json' };
+      const response = await request(t, 'DELETE', `/v1/tags/${created.id}`, { key: alice.key, rawBody: '', headers: json });
+      expect(response.status, response.text).toBe(200);
+      // A route that takes a body still says what is missing.
+      expectError(await request(t, 'POST', '/v1/tags', { key: alice.key, rawBody: '', headers: json }), 400, 'invalid_request');
+    });
   });
 
   describe('POST /v1/tags/batch', () => {
