@@ -64,15 +64,16 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
   // JSON is the only body the API takes (uploads register their own parser); text/plain would
   // otherwise reach the schema as a string instead of being refused as the wrong media type.
   app.removeContentTypeParser('text/plain');
-  // Many HTTP clients send Content-Type: application/json with every request, bodies or not. A
-  // route that takes no body (a DELETE, a retry) accepts it empty; one that takes a body still
-  // answers an empty one 400 invalid_request. Fastify's own parser does the rest (its guards
-  // against prototype poisoning included).
+  // An empty body is no body, whatever its Content-Type: many HTTP clients send
+  // application/json with every request, bodies or not, so a DELETE or a retry must take it, and
+  // a route that needs a body answers one missing as it answers one absent (400
+  // validation_error). Fastify's own parser, with its guards against prototype poisoning,
+  // parses the rest.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // parseAs 'string': the body is a string, whatever the callback's type says.
-    if (body === '' && !request.routeOptions.schema?.body) return done(null, undefined);
+    if (body === '') return done(null, undefined);
     parseJson(request, body as string, done);
   });
   installValidation(app);

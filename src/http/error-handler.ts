@@ -29,6 +29,10 @@ function describeIssue(issue: AjvIssue, field: string | undefined, context: stri
       return `${subject} is not a known field`;
     case 'enum':
       return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+    case 'type':
+      // The whole body: missing, empty, or not an object.
+      if (!field && context === 'body') return 'the body must be a JSON object';
+      return `${subject} ${issue.message ?? 'is invalid'}`;
     default:
       return `${subject} ${issue.message ?? 'is invalid'}`;
   }
@@ -49,8 +53,6 @@ function fromFramework(error: FastifyError): ApiError | undefined {
       return invalidRequest('Request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Unsupported Content-Type: send application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return invalidRequest('Request body is empty; send a JSON object');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return invalidRequest('Request body is not valid JSON');
     default:

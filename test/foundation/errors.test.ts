@@ -69,8 +69,13 @@ describe('error envelope and request ids', () => {
     expect(response.text).not.toMatch(/SyntaxError|at JSON/);
   });
 
-  it('answers an empty JSON body with 400 invalid_request', async () => {
-    expectError(await request(t, 'POST', '/fixtures/echo', { rawBody: '', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+  it('answers an empty JSON body where a body is needed as it answers none: 400 validation_error', async () => {
+    const empty = await request(t, 'POST', '/fixtures/echo', { rawBody: '', headers: { 'content-type': 'application/json' } });
+    expectError(empty, 400, 'validation_error');
+    expect(empty.body.error.message).toBe('the body must be a JSON object');
+    const none = await request(t, 'POST', '/fixtures/echo');
+    expectError(none, 400, 'validation_error');
+    expect(none.body.error.message).toBe('the body must be a JSON object');
   });
 
   it('answers a body that is not JSON with 415 unsupported_media_type', async () => {

@@ -216,8 +216,13 @@ describe('tags', () => {
       const json = { 'content-type': 'application/json' };
       const response = await request(t, 'DELETE', `/v1/tags/${created.id}`, { key: alice.key, rawBody: '', headers: json });
       expect(response.status, response.text).toBe(200);
-      // A route that takes a body still says what is missing.
-      expectError(await request(t, 'POST', '/v1/tags', { key: alice.key, rawBody: '', headers: json }), 400, 'invalid_request');
+      // A route that takes a body answers an empty one as it answers none.
+      const empty = await request(t, 'POST', '/v1/tags', { key: alice.key, rawBody: '', headers: json });
+      expectError(empty, 400, 'validation_error');
+      expect(empty.body.error.message).toBe('the body must be a JSON object');
+      const none = await request(t, 'POST', '/v1/tags', { key: alice.key });
+      expectError(none, 400, 'validation_error');
+      expect(none.body.error.message).toBe(empty.body.error.message);
     });
   });
 
