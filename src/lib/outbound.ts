@@ -40,10 +40,15 @@ export function agentFor(agents: OutboundAgents, url: URL): http.Agent {
   return url.protocol === 'https:' ? agents.https : agents.http;
 }
 
-/** True when `address` is a public unicast address (ipaddr.js ranges). */
+/**
+ * True when `address` is a public unicast address (ipaddr.js ranges). ipaddr.js counts ::/96
+ * as unicast, but those "IPv4-compatible" addresses (deprecated by RFC 4291) embed an IPv4
+ * address, 127.0.0.1 included (::7f00:1): refused too.
+ */
 export function isPublicAddress(address: string): boolean {
   const ip = parseIp(address);
-  return ip !== null && ip.range() === 'unicast';
+  if (ip === null || ip.range() !== 'unicast') return false;
+  return !(ip.kind() === 'ipv6' && ip.toByteArray().slice(0, 12).every((byte) => byte === 0));
 }
 
 /**

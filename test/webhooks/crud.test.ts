@@ -205,6 +205,11 @@ describe('webhooks: create, read, update, delete', () => {
       ['malformed url', { name: 'n', url: 'not a url', events: ['tag.created'] }, 400, 'invalid_url', 'url'],
       ['url with credentials', { name: 'n', url: 'https://user:pw@example.com/h', events: ['tag.created'] }, 400, 'invalid_url', 'url'],
       ['missing events', { name: 'n', url: 'https://example.com/h' }, 400, 'validation_error', 'events'],
+      // Node would decode these to an empty key, or skip the characters that are not base64;
+      // Standard Webhooks verifiers refuse them.
+      ['whsec_ alone', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_' }, 400, 'validation_error', 'secret'],
+      ['whsec_ not base64', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_not*base64!' }, 400, 'validation_error', 'secret'],
+      ['whsec_ without padding', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_AAA' }, 400, 'validation_error', 'secret'],
       ['empty events', { name: 'n', url: 'https://example.com/h', events: [] }, 400, 'validation_error', 'events'],
       ['unknown event', { name: 'n', url: 'https://example.com/h', events: ['tag.exploded'] }, 400, 'validation_error', 'events[0]'],
       ['unknown second event', { name: 'n', url: 'https://example.com/h', events: ['tag.created', 'nope'] }, 400, 'validation_error', 'events[1]'],
@@ -246,6 +251,15 @@ describe('webhooks: create, read, update, delete', () => {
     it('nothing was created by the refused requests', async () => {
       const list = await request(t, 'GET', '/v1/webhooks', { key: alice.key });
       expect(list.body.pagination.total).toBe(0);
+    });
+
+    it('PUT checks a whsec_ secret as POST does, and keeps the old one when refused', async () => {
+      const hook = await createWebhook(t, alice.key, { url: receiver.url, events: ['tag.created'] });
+      expectError(await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { secret: 'whsec_' } }), 400, 'validation_error', 'secret');
+      expect((await request(t, 'GET', `/v1/webhooks/${hook.id}`, { key: alice.key })).body.data.secret).toBe(hook.secret);
+      const rotated = 'whsec_' + Buffer.alloc(24, 7).toString('base64');
+      expect((await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { secret: rotated } })).body.data.secret).toBe(rotated);
+      expect((await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: alice.key })).status).toBe(200);
     });
   });
 
@@ -409,6 +423,8 @@ describe('webhooks: private and loopback receivers are refused unless ALLOW_PRIV
     'https://[::1]/hooks',
     'https://[fd00::1]/hooks',
     'https://0.0.0.0/hooks',
+    // IPv4-compatible IPv6 (::/96, deprecated): ::127.0.0.1 is 127.0.0.1.
+    'https://[::127.0.0.1]/hooks',
   ])('%s → 400 invalid_url', async (url) => {
     const response = await request(t, 'POST', '/v1/webhooks', { key: owner.key, body: { name: 'n', url, events: ['tag.created'] } });
     expectError(response, 400, 'invalid_url', 'url');

@@ -11,6 +11,21 @@ export function generateSecret(): string {
   return PREFIX + randomBytes(24).toString('base64');
 }
 
+// Standard base64 with its padding: what the Standard Webhooks verifiers decode, strictly.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Why a secret cannot sign, or undefined. A `whsec_` secret must be base64 the verifiers can
+ * decode: Node's decoder skips what is not base64 (`whsec_` alone is an empty key, which
+ * anyone can sign with), while `standardwebhooks` and `svix` refuse it, so no receiver using
+ * them could verify a delivery.
+ */
+export function secretProblem(secret: string): string | undefined {
+  if (!secret.startsWith(PREFIX)) return undefined;
+  const encoded = secret.slice(PREFIX.length);
+  return encoded !== '' && BASE64.test(encoded) ? undefined : 'a whsec_ secret must be standard base64 (with its = padding) of at least one byte';
+}
+
 function secretBytes(secret: string): Buffer {
   return secret.startsWith(PREFIX) ? Buffer.from(secret.slice(PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 }

@@ -11,7 +11,7 @@ import { PLAN_LIMITS } from '../accounts/plans.js';
 import type { EventType } from '../events/outbox.js';
 import * as repo from './webhooks.repository.js';
 import { postJson, type SendResult } from './sender.js';
-import { generateSecret, PROTECTED_HEADERS, signedHeaders } from './signing.js';
+import { generateSecret, PROTECTED_HEADERS, secretProblem, signedHeaders } from './signing.js';
 
 export interface WebhooksContext {
   db: Db;
@@ -61,6 +61,12 @@ export function toDeliveryView(row: DeliveriesTable) {
     payload: JSON.parse(row.payload) as Record<string, unknown>,
     created_at: row.created_at,
   };
+}
+
+function checkSecret(secret: string): string {
+  const problem = secretProblem(secret);
+  if (problem) throw validationError('secret', problem);
+  return secret;
 }
 
 function cleanName(name: string): string {
@@ -115,7 +121,7 @@ export async function createWebhook(ctx: WebhooksContext, principal: Principal, 
     name,
     url,
     events: JSON.stringify([...new Set(input.events)]),
-    secret: input.secret ?? generateSecret(),
+    secret: input.secret === undefined ? generateSecret() : checkSecret(input.secret),
     headers: JSON.stringify(headers),
     enabled: input.enabled === false ? 0 : 1,
     created_at: now,
@@ -150,7 +156,7 @@ export async function updateWebhook(ctx: WebhooksContext, principal: Principal, 
   if (input.name !== undefined) changes.name = cleanName(input.name);
   if (input.url !== undefined) changes.url = await checkUrl(input.url, ctx.agents);
   if (input.events !== undefined) changes.events = JSON.stringify([...new Set(input.events)]);
-  if (input.secret !== undefined) changes.secret = input.secret;
+  if (input.secret !== undefined) changes.secret = checkSecret(input.secret);
   if (input.headers !== undefined) changes.headers = JSON.stringify(checkHeaders(input.headers));
   if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
   await repo.updateWebhookRow(ctx.db, row.id, changes);
