@@ -111,6 +111,11 @@ describe('file uploads', () => {
     ['with-sh.zip', zip({ 'run.sh': '#!/bin/sh' })],
     ['with-app.zip', zip({ 'Foo.app/Contents/Info.plist': '<plist/>' })],
     ['nested.zip', zip({ 'inner.zip': zip({ 'deep/evil.EXE': 'MZ' }) })],
+    // Windows drops trailing dots and spaces when it extracts: these are evil.exe there.
+    ['trailing-dot.zip', zip({ 'evil.exe.': 'MZ' })],
+    ['trailing-space.zip', zip({ 'bin/evil.exe ': 'MZ' })],
+    // The central directory says .txt; the local header, which streaming extractors read, .exe.
+    ['two-names.zip', withFirstLocalName(zip({ 'bin/evil.txt': 'MZ' }), 'bin/evil.exe')],
     ['with-exe.docx', zip({ '[Content_Types].xml': '<Types><Override ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>', 'word/x.exe': 'MZ' })],
   ])('refuses %s with 415 unsupported_file_type and keeps nothing', async (filename, content) => {
     const response = await upload(t, alice.key, tag.id, filename, content);
@@ -153,3 +158,12 @@ describe('file uploads', () => {
     expectError(await upload(t, alice.key, 'tag_01m802r69tb18dkd20f3k82y80', 'a.txt', Buffer.from('x')), 404, 'not_found');
   });
 });
+
+/** The zip with its first entry's local-header name replaced (same length), its central name kept. */
+function withFirstLocalName(archive: Buffer, name: string): Buffer {
+  const patched = Buffer.from(archive);
+  const length = patched.readUInt16LE(26);
+  if (Buffer.byteLength(name) !== length) throw new Error('the new name must be as long as the old one');
+  patched.write(name, 30, 'utf8');
+  return patched;
+}

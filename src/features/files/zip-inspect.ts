@@ -16,6 +16,21 @@ const MAX_ENTRIES = 200_000;
 class InspectionError extends Error {}
 
 /**
+ * Whether any segment of the path names an executable, as Windows would extract it: it drops
+ * trailing dots and spaces, so `evil.exe.` and `evil.exe ` are `evil.exe`.
+ */
+function isExecutable(path: string): boolean {
+  return path
+    .split(/[/\\]/)
+    .map((segment) => segment.replace(/[. ]+$/, ''))
+    .some((segment) => EXECUTABLE.test(segment));
+}
+
+function readLocalFileHeader(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<yauzl.LocalFileHeader> {
+  return new Promise((resolve, reject) => zip.readLocalFileHeader(entry, (error, header) => (error ? reject(error) : resolve(header))));
+}
+
+/**
  * The name of the first executable (.exe, .app, .sh) inside the zip at `path`, looking into
  * nested zips too; undefined when there is none. Rejects when the file is not a readable zip
  * (or is too big to inspect), which callers treat as "not a valid archive". A folder
@@ -26,9 +41,10 @@ export async function findExecutableInZip(path: string, depth = 0): Promise<stri
   try {
     if (zip.entryCount > MAX_ENTRIES) throw new InspectionError('too many entries');
     for await (const entry of zip.eachEntry()) {
-      const segments = entry.fileName.split(/[/\\]/).filter(Boolean);
-      const executable = segments.find((segment) => EXECUTABLE.test(segment));
-      if (executable) return entry.fileName;
+      // The local header repeats the name, and extractors that stream the file use that copy:
+      // an archive whose two names differ is judged by both.
+      const local = (await readLocalFileHeader(zip, entry)).fileName.toString('utf8');
+      if (isExecutable(entry.fileName) || isExecutable(local)) return entry.fileName;
       if (NESTED_ARCHIVE.test(entry.fileName) && !entry.fileName.endsWith('/')) {
         if (depth >= MAX_DEPTH || entry.uncompressedSize > MAX_NESTED_BYTES || !entry.canDecodeFileData()) {
           throw new InspectionError('nested archive cannot be inspected');
