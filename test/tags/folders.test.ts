@@ -53,6 +53,7 @@ describe('folders', () => {
     expectError(await folder({ name: 'x', parent_id: bobs.id }), 400, 'validation_error', 'parent_id');
     expectError(await folder({ name: '  ' }), 400, 'validation_error', 'name');
     expectError(await folder({ name: 'x'.repeat(256) }), 400, 'validation_error', 'name');
+    expectError(await folder({ name: '<script>a\u0000' }), 400, 'validation_error', 'name');
     expectError(await folder({}), 400, 'validation_error', 'name');
   });
 

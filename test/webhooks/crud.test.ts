@@ -199,6 +199,7 @@ describe('webhooks: create, read, update, delete', () => {
     const cases: Array<[string, Record<string, unknown>, number, string, string]> = [
       ['missing name', { url: 'https://example.com/h', events: ['tag.created'] }, 400, 'validation_error', 'name'],
       ['blank name', { name: '  ', url: 'https://example.com/h', events: ['tag.created'] }, 400, 'validation_error', 'name'],
+      ['name with a control character', { name: 'a\u0000b', url: 'https://example.com/h', events: ['tag.created'] }, 400, 'validation_error', 'name'],
       ['missing url', { name: 'n', events: ['tag.created'] }, 400, 'validation_error', 'url'],
       ['http:// url', { name: 'n', url: 'http://example.com/h', events: ['tag.created'] }, 400, 'invalid_url', 'url'],
       ['ftp:// url', { name: 'n', url: 'ftp://example.com/h', events: ['tag.created'] }, 400, 'invalid_url', 'url'],

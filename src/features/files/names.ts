@@ -1,21 +1,18 @@
 import { validationError } from '../../http/errors.js';
+import { hasControlCharacters, withoutControlCharacters } from '../../http/text-fields.js';
 import { extensionOf, extensionsFor, ruleForMime } from './file-types.js';
 
 /** File names (DECISIONS.md "Files"): 1-255 characters, no path separators, no control characters. */
 export const MAX_NAME = 255;
 export const MAX_DESCRIPTION = 2000;
 
-// C0 and C1 controls, and the bidirectional overrides that can disguise an extension
-// ("evil\u202Efdp.exe" displays as "evilexe.pdf").
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /** Why `name` is not a valid file name, or undefined when it is. */
 export function nameProblem(name: string): string | undefined {
   if (name.length < 1) return 'must not be empty';
   if (name.length > MAX_NAME) return `must be at most ${MAX_NAME} characters`;
   if (/[/\\]/.test(name)) return 'must not contain / or \\';
-  if (FORBIDDEN.test(name)) return 'must not contain control characters';
+  if (hasControlCharacters(name)) return 'must not contain control characters';
   if (name.trim() === '' || name === '.' || name === '..') return 'must name a file';
   if (name !== name.trim()) return 'must not start or end with spaces';
   return undefined;
@@ -43,7 +40,7 @@ export function requireValidDescription(description: string, field = 'descriptio
  */
 export function cleanExternalName(raw: string): string {
   let name = raw.split(/[/\\]/).pop() ?? '';
-  name = name.replace(new RegExp(FORBIDDEN.source, 'g'), '').trim();
+  name = withoutControlCharacters(name).trim();
   if (name === '.' || name === '..') name = '';
   if (name.length > MAX_NAME) {
     const ext = extensionOf(name);

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { FoldersTable } from '../../db/schema.js';
 import { invalidRequest, validationError } from '../../http/errors.js';
+import { cleanLabel } from '../../http/text-fields.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isInScope, requireAccess, type Scope } from '../accounts/scope.js';
@@ -19,12 +20,6 @@ export function toFolderView(row: FoldersTable): FolderView {
   return { id: row.id, name: row.name, parent_id: row.parent_id, created_at: row.created_at, updated_at: row.updated_at };
 }
 
-function cleanName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 255) throw validationError('name', 'name must be 1-255 characters');
-  return trimmed;
-}
-
 /** A folder id given by the caller must name one of the caller's folders: else 400 on `field`. */
 export async function requireOwnFolder(db: Db, scope: Scope, folderId: string, field: string): Promise<FoldersTable> {
   const folder = await repo.findFolder(db, folderId);
@@ -41,7 +36,7 @@ export async function createFolder(db: Db, clock: Clock, scope: Scope, input: { 
     owner_id: scope.userId,
     organization_id: scope.organizationId,
     parent_id: input.parent_id ?? null,
-    name: cleanName(input.name),
+    name: cleanLabel(input.name, 'name'),
     created_at: now,
     updated_at: now,
   };
@@ -61,7 +56,7 @@ export async function listFolders(db: Db, scope: Scope, query: { parent_id?: str
 export async function updateFolder(db: Db, clock: Clock, scope: Scope, id: string, input: { name?: string; parent_id?: string | null }) {
   const folder = requireAccess(await repo.findFolder(db, id), scope, 'Folder');
   const changes: Partial<FoldersTable> = { updated_at: isoNow(clock) };
-  if (input.name !== undefined) changes.name = cleanName(input.name);
+  if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
   if (input.parent_id !== undefined) {
     if (input.parent_id !== null) await rejectCycle(db, scope, folder.id, input.parent_id);
     changes.parent_id = input.parent_id;

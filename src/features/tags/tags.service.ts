@@ -4,6 +4,7 @@ import { announceChange, exactCache } from '../../db/exact-cache.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
 import type { Principal } from '../../http/auth.js';
 import { forbidden, validationError } from '../../http/errors.js';
+import { cleanLabel } from '../../http/text-fields.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { countCreatedInScope, requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
@@ -86,10 +87,7 @@ export function tagSummary(row: Pick<TagsTable, 'id' | 'short_id' | 'title'>) {
 }
 
 function cleanTitle(title: string, field: string): string {
-  const trimmed = title.trim();
-  if (trimmed.length < 1) throw validationError(field, `${field} must not be empty`);
-  if (trimmed.length > MAX_TITLE) throw validationError(field, `${field} must be at most ${MAX_TITLE} characters`);
-  return trimmed;
+  return cleanLabel(title, field, MAX_TITLE);
 }
 
 /** Resolves one permission given either as permissions.x or as the top-level alias. */

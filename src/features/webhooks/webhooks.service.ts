@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../../db/schema.js';
 import type { Principal } from '../../http/auth.js';
 import { ApiError, invalidRequest, notFound, validationError } from '../../http/errors.js';
+import { cleanLabel } from '../../http/text-fields.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
@@ -69,12 +70,6 @@ function checkSecret(secret: string): string {
   return secret;
 }
 
-function cleanName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 255) throw validationError('name', 'name must be 1-255 characters');
-  return trimmed;
-}
-
 /** HTTPS only, no credentials in the URL, and (unless allowed) no private or reserved host. */
 async function checkUrl(url: string, agents: OutboundAgents): Promise<string> {
   let parsed: URL;
@@ -108,7 +103,7 @@ async function requireWebhook(db: Db, principal: Principal, id: string): Promise
 
 export async function createWebhook(ctx: WebhooksContext, principal: Principal, input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput) {
   const scope = scopeOf(principal);
-  const name = cleanName(input.name);
+  const name = cleanLabel(input.name, 'name');
   const url = await checkUrl(input.url, ctx.agents);
   const headers = checkHeaders(input.headers ?? {});
   const max = PLAN_LIMITS[principal.plan].maxWebhooks;
@@ -153,7 +148,7 @@ export async function getWebhook(ctx: WebhooksContext, principal: Principal, id:
 export async function updateWebhook(ctx: WebhooksContext, principal: Principal, id: string, input: WebhookInput) {
   const row = await requireWebhook(ctx.db, principal, id);
   const changes: Partial<WebhooksTable> = { updated_at: isoNow(ctx.clock) };
-  if (input.name !== undefined) changes.name = cleanName(input.name);
+  if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
   if (input.url !== undefined) changes.url = await checkUrl(input.url, ctx.agents);
   if (input.events !== undefined) changes.events = JSON.stringify([...new Set(input.events)]);
   if (input.secret !== undefined) changes.secret = checkSecret(input.secret);

@@ -1,0 +1,29 @@
+import { validationError } from './errors.js';
+
+// C0 and C1 controls, and the bidirectional overrides that can disguise text
+// ("evil\u202Efdp.exe" displays as "evilexe.pdf").
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** Whether a one-line text (a name, a title) holds control characters or bidirectional overrides. */
+export function hasControlCharacters(text: string): boolean {
+  return CONTROL.test(text);
+}
+
+/** The text without them (a name received from elsewhere, made usable). */
+export function withoutControlCharacters(text: string): string {
+  return text.replace(new RegExp(CONTROL.source, 'g'), '');
+}
+
+/**
+ * A one-line label given by the caller (a tag's title, a folder's or a webhook's name): trimmed,
+ * 1 to `max` characters, no control characters. A NUL in a title reached the public page as a
+ * raw byte, and PostgreSQL refuses it in a text column outright.
+ */
+export function cleanLabel(text: string, field: string, max = 255): string {
+  const trimmed = text.trim();
+  if (trimmed.length < 1) throw validationError(field, `${field} must not be empty`);
+  if (trimmed.length > max) throw validationError(field, `${field} must be at most ${max} characters`);
+  if (hasControlCharacters(trimmed)) throw validationError(field, `${field} must not contain control characters`);
+  return trimmed;
+}
