@@ -181,6 +181,21 @@ describe('tags', () => {
       expect((await request(t, 'GET', `/v1/tags/${created.id}`, { key: alice.key })).body.data).toEqual(retitled.body.data);
     });
 
+
+    it('an existing block id sent twice (a block copied in a client): the first keeps it, the copy gets its own', async () => {
+      const created = (await create({ title: 'Twice', content: [{ type: 'text', content: 'one' }] })).body.data;
+      const id = created.content[0].id;
+      const twice = await request(t, 'PUT', `/v1/tags/${created.id}`, {
+        key: alice.key,
+        body: { content: [{ id, type: 'text', content: 'a' }, { id, type: 'text', content: 'b' }] },
+      });
+      expect(twice.status, twice.text).toBe(200);
+      const [first, copy] = twice.body.data.content;
+      expect(first).toMatchObject({ id, content: 'a' });
+      expect(copy.id).toMatch(/^blk_[0-9a-z]{26}$/);
+      expect(copy.id).not.toBe(id);
+      expect((await request(t, 'GET', `/v1/tags/${created.id}`, { key: alice.key })).body.data.content.map((b: { id: string }) => b.id)).toEqual([id, copy.id]);
+    });
     it('moves a tag into and out of a folder and toggles access logging', async () => {
       const folder = (await request(t, 'POST', '/v1/folders', { key: alice.key, body: { name: 'Box' } })).body.data;
       const created = (await create({ title: 'Movable' })).body.data;

@@ -121,10 +121,12 @@ function readBlock(r: BlockReader, type: BlockType, id: string): Block {
 
 /**
  * Validates and normalizes a block list. A block that carries the id of one of `existingIds`
- * keeps it (PUT); every other block gets a fresh id.
+ * keeps it (PUT), the first one to carry it only: ids stay unique within the tag, so a block
+ * sent twice (copied in a client) becomes two blocks. Every other block gets a fresh id.
  */
 export function parseBlocks(input: unknown[], path: string, existingIds: ReadonlySet<string> = new Set()): Block[] {
   if (input.length > MAX_BLOCKS) throw validationError(path, `${path} may hold at most ${MAX_BLOCKS} blocks`);
+  const kept = new Set<string>();
   return input.map((raw, index) => {
     const blockPath = `${path}[${index}]`;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw validationError(blockPath, `${blockPath} must be an object`);
@@ -138,7 +140,9 @@ export function parseBlocks(input: unknown[], path: string, existingIds: Readonl
         throw validationError(`${blockPath}.${key}`, `${blockPath}.${key} is not a field of a ${type} block`);
       }
     }
-    const id = typeof block.id === 'string' && existingIds.has(block.id) ? block.id : newId('blk');
+    const keep = typeof block.id === 'string' && existingIds.has(block.id) && !kept.has(block.id);
+    const id = keep ? (block.id as string) : newId('blk');
+    kept.add(id);
     return readBlock(new BlockReader(block, blockPath), type as BlockType, id);
   });
 }
