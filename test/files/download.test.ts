@@ -143,6 +143,9 @@ describe('file downloads', () => {
     it('names the transformed download after its new format', async () => {
       const response = await get(`/v1/files/${png.id}/download?format=webp`);
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="wide.webp"');
+      // AVIF is no upload type, but a transform's output all the same.
+      const avif = await get(`/v1/files/${png.id}/download?format=avif`);
+      expect(avif.headers.get('content-disposition')).toBe('attachment; filename="wide.avif"');
     });
 
     it('lower quality gives a smaller jpeg', async () => {

@@ -86,12 +86,22 @@ export function filenameFromUrl(url: URL): string {
  * `run.sh.txt`, never as something a desktop would execute). `mime` is the type served.
  */
 export function downloadName(name: string, storedMime: string, servedMime = storedMime): string {
-  const servedRule = ruleForMime(servedMime);
   const ext = extensionOf(name);
   let base = name;
   if (servedMime !== storedMime && extensionsFor(storedMime).includes(ext)) base = name.slice(0, -(ext.length + 1));
-  if (!servedRule) return base;
-  return extensionsFor(servedMime).includes(extensionOf(base)) ? base : `${base}.${servedRule.ext}`;
+  const served = servedExtensions(servedMime);
+  if (served.length === 0) return base;
+  return served.includes(extensionOf(base)) ? base : `${base}.${served[0]}`;
+}
+
+/** Types served but not taken as uploads: image transforms' outputs. */
+const SERVED_ONLY: Record<string, string> = { 'image/avif': 'avif' };
+
+/** The extensions a download of this type may end in, the usual one first. */
+function servedExtensions(mime: string): string[] {
+  if (ruleForMime(mime)) return extensionsFor(mime);
+  const ext = SERVED_ONLY[mime];
+  return ext ? [ext] : [];
 }
 
 /** RFC 6266 Content-Disposition with an ASCII fallback and the exact name in RFC 5987 form. */
