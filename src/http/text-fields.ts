@@ -16,6 +16,19 @@ export function withoutControlCharacters(text: string): string {
 }
 
 /**
+ * Characters as a person counts them (code points): JavaScript's length counts UTF-16 units,
+ * two for an emoji, which halved the limits of texts written in them.
+ */
+function characterCount(text: string): number {
+  return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+}
+
+/** Whether the text is longer than `max` characters (cheap when it is not even `max` units long). */
+export function longerThan(text: string, max: number): boolean {
+  return text.length > max && characterCount(text) > max;
+}
+
+/**
  * A one-line label given by the caller (a tag's title, a folder's or a webhook's name): trimmed,
  * 1 to `max` characters, no control characters. A NUL in a title reached the public page as a
  * raw byte, and PostgreSQL refuses it in a text column outright.
@@ -23,7 +36,7 @@ export function withoutControlCharacters(text: string): string {
 export function cleanLabel(text: string, field: string, max = 255): string {
   const trimmed = text.trim();
   if (trimmed.length < 1) throw validationError(field, `${field} must not be empty`);
-  if (trimmed.length > max) throw validationError(field, `${field} must be at most ${max} characters`);
+  if (longerThan(trimmed, max)) throw validationError(field, `${field} must be at most ${max} characters`);
   if (hasControlCharacters(trimmed)) throw validationError(field, `${field} must not contain control characters`);
   return trimmed;
 }

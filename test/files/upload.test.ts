@@ -142,6 +142,8 @@ describe('file uploads', () => {
     expectError(await uploadParts(t, alice.key, tag.id, [file, { ...file, filename: 'b.txt' }]), 400, 'validation_error', 'file');
     expectError(await uploadParts(t, alice.key, tag.id, [{ ...file, filename: '' }]), 400, 'validation_error', 'file');
     expect((await uploadParts(t, alice.key, tag.id, [file, { name: 'name', value: 'x'.repeat(255) }])).status).toBe(201);
+    // Characters, not UTF-16 units: 251 emoji and ".txt" are 255.
+    expect((await uploadParts(t, alice.key, tag.id, [file, { name: 'name', value: `${'😀'.repeat(251)}.txt` }])).status).toBe(201);
     const json = await request(t, 'POST', `/v1/tags/${tag.id}/files`, { key: alice.key, body: { file: 'x' } });
     expectError(json, 415, 'unsupported_media_type');
     const { body } = multipart([file]);

@@ -124,6 +124,12 @@ describe('tags', () => {
       expectError(await create(body), 400, 'validation_error', field);
     });
 
+    it('counts characters as people do: 255 emoji make a title, 20,000 a text block (each is two UTF-16 units)', async () => {
+      expect((await create({ title: '😀'.repeat(255), content: [{ type: 'text', content: '😀'.repeat(20_000) }] })).status).toBe(201);
+      expectError(await create({ title: '😀'.repeat(256) }), 400, 'validation_error', 'title');
+      expectError(await create({ title: 'x', content: [{ type: 'text', content: '😀'.repeat(20_001) }] }), 400, 'validation_error', 'content[0].content');
+    });
+
     it('accepts 500 blocks and refuses 501', async () => {
       const blocks = (n: number) => Array.from({ length: n }, () => ({ type: 'divider' }));
       expect((await create({ title: 'many', content: blocks(500) })).status).toBe(201);

@@ -1,5 +1,5 @@
 import { validationError } from '../../http/errors.js';
-import { hasControlCharacters, withoutControlCharacters } from '../../http/text-fields.js';
+import { hasControlCharacters, longerThan, withoutControlCharacters } from '../../http/text-fields.js';
 import { extensionOf, extensionsFor, ruleForMime } from './file-types.js';
 
 /** File names (DECISIONS.md "Files"): 1-255 characters, no path separators, no control characters. */
@@ -10,7 +10,7 @@ export const MAX_DESCRIPTION = 2000;
 /** Why `name` is not a valid file name, or undefined when it is. */
 export function nameProblem(name: string): string | undefined {
   if (name.length < 1) return 'must not be empty';
-  if (name.length > MAX_NAME) return `must be at most ${MAX_NAME} characters`;
+  if (longerThan(name, MAX_NAME)) return `must be at most ${MAX_NAME} characters`;
   if (/[/\\]/.test(name)) return 'must not contain / or \\';
   if (hasControlCharacters(name)) return 'must not contain control characters';
   if (name.trim() === '' || name === '.' || name === '..') return 'must name a file';
@@ -25,7 +25,7 @@ export function requireValidName(name: string, field: string): string {
 }
 
 export function requireValidDescription(description: string, field = 'description'): string {
-  if (description.length > MAX_DESCRIPTION) throw validationError(field, `${field} must be at most ${MAX_DESCRIPTION} characters`);
+  if (longerThan(description, MAX_DESCRIPTION)) throw validationError(field, `${field} must be at most ${MAX_DESCRIPTION} characters`);
   // Line breaks and tabs are fine in a description; other controls are not.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(description)) {

@@ -1,4 +1,5 @@
 import { validationError } from '../../http/errors.js';
+import { longerThan } from '../../http/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { sanitizeUserHtml } from './sanitize.js';
 
@@ -42,7 +43,7 @@ class BlockReader {
     const value = this.input[name];
     if (value === undefined && !options.required) return '';
     if (typeof value !== 'string') throw validationError(`${this.path}.${name}`, `${this.path}.${name} must be a string`);
-    if (value.length > options.max) {
+    if (longerThan(value, options.max)) {
       throw validationError(`${this.path}.${name}`, `${this.path}.${name} must be at most ${options.max} characters`);
     }
     return value;
@@ -149,6 +150,6 @@ export function parseBlocks(input: unknown[], path: string, existingIds: Readonl
 
 /** The alternative creation shape: an HTML string becomes one sanitized html block. */
 export function blocksFromHtml(html: string, path: string): Block[] {
-  if (html.length > MAX_BLOCK_CONTENT) throw validationError(path, `${path} must be at most ${MAX_BLOCK_CONTENT} characters`);
+  if (longerThan(html, MAX_BLOCK_CONTENT)) throw validationError(path, `${path} must be at most ${MAX_BLOCK_CONTENT} characters`);
   return [{ id: newId('blk'), type: 'html', content: sanitizeUserHtml(html) }];
 }
