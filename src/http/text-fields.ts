@@ -4,6 +4,8 @@ import { validationError } from './errors.js';
 // ("evil\u202Efdp.exe" displays as "evilexe.pdf").
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// The same, for replace(), which resets a global pattern's position itself.
+const EVERY_CONTROL = new RegExp(CONTROL.source, 'g');
 
 /** Whether a one-line text (a name, a title) holds control characters or bidirectional overrides. */
 export function hasControlCharacters(text: string): boolean {
@@ -12,7 +14,7 @@ export function hasControlCharacters(text: string): boolean {
 
 /** The text without them (a name received from elsewhere, made usable). */
 export function withoutControlCharacters(text: string): string {
-  return text.replace(new RegExp(CONTROL.source, 'g'), '');
+  return text.replace(EVERY_CONTROL, '');
 }
 
 /**
