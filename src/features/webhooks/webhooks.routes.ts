@@ -57,7 +57,11 @@ const DeliveryWithAttempts = Type.Object({ ...Delivery.properties, attempts: Typ
 const name = Type.String({ description: '1-255 characters' });
 const url = Type.String({ description: 'https:// only; must resolve to a public address' });
 const events = Type.Array(EventKind, { minItems: 1 });
-const secret = Type.String({ minLength: 1, maxLength: 255 });
+const secret = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Signing secret: whsec_ followed by standard base64 (used as the decoded bytes, as Standard Webhooks verifiers do), or any other text (used as its UTF-8 bytes); generated when omitted',
+});
 
 const IdParams = Type.Object({ id: Type.String() });
 const DeliveryParams = Type.Object({ id: Type.String(), delivery_id: Type.String() });
