@@ -216,6 +216,42 @@ describe('analytics retention and deletion', () => {
     expect(await analyticsOf(tag.id)).toEqual(EMPTY);
   });
 
+  it('sandbox records past the plan history go as live ones do, and the sandbox keeps its kept days', async () => {
+    const OLD = '2041-05-10';
+    const KEPT = addDays(OLD, 20);
+    t.clock.freeze(new Date(`${OLD}T08:00:00.000Z`));
+    const owner = await createAccount(t, 'pro');
+    const testKey = (await createKey(t, owner.email, { test: true })).key;
+    const sandbox = await createTag(t, testKey, { title: 'Sandbox history' });
+    await view(t, sandbox.short_id, { at: `${OLD}T10:00:00.000Z`, ip: IP.london, visitor: visitorId('sandbox-old') });
+    await view(t, sandbox.short_id, { at: `${KEPT}T10:00:00.000Z`, ip: IP.london, visitor: visitorId('sandbox-kept') });
+    // Pro keeps the run's day and the 364 before it: KEPT is the oldest kept day.
+    t.clock.freeze(new Date(`${addDays(KEPT, 364)}T12:00:00.000Z`));
+    await closeVisitorDays(t.database.db, t.clock.now().getTime());
+    const scopeRows = () =>
+      t.database.db.selectFrom('scope_daily').select(['environment', 'day']).where('scope_id', '=', owner.userId).orderBy('day').execute();
+    expect(await scopeRows()).toEqual([
+      { environment: 'test', day: OLD },
+      { environment: 'test', day: KEPT },
+    ]);
+
+    await runRetention();
+
+    const month = '2041-05-01';
+    expect(await analyticsOf(sandbox.id)).toEqual({
+      views: [`${KEPT}T10:00:00.000Z`],
+      tag_hourly: [`${KEPT}T10:00:00Z`],
+      tag_daily: [KEPT],
+      tag_daily_dimensions: [`${KEPT} browser`, `${KEPT} country`, `${KEPT} device`],
+      tag_visitor_hours: [],
+      tag_visitor_days: [],
+      tag_day_visitors: [KEPT],
+      tag_monthly: [month],
+      tag_monthly_dimensions: [`${month} browser`, `${month} country`, `${month} device`],
+    });
+    expect(await scopeRows()).toEqual([{ environment: 'test', day: KEPT }]);
+  });
+
   it("deleting a tag deletes its views and rollups; its analytics answer 404 and the overview forgets it", async () => {
     const owner = await createAccount(t, 'pro');
     t.clock.freeze(new Date('2027-03-01T09:00:00.000Z'));

@@ -489,15 +489,7 @@ export function openScopeVisitorDays(db: Db, scope: Scope, days: { from: string;
  * earlier run is found again through its month.
  */
 export async function purgeAnalyticsBefore(db: Db, plan: string, cutoffDay: string): Promise<number> {
-  const onPlan = (eb: ExpressionBuilder<Database, 'tag_daily' | 'tag_monthly'>, scopeId: 'tag_monthly.scope_id' | 'tag_daily.organization_id' | 'tag_daily.owner_id') =>
-    eb.or([eb(scopeId, 'in', eb.selectFrom('users').select('id').where('plan', '=', plan as never)), eb(scopeId, 'in', eb.selectFrom('organizations').select('id').where('plan', '=', plan as never))]);
-  const tags = await db
-    .selectFrom('tag_daily')
-    .select(['tag_id', 'environment', sql<string>`coalesce(organization_id, owner_id)`.as('scope_id')])
-    .where('day', '<', cutoffDay)
-    .where((eb) => eb.or([eb.and([eb('organization_id', 'is', null), onPlan(eb, 'tag_daily.owner_id')]), onPlan(eb, 'tag_daily.organization_id')]))
-    .union(db.selectFrom('tag_monthly').select(['tag_id', 'environment', 'scope_id']).where('month', '<', monthOf(cutoffDay)).where((eb) => onPlan(eb, 'tag_monthly.scope_id')))
-    .execute();
+  const tags = await tagsWithAnalyticsBefore(db, plan, cutoffDay);
   let views = 0;
   // A scope's own rows (scope_daily) go with the first of its tags, not once per tag.
   const scopesDone = new Set<string>();
@@ -507,6 +499,46 @@ export async function purgeAnalyticsBefore(db: Db, plan: string, cutoffDay: stri
     scopesDone.add(scope);
   }
   return views;
+}
+
+const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
+
+/**
+ * The tags of `plan`'s scopes with daily rows before `cutoffDay` or monthly rows of months
+ * before its month, with their scope. Driven from the plan's users and organizations through
+ * the (environment, scope, day) indexes, so a run reads the rows that are due and little else:
+ * filtering every rollup row by `day < cutoff` first read all of tag_daily for each plan (the
+ * Free plan's 7-day cutoff matches nearly every row), 0.2–1.7 s at 10 million views, on the
+ * thread that serves requests in embedded mode, once an hour, even with nothing to delete.
+ */
+function tagsWithAnalyticsBefore(db: Db, plan: string, cutoffDay: string) {
+  const users = db.selectFrom('users').select('id').where('plan', '=', plan as never);
+  const organizations = db.selectFrom('organizations').select('id').where('plan', '=', plan as never);
+  return db
+    .selectFrom('tag_daily')
+    .select(['tag_id', 'environment', 'owner_id as scope_id'])
+    .where('environment', 'in', ENVIRONMENTS)
+    .where('owner_id', 'in', users)
+    .where('organization_id', 'is', null)
+    .where('day', '<', cutoffDay)
+    .union(
+      db
+        .selectFrom('tag_daily')
+        .select(['tag_id', 'environment', sql<string>`organization_id`.as('scope_id')])
+        .where('environment', 'in', ENVIRONMENTS)
+        .where('organization_id', 'in', organizations)
+        .where('organization_id', 'is not', null)
+        .where('day', '<', cutoffDay),
+    )
+    .union(
+      db
+        .selectFrom('tag_monthly')
+        .select(['tag_id', 'environment', 'scope_id'])
+        .where('environment', 'in', ENVIRONMENTS)
+        .where('scope_id', 'in', users.union(organizations))
+        .where('month', '<', monthOf(cutoffDay)),
+    )
+    .execute();
 }
 
 async function purgeTagBefore(db: Db, tag: { tag_id: string; environment: string; scope_id: string }, cutoffDay: string, withScopeRows: boolean): Promise<number> {
