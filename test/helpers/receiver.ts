@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import selfsigned from 'selfsigned';
+import { inject } from 'vitest';
 
-/** A self-signed certificate for 127.0.0.1, written once per test process. */
+/** A self-signed certificate for 127.0.0.1, made once per test process; its file is in the run's directory. */
 let certificate: Promise<{ key: string; cert: string; caFile: string }> | undefined;
 
 export function testCertificate() {
@@ -15,7 +15,7 @@ export function testCertificate() {
       extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
     })
     .then((pems) => {
-      const caFile = join(mkdtempSync(join(tmpdir(), 'tagsvc-ca-')), 'receiver.pem');
+      const caFile = join(inject('runDir'), `receiver-${process.pid}.pem`);
       writeFileSync(caFile, pems.cert);
       return { key: pems.private, cert: pems.cert, caFile };
     });
