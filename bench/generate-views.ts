@@ -43,13 +43,17 @@ async function main(): Promise<void> {
   const schema = process.env.DATABASE_SCHEMA?.trim() || undefined;
   const views = whole('views', values.views);
   const tags = whole('tags', values.tags);
-  progress(`generating ${views.toLocaleString('en-US')} views across ${tags.toLocaleString('en-US')} tags into ${databaseUrl ? `PostgreSQL schema ${schema ?? 'public'}` : dataDir}`);
+  progress(
+    `generating ${views.toLocaleString('en-US')} views across ${tags.toLocaleString('en-US')} tags into ${databaseUrl ? `PostgreSQL schema ${schema ?? 'public'}` : dataDir}`,
+  );
   const manifest = await generateDataset({ root, dataDir, databaseUrl, schema, views, tags, seed: whole('seed', values.seed), progress });
   const file = resolve(values.manifest ?? join(dataDir, 'analytics-dataset.json'));
   writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
   const rows = Object.values(manifest.rows).reduce((a, b) => a + b, 0);
   progress(
-    `done: ${rows.toLocaleString('en-US')} rows (${Object.entries(manifest.rows).map(([t, n]) => `${t} ${n.toLocaleString('en-US')}`).join(', ')}) ` +
+    `done: ${rows.toLocaleString('en-US')} rows (${Object.entries(manifest.rows)
+      .map(([t, n]) => `${t} ${n.toLocaleString('en-US')}`)
+      .join(', ')}) ` +
       `in ${manifest.seconds.generation.toFixed(0)} s after ${manifest.seconds.setup.toFixed(0)} s of setup: ` +
       `${Math.round(manifest.viewsPerSecond).toLocaleString('en-US')} views/s, ${Math.round(manifest.rowsPerSecond).toLocaleString('en-US')} rows/s`,
   );

@@ -50,7 +50,8 @@ const outputDir = join(root, '.bench');
 function select(all: Scenario[], only: string[]): Scenario[] {
   if (only.length === 0) return all;
   const unknown = only.filter((name) => !all.some((s) => s.name === name));
-  if (unknown.length > 0) throw new Error(`BENCH_ONLY: no scenario named ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_ONLY: no scenario named ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`);
   return all.filter((s) => only.includes(s.name));
 }
 
@@ -133,7 +134,11 @@ async function main(): Promise<number> {
     // The load before the run says whether anything else competed for the CPU during it.
     console.log(`load average (1 min): ${loadAverage.start.toFixed(2)} before the run, ${loadAverage.end.toFixed(2)} after`);
     for (const [name, env] of Object.entries(variants)) {
-      console.log(`variant ${name}: ${Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')}`);
+      console.log(
+        `variant ${name}: ${Object.entries(env)
+          .map(([key, value]) => `${key}=${value}`)
+          .join(' ')}`,
+      );
     }
     console.log(`results: ${file}`);
     const failed = results.flatMap(failures);

@@ -96,10 +96,16 @@ function trustProxy(env: Env): TrustProxy {
   if (raw.toLowerCase() === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
   // A list of addresses, CIDR ranges or proxy-addr names (loopback, linklocal, uniquelocal).
-  const entries = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     if (!PROXY_NAMES.includes(entry) && !parseCidr(entry)) {
-      throw new ConfigError('TRUST_PROXY', `"${entry}" is not true, false, a hop count, an address, a CIDR range or one of ${PROXY_NAMES.join(', ')}`);
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `"${entry}" is not true, false, a hop count, an address, a CIDR range or one of ${PROXY_NAMES.join(', ')}`,
+      );
     }
   }
   return entries;

@@ -1,5 +1,11 @@
 /** One JSON call to the service that must answer `expect`; returns the parsed `data`. */
-export async function api<T>(baseUrl: string, key: string, method: string, path: string, options: { body?: unknown; expect?: number; timeoutMs?: number } = {}): Promise<T> {
+export async function api<T>(
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; expect?: number; timeoutMs?: number } = {},
+): Promise<T> {
   const response = await fetch(new URL(path, baseUrl), {
     method,
     headers: { authorization: `Bearer ${key}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -20,13 +20,23 @@ export interface Baseline {
  * Starts bench/baseline-server.mjs in its own process, as the service is, so both pay for the
  * same process boundary and the parent's load generator never shares an event loop with them.
  */
-export async function startBaseline(response: CapturedResponse, options: { root: string; workDir: string; name: string }): Promise<Baseline> {
+export async function startBaseline(
+  response: CapturedResponse,
+  options: { root: string; workDir: string; name: string },
+): Promise<Baseline> {
   const bodyFile = join(options.workDir, `${options.name}.body`);
   writeFileSync(bodyFile, response.body);
   const port = await freePort();
   const child = startNode(`baseline for ${options.name}`, ['bench/baseline-server.mjs'], {
     cwd: options.root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BODY_FILE: bodyFile, CONTENT_TYPE: response.contentType, STATUS: String(response.status) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BODY_FILE: bodyFile,
+      CONTENT_TYPE: response.contentType,
+      STATUS: String(response.status),
+    },
     logFile: join(options.workDir, `${options.name}.baseline.log`),
   });
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -24,11 +24,17 @@ export async function queryNumber(location: DataLocation, sql: string, params: A
       db.close();
     }
   }
-  const client = new pg.Client({ connectionString: location.databaseUrl, ...(location.schema ? { options: `-c search_path="${location.schema}"` } : {}) });
+  const client = new pg.Client({
+    connectionString: location.databaseUrl,
+    ...(location.schema ? { options: `-c search_path="${location.schema}"` } : {}),
+  });
   await client.connect();
   try {
     let n = 0;
-    const result = await client.query(sql.replace(/\?/g, () => `$${++n}`), params);
+    const result = await client.query(
+      sql.replace(/\?/g, () => `$${++n}`),
+      params,
+    );
     return Number(Object.values(result.rows[0] as Record<string, unknown>)[0] ?? 0);
   } finally {
     await client.end();

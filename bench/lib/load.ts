@@ -65,7 +65,12 @@ export class Measurement {
     const rounds = this.runs.map((run) => run.requestsPerSecond);
     return {
       // Weighted by duration (a side's last slice may be shorter): the mean over all seconds.
-      requestsPerSecond: sum((run) => run.requestsPerSecond * run.durationSeconds) / Math.max(1e-9, sum((run) => run.durationSeconds)),
+      requestsPerSecond:
+        sum((run) => run.requestsPerSecond * run.durationSeconds) /
+        Math.max(
+          1e-9,
+          sum((run) => run.durationSeconds),
+        ),
       latencyP50Ms: this.latencyUs.percentile(50) / 1000,
       latencyP99Ms: this.latencyUs.percentile(99) / 1000,
       latencyMeanMs: this.latencyUs.mean / 1000,

@@ -14,7 +14,14 @@ export interface MeasurePlan {
  * One measured run into `into`, after a discarded warm-up before the first slice, so the JIT and
  * the service's caches are warm before anything counts.
  */
-export async function measure(label: string, baseUrl: string, request: LoadRequest, settings: BenchSettings, plan: MeasurePlan, into: Measurement): Promise<void> {
+export async function measure(
+  label: string,
+  baseUrl: string,
+  request: LoadRequest,
+  settings: BenchSettings,
+  plan: MeasurePlan,
+  into: Measurement,
+): Promise<void> {
   const options = { connections: settings.connections };
   const of = plan.slices > 1 ? ` (slice ${plan.slice}/${plan.slices})` : '';
   if (plan.slice === 1 && settings.warmupSeconds > 0) {
@@ -43,11 +50,17 @@ export interface TurnSide {
  * was being measured at the time. ABBA: the side that goes second in one slice goes first in
  * the next, so a machine that speeds up or slows down during the run favours none.
  */
-export async function measureInTurns(sides: TurnSide[], request: LoadRequest, settings: BenchSettings, totalSeconds: number): Promise<void> {
+export async function measureInTurns(
+  sides: TurnSide[],
+  request: LoadRequest,
+  settings: BenchSettings,
+  totalSeconds: number,
+): Promise<void> {
   const slices = slicesOf(settings, totalSeconds);
   for (const [i, seconds] of slices.entries()) {
     const order = i % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) await measure(side.label, side.baseUrl, request, settings, { slice: i + 1, slices: slices.length, seconds }, side.runs);
+    for (const side of order)
+      await measure(side.label, side.baseUrl, request, settings, { slice: i + 1, slices: slices.length, seconds }, side.runs);
   }
 }
 

@@ -19,7 +19,13 @@ export function judge(metric: Metric): JudgedMetric {
   const { target } = metric;
   if (!target) return { ...metric, pass: null };
   const pass =
-    target.op === '>=' ? metric.value >= target.value : target.op === '<=' ? metric.value <= target.value : target.op === '<' ? metric.value < target.value : metric.value === target.value;
+    target.op === '>='
+      ? metric.value >= target.value
+      : target.op === '<='
+        ? metric.value <= target.value
+        : target.op === '<'
+          ? metric.value < target.value
+          : metric.value === target.value;
   return { ...metric, pass };
 }
 
@@ -39,8 +45,20 @@ export function percentile(values: number[], p: number): number {
 /** p50, p95 and p99 of `values` as metrics named `${label} p50` etc.; `p95Target` judges the p95. */
 export function latencyMetrics(label: string, valuesMs: number[], targets: { p50?: number; p95?: number } = {}): Metric[] {
   return [
-    { label: `${label} p50`, value: percentile(valuesMs, 50), unit: 'ms', digits: 1, ...(targets.p50 !== undefined ? { target: { op: '<=', value: targets.p50 } } : {}) },
-    { label: `${label} p95`, value: percentile(valuesMs, 95), unit: 'ms', digits: 1, ...(targets.p95 !== undefined ? { target: { op: '<=', value: targets.p95 } } : {}) },
+    {
+      label: `${label} p50`,
+      value: percentile(valuesMs, 50),
+      unit: 'ms',
+      digits: 1,
+      ...(targets.p50 !== undefined ? { target: { op: '<=', value: targets.p50 } } : {}),
+    },
+    {
+      label: `${label} p95`,
+      value: percentile(valuesMs, 95),
+      unit: 'ms',
+      digits: 1,
+      ...(targets.p95 !== undefined ? { target: { op: '<=', value: targets.p95 } } : {}),
+    },
     { label: `${label} p99`, value: percentile(valuesMs, 99), unit: 'ms', digits: 1 },
   ];
 }

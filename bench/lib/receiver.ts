@@ -48,23 +48,32 @@ export class Receiver {
   static async start(workDir: string): Promise<Receiver> {
     await writeReceiverCertificate(workDir);
     const arrivals: Arrival[] = [];
-    const server = https.createServer({ key: readFileSync(keyFile(workDir)), cert: readFileSync(receiverCaFile(workDir)), keepAliveTimeout: 60_000 }, (request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        // performance.timeOrigin + now(): epoch time with sub-millisecond resolution.
-        const at = performance.timeOrigin + performance.now();
-        try {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
-          const hook = (request.url ?? '').split('/').pop() ?? '';
-          arrivals.push({ hook, eventId: body.id, at, createdAt: Date.parse(body.created_at), attemptAt: Number(request.headers['webhook-timestamp']) });
-        } catch {
-          // Not a delivery; answered all the same so the worker does not retry it.
-        }
-        response.writeHead(200, { 'content-type': 'text/plain' });
-        response.end('ok');
-      });
-    });
+    const server = https.createServer(
+      { key: readFileSync(keyFile(workDir)), cert: readFileSync(receiverCaFile(workDir)), keepAliveTimeout: 60_000 },
+      (request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          // performance.timeOrigin + now(): epoch time with sub-millisecond resolution.
+          const at = performance.timeOrigin + performance.now();
+          try {
+            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
+            const hook = (request.url ?? '').split('/').pop() ?? '';
+            arrivals.push({
+              hook,
+              eventId: body.id,
+              at,
+              createdAt: Date.parse(body.created_at),
+              attemptAt: Number(request.headers['webhook-timestamp']),
+            });
+          } catch {
+            // Not a delivery; answered all the same so the worker does not retry it.
+          }
+          response.writeHead(200, { 'content-type': 'text/plain' });
+          response.end('ok');
+        });
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());

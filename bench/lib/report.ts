@@ -118,7 +118,8 @@ export function describeEnvironment(loadAverageAtStart: number): RunReport['envi
   };
 }
 
-const number = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const number = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function metricValue(m: JudgedMetric): string {
   const digits = m.digits ?? (Math.abs(m.value) < 10 && !Number.isInteger(m.value) ? 2 : 0);
@@ -133,7 +134,10 @@ function metricTarget(m: JudgedMetric): string {
 function table(header: string[], rows: string[][], rightAligned: Set<number>): string {
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
-    cells.map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -165,7 +169,13 @@ export function failures(r: ScenarioResult): string[] {
 
 /** The rows of one result: one per measured thing, the figure and verdict on the last. */
 function rows(r: ScenarioResult): string[][] {
-  const load = (what: string, s: LoadSummary) => [r.name, what, number(s.requestsPerSecond), number(s.latencyP50Ms, 2), number(s.latencyP99Ms, 2)];
+  const load = (what: string, s: LoadSummary) => [
+    r.name,
+    what,
+    number(s.requestsPerSecond),
+    number(s.latencyP50Ms, 2),
+    number(s.latencyP99Ms, 2),
+  ];
   const { value, target } = figure(r);
   const judged = [value, target, r.verdict];
   switch (r.kind) {
@@ -183,14 +193,20 @@ function rows(r: ScenarioResult): string[][] {
         [...load(`tagsvc, ${r.candidate.label}`, r.candidate.load), ...judged],
       ];
     case 'rate':
-      return [[r.name, `in-process, ${r.unit}`, number(r.operationsPerSecond), number(r.latencyP50Ms, 2), number(r.latencyP99Ms, 2), ...judged]];
+      return [
+        [r.name, `in-process, ${r.unit}`, number(r.operationsPerSecond), number(r.latencyP50Ms, 2), number(r.latencyP99Ms, 2), ...judged],
+      ];
     case 'metrics':
       return r.metrics.map((m) => [r.name, m.label, '', '', '', metricValue(m), metricTarget(m), verdict(m.pass)]);
   }
 }
 
 export function formatTable(results: ScenarioResult[]): string {
-  return table(['scenario', 'measured', 'per s (mean)', 'p50 ms', 'p99 ms', 'figure', 'target', 'result'], results.flatMap(rows), new Set([2, 3, 4]));
+  return table(
+    ['scenario', 'measured', 'per s (mean)', 'p50 ms', 'p99 ms', 'figure', 'target', 'result'],
+    results.flatMap(rows),
+    new Set([2, 3, 4]),
+  );
 }
 
 export function writeReport(file: string, report: RunReport): void {

@@ -51,7 +51,9 @@ export class Services {
       worker: definition.worker,
     });
     const env = Object.entries(describeVariant(name, context)).map(([key, value]) => `${key}=${value}`);
-    progress(`  started tagsvc ${name}${definition.worker ? ' with its worker' : ''} on ${service.baseUrl}, pid ${service.pid} (${env.join(' ')})`);
+    progress(
+      `  started tagsvc ${name}${definition.worker ? ' with its worker' : ''} on ${service.baseUrl}, pid ${service.pid} (${env.join(' ')})`,
+    );
     return service;
   }
 }

@@ -28,14 +28,20 @@ export interface FilePart {
  */
 export function uploadFile(url: URL, key: string, part: FilePart): Promise<Transfer> {
   const boundary = `tagsvc-bench-${randomBytes(12).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${part.filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${part.filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const size = part.path ? statSync(part.path).size : part.buffer!.length;
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const request = http.request(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + size + tail.length),
+      },
     });
     request.on('error', reject);
     request.on('response', (response) => {
@@ -43,7 +49,13 @@ export function uploadFile(url: URL, key: string, part: FilePart): Promise<Trans
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
       response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, bytes: size, seconds: (performance.now() - started) / 1000, body: Buffer.concat(chunks).toString('utf8'), headers: response.headers }),
+        resolve({
+          status: response.statusCode ?? 0,
+          bytes: size,
+          seconds: (performance.now() - started) / 1000,
+          body: Buffer.concat(chunks).toString('utf8'),
+          headers: response.headers,
+        }),
       );
     });
     request.write(head);
@@ -65,7 +77,11 @@ export function uploadFile(url: URL, key: string, part: FilePart): Promise<Trans
  * GET that reads the body and throws it away as it comes: bytes counted (and lines, when
  * asked: a CSV export's rows), nothing kept.
  */
-export function downloadDiscarding(url: URL, headers: Record<string, string>, options: { countLines?: boolean } = {}): Promise<Transfer & { lines: number; firstByteSeconds: number }> {
+export function downloadDiscarding(
+  url: URL,
+  headers: Record<string, string>,
+  options: { countLines?: boolean } = {},
+): Promise<Transfer & { lines: number; firstByteSeconds: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const request = http.get(url, { headers }, (response) => {

@@ -31,7 +31,11 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
     // A fixed number of requests, each waited for: the counts the checks compare are exact.
     const load = async (amount: number) => {
       progress(`  tagsvc: ${amount.toLocaleString('en-US')} requests to verify`);
-      const stats = await generateLoad(service.baseUrl, { ...request, extra: { ...request.extra, amount } }, { connections: run.settings.connections, durationSeconds: 0 });
+      const stats = await generateLoad(
+        service.baseUrl,
+        { ...request, extra: { ...request.extra, amount } },
+        { connections: run.settings.connections, durationSeconds: 0 },
+      );
       assertAllSucceeded('verification', stats);
       return stats;
     };

@@ -12,7 +12,10 @@ export async function runComparison(scenario: ComparisonScenario, run: RunContex
   const reference = { variant: scenario.reference, service: await run.services.get(scenario.reference), runs: new Measurement() };
   const candidate = { variant: scenario.candidate, service: await run.services.get(scenario.candidate), runs: new Measurement() };
   const request = await scenario.prepare(scenarioContext(run, reference.service));
-  const answers = { reference: await captureResponse(reference.service.baseUrl, request), candidate: await captureResponse(candidate.service.baseUrl, request) };
+  const answers = {
+    reference: await captureResponse(reference.service.baseUrl, request),
+    candidate: await captureResponse(candidate.service.baseUrl, request),
+  };
   scenario.check?.(answers);
   progress(`  captured ${answers.candidate.status} ${answers.candidate.contentType}, ${answers.candidate.body.length} bytes`);
 

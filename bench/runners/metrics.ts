@@ -10,7 +10,9 @@ export async function runMetrics(scenario: MetricsScenario, run: RunContext): Pr
   const outcome = await scenario.run(scenarioContext(run, service));
   const metrics = outcome.metrics.map(judge);
   for (const m of metrics) {
-    progress(`  ${m.label}: ${Number.isInteger(m.value) ? m.value : m.value.toFixed(2)} ${m.unit}${m.pass === null ? '' : m.pass ? ' PASS' : ' FAIL'}`);
+    progress(
+      `  ${m.label}: ${Number.isInteger(m.value) ? m.value : m.value.toFixed(2)} ${m.unit}${m.pass === null ? '' : m.pass ? ' PASS' : ' FAIL'}`,
+    );
   }
   const pass = allPass(metrics);
   return {

@@ -22,7 +22,10 @@ export function sampleTags(manifest: DatasetManifest): DatasetManifest['tagList'
   const list = manifest.tagList.slice(0, -1);
   const top = list.slice(0, 10);
   const rest = list.slice(10);
-  const spread = Array.from({ length: Math.min(10, rest.length) }, (_, i) => rest[Math.floor((i * rest.length) / Math.min(10, rest.length))]!);
+  const spread = Array.from(
+    { length: Math.min(10, rest.length) },
+    (_, i) => rest[Math.floor((i * rest.length) / Math.min(10, rest.length))]!,
+  );
   return [...top, ...spread];
 }
 
@@ -46,7 +49,8 @@ interface TagReport {
 export const analyticsTagYear: MetricsScenario = {
   kind: 'metrics',
   name: 'analytics-tag-year',
-  description: 'GET /v1/tags/{id}/analytics for a year at day granularity, 20 tags (top 10 and a spread), 200 requests one after another, then each checked against the raw views',
+  description:
+    'GET /v1/tags/{id}/analytics for a year at day granularity, 20 tags (top 10 and a spread), 200 requests one after another, then each checked against the raw views',
   variant: 'analytics',
   async run(context: ScenarioContext) {
     const manifest = await ensureAnalyticsDataset(context.run);
@@ -74,12 +78,27 @@ export const analyticsTagYear: MetricsScenario = {
       const value = await get(tag.id);
       // The report's totals against the raw views the database holds for the same period.
       const range = [tag.id, `${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`];
-      const stored = await queryNumber(location, 'SELECT count(*) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?', range);
-      const visitors = await queryNumber(location, 'SELECT count(DISTINCT visitor) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?', range);
+      const stored = await queryNumber(
+        location,
+        'SELECT count(*) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?',
+        range,
+      );
+      const visitors = await queryNumber(
+        location,
+        'SELECT count(DISTINCT visitor) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?',
+        range,
+      );
       const devices = Object.values(value.by_device).reduce((a, b) => a + b, 0);
-      if (value.summary.total_views !== stored || devices !== stored || value.summary.unique_views !== visitors || value.timeseries.length !== 365) {
+      if (
+        value.summary.total_views !== stored ||
+        devices !== stored ||
+        value.summary.unique_views !== visitors ||
+        value.timeseries.length !== 365
+      ) {
         wrongTotals++;
-        progress(`  ${tag.id}: total_views ${value.summary.total_views}, by_device ${devices}, stored ${stored}, unique_views ${value.summary.unique_views}, distinct visitors ${visitors}, ${value.timeseries.length} days`);
+        progress(
+          `  ${tag.id}: total_views ${value.summary.total_views}, by_device ${devices}, stored ${stored}, unique_views ${value.summary.unique_views}, distinct visitors ${visitors}, ${value.timeseries.length} days`,
+        );
       }
     }
     const all = [...popular, ...others];
@@ -88,9 +107,19 @@ export const analyticsTagYear: MetricsScenario = {
         ...latencyMetrics('all tags', all, { p95: 50 }),
         { label: 'top 10 tags p95', value: percentile(popular, 95), unit: 'ms', digits: 1 },
         { label: 'other tags p95', value: percentile(others, 95), unit: 'ms', digits: 1 },
-        { label: 'reports whose totals or unique visitors differ from the stored views', value: wrongTotals, unit: '', target: { op: '==', value: 0 } },
+        {
+          label: 'reports whose totals or unique visitors differ from the stored views',
+          value: wrongTotals,
+          unit: '',
+          target: { op: '==', value: 0 },
+        },
       ],
-      details: { requests, period: { start, end }, tags: tags.map((t) => ({ id: t.id, generatedViews: t.views })), maxMs: Math.max(...all) },
+      details: {
+        requests,
+        period: { start, end },
+        tags: tags.map((t) => ({ id: t.id, generatedViews: t.views })),
+        maxMs: Math.max(...all),
+      },
     };
   },
 };
@@ -108,19 +137,35 @@ export const analyticsOverview: MetricsScenario = {
   async run(context) {
     const manifest = await ensureAnalyticsDataset(context.run);
     const { start, end } = year();
-    const get = () => api<Overview>(context.baseUrl, manifest.key, 'GET', `/v1/analytics/overview?start_date=${start}&end_date=${end}`, { timeoutMs: 120_000 });
+    const get = () =>
+      api<Overview>(context.baseUrl, manifest.key, 'GET', `/v1/analytics/overview?start_date=${start}&end_date=${end}`, {
+        timeoutMs: 120_000,
+      });
     const first = await get();
     const range = [`${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`];
-    const stored = await queryNumber(analyticsLocation(context.run), 'SELECT count(*) FROM views WHERE occurred_at >= ? AND occurred_at < ?', range);
+    const stored = await queryNumber(
+      analyticsLocation(context.run),
+      'SELECT count(*) FROM views WHERE occurred_at >= ? AND occurred_at < ?',
+      range,
+    );
     // Every tag is the key's: its distinct visitors are those of every stored view.
-    const visitors = await queryNumber(analyticsLocation(context.run), 'SELECT count(DISTINCT visitor) FROM views WHERE occurred_at >= ? AND occurred_at < ?', range);
+    const visitors = await queryNumber(
+      analyticsLocation(context.run),
+      'SELECT count(DISTINCT visitor) FROM views WHERE occurred_at >= ? AND occurred_at < ?',
+      range,
+    );
     const latencies: number[] = [];
     for (let i = 0; i < 50; i++) latencies.push((await timed(get)).ms);
     return {
       metrics: [
         ...latencyMetrics('overview', latencies, { p95: 200 }),
         { label: 'totals.views − stored views', value: first.totals.views - stored, unit: '', target: { op: '==', value: 0 } },
-        { label: 'totals.unique_views − distinct visitors stored', value: first.totals.unique_views - visitors, unit: '', target: { op: '==', value: 0 } },
+        {
+          label: 'totals.unique_views − distinct visitors stored',
+          value: first.totals.unique_views - visitors,
+          unit: '',
+          target: { op: '==', value: 0 },
+        },
       ],
       details: { requests: latencies.length, period: { start, end }, totalViews: first.totals.views, days: first.by_day.length },
     };
@@ -135,7 +180,11 @@ export const analyticsExport: MetricsScenario = {
   async run(context) {
     const manifest = await ensureAnalyticsDataset(context.run);
     const { start, end } = year();
-    const expected = await queryNumber(analyticsLocation(context.run), 'SELECT count(*) FROM tag_daily WHERE day >= ? AND day < ? AND views > 0', [start, end]);
+    const expected = await queryNumber(
+      analyticsLocation(context.run),
+      'SELECT count(*) FROM tag_daily WHERE day >= ? AND day < ? AND views > 0',
+      [start, end],
+    );
     const url = new URL(`/v1/analytics/export?format=csv&start_date=${start}&end_date=${end}`, context.baseUrl);
     const runs = 3;
     const rates: number[] = [];
@@ -147,7 +196,9 @@ export const analyticsExport: MetricsScenario = {
       rows = transfer.lines - 1;
       rates.push(rows / transfer.seconds);
       seconds.push(transfer.seconds);
-      progress(`  export ${i}/${runs}: ${rows.toLocaleString('en-US')} rows, ${(transfer.bytes / 1_048_576).toFixed(1)} MB in ${transfer.seconds.toFixed(2)} s (first byte after ${(transfer.firstByteSeconds * 1000).toFixed(0)} ms)`);
+      progress(
+        `  export ${i}/${runs}: ${rows.toLocaleString('en-US')} rows, ${(transfer.bytes / 1_048_576).toFixed(1)} MB in ${transfer.seconds.toFixed(2)} s (first byte after ${(transfer.firstByteSeconds * 1000).toFixed(0)} ms)`,
+      );
     }
     const metrics: Metric[] = [
       { label: `CSV rows (median of ${runs})`, value: percentile(rates, 50), unit: 'rows/s', target: { op: '>=', value: 50_000 } },

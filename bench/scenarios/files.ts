@@ -32,7 +32,7 @@ function bigTextFile(workDir: string, mb: number): string {
   const total = Math.round(mb * MB);
   const fd = openSync(path, 'w');
   try {
-    for (let written = 0; written < total; ) {
+    for (let written = 0; written < total;) {
       // Every block ends in a newline, so the file is whole lines.
       const chunk = Buffer.concat([block, newline]).subarray(0, Math.min(MB, total - written));
       writeSync(fd, chunk);
@@ -53,15 +53,27 @@ interface StoredFile {
 /** The file the download scenario reads back: the upload scenario's, or one uploaded unmeasured. */
 let stored: StoredFile | undefined;
 
-async function upload(context: ScenarioContext, path: string, tag: { id: string; key: string }): Promise<{ transfer: Transfer; file: StoredFile }> {
-  const transfer = await uploadFile(new URL(`/v1/tags/${tag.id}/files`, context.baseUrl), tag.key, { path, filename: 'bench-large.txt', contentType: 'text/plain' });
+async function upload(
+  context: ScenarioContext,
+  path: string,
+  tag: { id: string; key: string },
+): Promise<{ transfer: Transfer; file: StoredFile }> {
+  const transfer = await uploadFile(new URL(`/v1/tags/${tag.id}/files`, context.baseUrl), tag.key, {
+    path,
+    filename: 'bench-large.txt',
+    contentType: 'text/plain',
+  });
   if (transfer.status !== 201) throw new Error(`upload answered ${transfer.status}: ${transfer.body.slice(0, 500)}`);
   const { data } = JSON.parse(transfer.body) as { data: { id: string; size: number } };
   if (data.size !== transfer.bytes) throw new Error(`the service stored ${data.size} bytes of ${transfer.bytes}`);
   return { transfer, file: { id: data.id, key: tag.key, size: data.size } };
 }
 
-function transferMetrics(what: 'upload' | 'download', transfers: Transfer[], rss: RssReport): { metrics: Metric[]; details: Record<string, unknown> } {
+function transferMetrics(
+  what: 'upload' | 'download',
+  transfers: Transfer[],
+  rss: RssReport,
+): { metrics: Metric[]; details: Record<string, unknown> } {
   const rates = transfers.map((t) => t.bytes / MB / t.seconds);
   return {
     metrics: [
@@ -107,8 +119,11 @@ export const fileDownload: MetricsScenario = {
     const rss = await RssSampler.start(context.service.pid);
     const transfers: Transfer[] = [];
     for (let i = 1; i <= TRANSFERS; i++) {
-      const transfer = await downloadDiscarding(new URL(`/v1/files/${file.id}/download`, context.baseUrl), { authorization: `Bearer ${file.key}` });
-      if (transfer.status !== 200 || transfer.bytes !== file.size) throw new Error(`download answered ${transfer.status} with ${transfer.bytes} of ${file.size} bytes`);
+      const transfer = await downloadDiscarding(new URL(`/v1/files/${file.id}/download`, context.baseUrl), {
+        authorization: `Bearer ${file.key}`,
+      });
+      if (transfer.status !== 200 || transfer.bytes !== file.size)
+        throw new Error(`download answered ${transfer.status} with ${transfer.bytes} of ${file.size} bytes`);
       transfers.push(transfer);
       progress(`  download ${i}/${TRANSFERS}: ${(transfer.bytes / MB / transfer.seconds).toFixed(0)} MB/s`);
     }

@@ -21,7 +21,8 @@ function limiterCost(name: string, candidate: ComparisonScenario['candidate'], s
     check({ reference, candidate: answer }) {
       // The limiter sets these headers on every request it counts: without them the variant's
       // settings did not take, and the comparison would measure nothing.
-      if (!answer.headers['x-ratelimit-limit']) throw new Error(`${name}: no x-ratelimit-limit header with limits on; is RATE_LIMITS taken?`);
+      if (!answer.headers['x-ratelimit-limit'])
+        throw new Error(`${name}: no x-ratelimit-limit header with limits on; is RATE_LIMITS taken?`);
       if (reference.headers['x-ratelimit-limit']) throw new Error(`${name}: x-ratelimit-limit header with limits off`);
     },
   };

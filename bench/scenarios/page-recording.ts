@@ -31,15 +31,26 @@ export const pageRecording: BaselineScenario = {
     const stored = () => queryNumber(location, 'SELECT count(*) FROM views WHERE tag_id = ?', [tag.id]);
     // The report reads the rollups, the count above the raw rows: both must follow.
     const reported = async () =>
-      (await api<{ summary: { total_views: number } }>(context.baseUrl, manifest.key, 'GET', `/v1/tags/${tag.id}/analytics?start_date=${utcDay(0)}&end_date=${utcDay(1)}`)).summary
-        .total_views;
+      (
+        await api<{ summary: { total_views: number } }>(
+          context.baseUrl,
+          manifest.key,
+          'GET',
+          `/v1/tags/${tag.id}/analytics?start_date=${utcDay(0)}&end_date=${utcDay(1)}`,
+        )
+      ).summary.total_views;
     const before = { stored: await stored(), reported: await reported() };
     const stats = await load(VERIFY_REQUESTS);
     const ok = stats.statusCodes['200'] ?? 0;
     const after = { stored: await stored(), reported: await reported() };
     return [
       { label: 'views stored − 200 responses', value: after.stored - before.stored - ok, unit: '', target: { op: '==', value: 0 } },
-      { label: 'total_views (report) − 200 responses', value: after.reported - before.reported - ok, unit: '', target: { op: '==', value: 0 } },
+      {
+        label: 'total_views (report) − 200 responses',
+        value: after.reported - before.reported - ok,
+        unit: '',
+        target: { op: '==', value: 0 },
+      },
     ];
   },
 };

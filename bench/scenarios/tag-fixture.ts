@@ -27,7 +27,8 @@ export function pageBody(title = 'Conference room B — equipment and booking') 
       },
       {
         type: 'callout',
-        content: 'Please switch the display off and leave the cables on the table when you go. Report faults to facilities, extension 4410.',
+        content:
+          'Please switch the display off and leave the cables on the table when you go. Report faults to facilities, extension 4410.',
         style: 'warning',
       },
     ],

@@ -32,7 +32,9 @@ async function photoLikeJpeg(): Promise<Buffer> {
       pixels[i + 2] = Math.max(0, Math.min(255, 120 + wave * 1.5 + noise));
     }
   }
-  return sharp(pixels, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(pixels, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 /**
@@ -52,7 +54,11 @@ export const thumbnails: MetricsScenario = {
   async run(context) {
     const tag = await createBenchTag(context);
     const image = await photoLikeJpeg();
-    const uploaded = await uploadFile(new URL(`/v1/tags/${tag.id}/files`, context.baseUrl), tag.key, { buffer: image, filename: 'photo.jpg', contentType: 'image/jpeg' });
+    const uploaded = await uploadFile(new URL(`/v1/tags/${tag.id}/files`, context.baseUrl), tag.key, {
+      buffer: image,
+      filename: 'photo.jpg',
+      contentType: 'image/jpeg',
+    });
     if (uploaded.status !== 201) throw new Error(`image upload answered ${uploaded.status}: ${uploaded.body.slice(0, 500)}`);
     const fileId = (JSON.parse(uploaded.body) as { data: { id: string } }).data.id;
     progress(`  uploaded a ${WIDTH}×${HEIGHT} JPEG of ${Math.round(image.length / 1024)} KB`);
@@ -67,7 +73,9 @@ export const thumbnails: MetricsScenario = {
       });
       const body = await response.arrayBuffer();
       if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('image/')) {
-        throw new Error(`thumbnail ${width}×${height} answered ${response.status} ${response.headers.get('content-type')}: ${Buffer.from(body).toString('utf8').slice(0, 300)}`);
+        throw new Error(
+          `thumbnail ${width}×${height} answered ${response.status} ${response.headers.get('content-type')}: ${Buffer.from(body).toString('utf8').slice(0, 300)}`,
+        );
       }
       return performance.now() - started;
     };
@@ -95,7 +103,12 @@ export const thumbnails: MetricsScenario = {
     const seconds = await during(durationSeconds, latencies);
     return {
       metrics: [{ label: 'thumbnails', value: latencies.length / seconds, unit: '/s', digits: 1 }, ...latencyMetrics('latency', latencies)],
-      details: { renders: latencies.length, seconds, concurrency: CONCURRENCY, image: { width: WIDTH, height: HEIGHT, bytes: image.length } },
+      details: {
+        renders: latencies.length,
+        seconds,
+        concurrency: CONCURRENCY,
+        image: { width: WIDTH, height: HEIGHT, bytes: image.length },
+      },
     };
   },
 };

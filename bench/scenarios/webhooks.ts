@@ -18,7 +18,9 @@ const GRACE_MS = 1000;
 async function subscribe(context: ScenarioContext, receiver: Receiver): Promise<string> {
   const account = await context.createAccount('enterprise');
   for (const hook of HOOKS) {
-    await api(context.baseUrl, account.key, 'POST', '/v1/webhooks', { body: { name: `bench ${hook}`, url: receiver.url(hook), events: ['tag.created'] } });
+    await api(context.baseUrl, account.key, 'POST', '/v1/webhooks', {
+      body: { name: `bench ${hook}`, url: receiver.url(hook), events: ['tag.created'] },
+    });
   }
   return account.key;
 }
@@ -35,7 +37,8 @@ async function settle(receiver: Receiver, expected: number): Promise<void> {
       seen = receiver.arrivals.length;
       changedAt = now;
     }
-    if (now - changedAt > STALL_MS) throw new Error(`no delivery for ${STALL_MS / 1000} s; ${distinct(receiver.arrivals)} of ${expected} arrived`);
+    if (now - changedAt > STALL_MS)
+      throw new Error(`no delivery for ${STALL_MS / 1000} s; ${distinct(receiver.arrivals)} of ${expected} arrived`);
     if (now - progressAt > 10_000) {
       progressAt = now;
       progress(`  ${seen.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} deliveries`);
@@ -60,7 +63,12 @@ function exactlyOnce(arrivals: Arrival[], events: number): Metric[] {
   return [
     { label: 'deliveries received', value: arrivals.length, unit: '', target: { op: '==', value: events * HOOKS.length } },
     { label: 'duplicate deliveries', value: arrivals.length - unique, unit: '', target: { op: '==', value: 0 } },
-    { label: 'events not at every webhook', value: incomplete + Math.max(0, events - perEvent.size), unit: '', target: { op: '==', value: 0 } },
+    {
+      label: 'events not at every webhook',
+      value: incomplete + Math.max(0, events - perEvent.size),
+      unit: '',
+      target: { op: '==', value: 0 },
+    },
   ];
 }
 
@@ -113,14 +121,21 @@ export const webhooksIdle: MetricsScenario = {
       const tags = 200;
       progress(`  creating ${tags} tags one at a time`);
       for (let i = 0; i < tags; i++) {
-        await api(context.baseUrl, key, 'POST', '/v1/tags', { body: { title: `Idle latency ${i}`, content: [{ type: 'text', content: 'One tag at a time.' }] } });
+        await api(context.baseUrl, key, 'POST', '/v1/tags', {
+          body: { title: `Idle latency ${i}`, content: [{ type: 'text', content: 'One tag at a time.' }] },
+        });
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       await settle(receiver, tags * HOOKS.length);
       const arrivals = receiver.arrivals;
       return {
         metrics: [...latencyMetrics('event-to-delivery', latencies(arrivals), { p50: 100 }), ...exactlyOnce(arrivals, tags)],
-        details: { tags, webhooks: HOOKS.length, maxLatencyMs: Math.max(...latencies(arrivals)), duplicates: duplicates([...arrivals].sort((a, b) => a.at - b.at)) },
+        details: {
+          tags,
+          webhooks: HOOKS.length,
+          maxLatencyMs: Math.max(...latencies(arrivals)),
+          duplicates: duplicates([...arrivals].sort((a, b) => a.at - b.at)),
+        },
       };
     } finally {
       await receiver.close();
@@ -146,7 +161,12 @@ export const webhooksFanout: MetricsScenario = {
       const caller = async () => {
         for (let b = nextBatch++; b < batches; b = nextBatch++) {
           const size = Math.min(100, events - b * 100);
-          const body = { tags: Array.from({ length: size }, (_, i) => ({ title: `Fan-out ${b * 100 + i}`, content: [{ type: 'text', content: 'Made by the webhooks bench.' }] })) };
+          const body = {
+            tags: Array.from({ length: size }, (_, i) => ({
+              title: `Fan-out ${b * 100 + i}`,
+              content: [{ type: 'text', content: 'Made by the webhooks bench.' }],
+            })),
+          };
           await api(context.baseUrl, key, 'POST', '/v1/tags/batch', { body, timeoutMs: 120_000 });
         }
       };

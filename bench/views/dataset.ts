@@ -59,18 +59,32 @@ async function prepare(context: VariantContext): Promise<DatasetManifest> {
   const location = analyticsLocation(context);
   const kept = reusable(location, context);
   if (kept) {
-    progress(`  reusing the analytics dataset of ${kept.generatedAt} in ${location.dataDir} (${kept.views.toLocaleString('en-US')} views, ${kept.tags} tags)`);
+    progress(
+      `  reusing the analytics dataset of ${kept.generatedAt} in ${location.dataDir} (${kept.views.toLocaleString('en-US')} views, ${kept.tags} tags)`,
+    );
     return kept;
   }
   if (existsSync(location.dataDir)) {
     const strangers = readdirSync(location.dataDir).filter((name) => !OURS.test(name));
-    if (strangers.length > 0) throw new Error(`${location.dataDir} holds files the generator did not write (${strangers.slice(0, 3).join(', ')}); not wiping it`);
+    if (strangers.length > 0)
+      throw new Error(`${location.dataDir} holds files the generator did not write (${strangers.slice(0, 3).join(', ')}); not wiping it`);
     rmSync(location.dataDir, { recursive: true, force: true });
   }
   if (location.databaseUrl && location.schema) await dropSchema(location.databaseUrl, location.schema);
   const { analyticsViews: views, analyticsTags: tags } = context.settings;
-  progress(`  generating the analytics dataset: ${views.toLocaleString('en-US')} views across ${tags.toLocaleString('en-US')} tags (${describeDatabase(location.databaseUrl, location.schema)})`);
-  const manifest = await generateDataset({ root: context.root, dataDir: location.dataDir, databaseUrl: location.databaseUrl, schema: location.schema, views, tags, seed: 1, progress });
+  progress(
+    `  generating the analytics dataset: ${views.toLocaleString('en-US')} views across ${tags.toLocaleString('en-US')} tags (${describeDatabase(location.databaseUrl, location.schema)})`,
+  );
+  const manifest = await generateDataset({
+    root: context.root,
+    dataDir: location.dataDir,
+    databaseUrl: location.databaseUrl,
+    schema: location.schema,
+    views,
+    tags,
+    seed: 1,
+    progress,
+  });
   writeFileSync(location.manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   progress(
     `  generated in ${manifest.seconds.generation.toFixed(0)} s (+${manifest.seconds.setup.toFixed(0)} s setup): ` +

@@ -125,7 +125,15 @@ export class DayGenerator {
 
   private rows(
     dayStart: number,
-    day: { tag: Int32Array; visitor: Int32Array; source: Uint8Array; duration: Int32Array; keys: Float64Array; index: number; open: boolean },
+    day: {
+      tag: Int32Array;
+      visitor: Int32Array;
+      source: Uint8Array;
+      duration: Int32Array;
+      keys: Float64Array;
+      index: number;
+      open: boolean;
+    },
   ): DayRows {
     const { tags, visitors, random, layout } = this;
     const P = visitors.size;
@@ -212,7 +220,17 @@ export class DayGenerator {
     for (let t = 0; t < T; t++) {
       for (let h = 0; h < 24; h++) {
         const s = (t * 24 + h) * 5;
-        if (hourly[s]! > 0) tagHourly.push([tags[t]!.id, hourKeys[h], hourly[s], hourly[s + 1], hourly[s + 2], hourly[s + 3], hourly[s + 4], hourUnique[t * 24 + h]]);
+        if (hourly[s]! > 0)
+          tagHourly.push([
+            tags[t]!.id,
+            hourKeys[h],
+            hourly[s],
+            hourly[s + 1],
+            hourly[s + 2],
+            hourly[s + 3],
+            hourly[s + 4],
+            hourUnique[t * 24 + h],
+          ]);
       }
       if (daily[t * 5]! === 0) continue;
       for (const { dimension, value, slot } of layout.slots) {
@@ -228,7 +246,7 @@ export class DayGenerator {
     // A closed day's visitors of each scope: the union of its tags' (what the seal job keeps).
     const scopeMembers = new Map<string, Set<number>>();
     const dayKeys = sortedKeys(visitorDays);
-    for (let start = 0; start < dayKeys.length; ) {
+    for (let start = 0; start < dayKeys.length;) {
       const t = Math.floor(dayKeys[start]! / P);
       let end = start;
       while (end < dayKeys.length && Math.floor(dayKeys[end]! / P) === t) end++;

@@ -80,9 +80,14 @@ function viewsPerDay(total: number, tags: GeneratedTag[], firstDayMs: number, un
   const weights = Array.from({ length: DAYS }, (_, d) => {
     const start = firstDayMs + d * DAY_MS;
     const active = tags.reduce((sum, t) => sum + (t.firstDay <= d ? t.weight : 0), 0) / allWeight;
-    const elapsed = HOUR_WEIGHTS.reduce((sum, w, h) => sum + (w * Math.max(0, Math.min(3_600_000, until - (start + h * 3_600_000)))) / 3_600_000, 0);
+    const elapsed = HOUR_WEIGHTS.reduce(
+      (sum, w, h) => sum + (w * Math.max(0, Math.min(3_600_000, until - (start + h * 3_600_000)))) / 3_600_000,
+      0,
+    );
     const dayShare = elapsed / HOUR_WEIGHTS.reduce((a, b) => a + b, 0);
-    return WEEKDAY_WEIGHTS[new Date(start).getUTCDay()]! * (0.7 + (0.6 * d) / (DAYS - 1)) * (0.85 + 0.3 * random.next()) * active * dayShare;
+    return (
+      WEEKDAY_WEIGHTS[new Date(start).getUTCDay()]! * (0.7 + (0.6 * d) / (DAYS - 1)) * (0.85 + 0.3 * random.next()) * active * dayShare
+    );
   });
   // Largest remainder, so the days add up to exactly `total`.
   const sum = weights.reduce((a, b) => a + b, 0);
@@ -134,7 +139,10 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
     for (let d = 0; d < DAYS; d++) {
       if (tags.some((t) => t.firstDay === d) && d > 0) active = activeTags(tags, d);
       const dayStart = firstDayMs + d * DAY_MS;
-      const day = generator.generate(dayStart, perDay[d]!, Math.min(until, dayStart + DAY_MS), active, { index: d, open: dayStart + DAY_MS > until });
+      const day = generator.generate(dayStart, perDay[d]!, Math.min(until, dayStart + DAY_MS), active, {
+        index: d,
+        open: dayStart + DAY_MS > until,
+      });
       await sink.write(day);
       for (const table of TABLE_NAMES) rows[table] += day[table].length;
       views += perDay[d]!;
@@ -143,7 +151,9 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
         lastReport = now;
         const seconds = (now - genStart) / 1000;
         const allRows = Object.values(rows).reduce((a, b) => a + b, 0);
-        progress(`  day ${d + 1}/${DAYS}: ${count(views)} views, ${count(allRows)} rows in ${seconds.toFixed(0)} s (${count(views / seconds)} views/s, ${count(allRows / seconds)} rows/s)`);
+        progress(
+          `  day ${d + 1}/${DAYS}: ${count(views)} views, ${count(allRows)} rows in ${seconds.toFixed(0)} s (${count(views / seconds)} views/s, ${count(allRows / seconds)} rows/s)`,
+        );
       }
     }
     const numbered = generator.visitorRows(firstDayMs);
@@ -163,7 +173,9 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
       firstDay: new Date(firstDayMs).toISOString().slice(0, 10),
       email: account.email,
       key: account.key,
-      tagList: tags.map((t, i) => ({ id: t.id, shortId: owners[i]!.short_id, views: generator.tagViews[i]! })).sort((a, b) => b.views - a.views || (a.id < b.id ? -1 : 1)),
+      tagList: tags
+        .map((t, i) => ({ id: t.id, shortId: owners[i]!.short_id, views: generator.tagViews[i]! }))
+        .sort((a, b) => b.views - a.views || (a.id < b.id ? -1 : 1)),
       rows,
       seconds: { setup: setupSeconds, generation: generationSeconds },
       viewsPerSecond: options.views / generationSeconds,

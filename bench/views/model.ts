@@ -62,7 +62,9 @@ export const REFERRERS = [
 ];
 
 /** Relative traffic by UTC hour: quiet at night for Europe and the Americas, peak in the evening. */
-export const HOUR_WEIGHTS = [0.35, 0.25, 0.2, 0.18, 0.2, 0.3, 0.5, 0.75, 0.95, 1.05, 1.1, 1.15, 1.25, 1.3, 1.35, 1.4, 1.45, 1.5, 1.5, 1.4, 1.2, 0.95, 0.7, 0.5];
+export const HOUR_WEIGHTS = [
+  0.35, 0.25, 0.2, 0.18, 0.2, 0.3, 0.5, 0.75, 0.95, 1.05, 1.1, 1.15, 1.25, 1.3, 1.35, 1.4, 1.45, 1.5, 1.5, 1.4, 1.2, 0.95, 0.7, 0.5,
+];
 
 /** Relative traffic by day of the week, Sunday first. */
 export const WEEKDAY_WEIGHTS = [0.75, 1.0, 1.05, 1.05, 1.05, 1.1, 0.9];
@@ -138,7 +140,14 @@ export function dimensionLayout() {
   const browserSlots = add('browser', browsers);
   const countrySlots = add('country', countries);
   const deviceSlots = add('device', devices);
-  slots.push(...[...browserSlots, ...countrySlots, ...deviceSlots].sort((a, b) => (a.dimension === b.dimension ? (a.value < b.value ? -1 : 1) : a.dimension < b.dimension ? -1 : 1)));
-  const profileSlots = PROFILES.map((p) => ({ browser: browserSlots[browsers.indexOf(p.browser)]!.slot, device: deviceSlots[devices.indexOf(p.device)]!.slot }));
+  slots.push(
+    ...[...browserSlots, ...countrySlots, ...deviceSlots].sort((a, b) =>
+      a.dimension === b.dimension ? (a.value < b.value ? -1 : 1) : a.dimension < b.dimension ? -1 : 1,
+    ),
+  );
+  const profileSlots = PROFILES.map((p) => ({
+    browser: browserSlots[browsers.indexOf(p.browser)]!.slot,
+    device: deviceSlots[devices.indexOf(p.device)]!.slot,
+  }));
   return { slots, width: slot, profileSlots, countrySlot: (country: number) => countrySlots[country]!.slot };
 }

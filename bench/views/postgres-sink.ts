@@ -23,11 +23,17 @@ export class PostgresSink implements Sink {
          AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'views'::regclass)`,
     );
     for (const index of indexes.rows) await client.query(`DROP INDEX "${index.indexname}"`);
-    return new PostgresSink(client, indexes.rows.map((index) => index.indexdef));
+    return new PostgresSink(
+      client,
+      indexes.rows.map((index) => index.indexdef),
+    );
   }
 
   async readTags(ids: string[]): Promise<TagOwner[]> {
-    const result = await this.client.query<TagOwner>('SELECT id, short_id, environment, owner_id, organization_id FROM tags WHERE id = ANY($1)', [ids]);
+    const result = await this.client.query<TagOwner>(
+      'SELECT id, short_id, environment, owner_id, organization_id FROM tags WHERE id = ANY($1)',
+      [ids],
+    );
     return result.rows;
   }
 
@@ -44,7 +50,10 @@ export class PostgresSink implements Sink {
         const list = rows[table] ?? [];
         for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) {
           const chunk = list.slice(i, i + ROWS_PER_STATEMENT);
-          await this.client.query(sql, columns.map((_, c) => chunk.map((row) => row[c])));
+          await this.client.query(
+            sql,
+            columns.map((_, c) => chunk.map((row) => row[c])),
+          );
         }
       }
       await this.client.query('COMMIT');
@@ -58,10 +67,13 @@ export class PostgresSink implements Sink {
     for (const sql of this.viewIndexes) await this.client.query(sql);
     for (const sql of ROLLUPS_FROM_DAILY) await this.client.query(sql);
     // Visitors were numbered by the generator: the service numbers new ones after them.
-    await this.client.query(`SELECT setval(pg_get_serial_sequence('visitors', 'id'), coalesce((SELECT max(id) FROM visitors), 0) + 1, false)`);
+    await this.client.query(
+      `SELECT setval(pg_get_serial_sequence('visitors', 'id'), coalesce((SELECT max(id) FROM visitors), 0) + 1, false)`,
+    );
     // Autovacuum would analyze these tables within minutes of such a load; doing it now makes
     // the first measurements see the plans a running deployment would.
-    for (const table of [...TABLE_NAMES, 'scope_daily', 'tag_monthly', 'tag_monthly_dimensions']) await this.client.query(`ANALYZE ${table}`);
+    for (const table of [...TABLE_NAMES, 'scope_daily', 'tag_monthly', 'tag_monthly_dimensions'])
+      await this.client.query(`ANALYZE ${table}`);
   }
 
   async close(): Promise<void> {

@@ -30,13 +30,17 @@ export class SqliteSink implements Sink {
     // Views arrive in time order, so the table and its id index only ever grow at the end, but
     // the (tag, time) and time indexes would take rows all over; building them once at the end,
     // sorted, halves the cost of a view.
-    const indexes = this.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'views' AND sql IS NOT NULL").all() as Array<{ name: string; sql: string }>;
+    const indexes = this.db
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'views' AND sql IS NOT NULL")
+      .all() as Array<{ name: string; sql: string }>;
     this.viewIndexes = indexes.map((index) => index.sql);
     for (const index of indexes) this.db.exec(`DROP INDEX "${index.name}"`);
   }
 
   async readTags(ids: string[]): Promise<TagOwner[]> {
-    const select = this.db.prepare(`SELECT id, short_id, environment, owner_id, organization_id FROM tags WHERE id IN (${ids.map(() => '?').join(',')})`);
+    const select = this.db.prepare(
+      `SELECT id, short_id, environment, owner_id, organization_id FROM tags WHERE id IN (${ids.map(() => '?').join(',')})`,
+    );
     return select.all(...ids) as TagOwner[];
   }
 
@@ -50,7 +54,9 @@ export class SqliteSink implements Sink {
     if (!statement) {
       const columns = TABLES[table].map(([name]) => name);
       const row = `(${columns.map(() => '?').join(',')})`;
-      statement = this.db.prepare(`INSERT INTO ${table} (${columns.join(',')}) VALUES ${Array.from({ length: rows }, () => row).join(',')}`);
+      statement = this.db.prepare(
+        `INSERT INTO ${table} (${columns.join(',')}) VALUES ${Array.from({ length: rows }, () => row).join(',')}`,
+      );
       this.statements.set(key, statement);
     }
     return statement;

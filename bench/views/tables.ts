@@ -86,7 +86,6 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
   ],
 };
 
-
 export const TABLE_NAMES = Object.keys(TABLES) as Array<keyof DayRows>;
 
 /**

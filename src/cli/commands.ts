@@ -68,21 +68,41 @@ const handlers: Record<string, Handler> = {
     }
   },
   'user create': async (args) => {
-    const v = parse(args, { email: { type: 'string' }, password: { type: 'string' }, plan: { type: 'string' } }, ['email', 'password', 'plan']);
-    await withDatabase((db) => accounts.createUser(db, clock, { email: str(v.email)!, password: str(v.password)!, plan: str(v.plan)! }), Boolean(v.json));
+    const v = parse(args, { email: { type: 'string' }, password: { type: 'string' }, plan: { type: 'string' } }, [
+      'email',
+      'password',
+      'plan',
+    ]);
+    await withDatabase(
+      (db) => accounts.createUser(db, clock, { email: str(v.email)!, password: str(v.password)!, plan: str(v.plan)! }),
+      Boolean(v.json),
+    );
   },
   'org create': async (args) => {
     const v = parse(args, { name: { type: 'string' }, owner: { type: 'string' }, plan: { type: 'string' } }, ['name', 'owner', 'plan']);
-    await withDatabase((db) => accounts.createOrganization(db, clock, { name: str(v.name)!, ownerEmail: str(v.owner)!, plan: str(v.plan)! }), Boolean(v.json));
+    await withDatabase(
+      (db) => accounts.createOrganization(db, clock, { name: str(v.name)!, ownerEmail: str(v.owner)!, plan: str(v.plan)! }),
+      Boolean(v.json),
+    );
   },
   'org add-member': async (args) => {
     const v = parse(args, { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } }, ['org', 'email', 'role']);
-    await withDatabase((db) => accounts.addMember(db, clock, { organizationId: str(v.org)!, email: str(v.email)!, role: str(v.role)! }), Boolean(v.json));
+    await withDatabase(
+      (db) => accounts.addMember(db, clock, { organizationId: str(v.org)!, email: str(v.email)!, role: str(v.role)! }),
+      Boolean(v.json),
+    );
   },
   'key create': async (args) => {
     const v = parse(
       args,
-      { email: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' }, test: { type: 'boolean' }, org: { type: 'string' }, ip: { type: 'string' } },
+      {
+        email: { type: 'string' },
+        name: { type: 'string' },
+        permissions: { type: 'string' },
+        test: { type: 'boolean' },
+        org: { type: 'string' },
+        ip: { type: 'string' },
+      },
       ['email', 'name'],
     );
     await withDatabase(

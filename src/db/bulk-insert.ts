@@ -60,7 +60,8 @@ export interface InsertPart<Row> {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parts of any row type
-const parameterCountOf = (parts: ReadonlyArray<InsertPart<any>>) => parts.reduce((sum, part) => sum + part.rows.length * part.spec.columns.length, 0);
+const parameterCountOf = (parts: ReadonlyArray<InsertPart<any>>) =>
+  parts.reduce((sum, part) => sum + part.rows.length * part.spec.columns.length, 0);
 
 /**
  * Several inserts into different tables; returns each part's RETURNING rows. On PostgreSQL,

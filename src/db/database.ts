@@ -63,7 +63,10 @@ function openSqlite(dataDir: string): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   // Inside a read snapshot (readSnapshot) the counter stands still whatever other processes
   // commit: the caches then serve nothing until it ends.
-  registerChangeFeed(db, counterFeed(() => (openReadSnapshots.has(db) ? undefined : (dataVersion.get() as number))));
+  registerChangeFeed(
+    db,
+    counterFeed(() => (openReadSnapshots.has(db) ? undefined : (dataVersion.get() as number))),
+  );
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
@@ -98,9 +101,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
 export async function openDatabase(
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'databasePoolSize'>,
 ): Promise<DatabaseHandle> {
-  return config.databaseUrl
-    ? openPostgres(config.databaseUrl, config.databaseSchema, config.databasePoolSize)
-    : openSqlite(config.dataDir);
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databaseSchema, config.databasePoolSize) : openSqlite(config.dataDir);
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

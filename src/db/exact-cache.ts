@@ -91,7 +91,8 @@ export class ExactCache<V extends object> {
     return {
       get: (key) => this.entries.get(key),
       set: (key, value) => {
-        if (this.feed.current(this.topic) === generation && this.seen === generation && this.clears === clears) this.entries.set(key, value);
+        if (this.feed.current(this.topic) === generation && this.seen === generation && this.clears === clears)
+          this.entries.set(key, value);
       },
     };
   }

@@ -94,7 +94,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const apiError = toApiError(error);
     if (apiError) return sendError(request, reply, apiError);
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
+    return sendError(
+      request,
+      reply,
+      new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'),
+    );
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),

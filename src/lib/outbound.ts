@@ -48,7 +48,13 @@ export function agentFor(agents: OutboundAgents, url: URL): http.Agent {
 export function isPublicAddress(address: string): boolean {
   const ip = parseIp(address);
   if (ip === null || ip.range() !== 'unicast') return false;
-  return !(ip.kind() === 'ipv6' && ip.toByteArray().slice(0, 12).every((byte) => byte === 0));
+  return !(
+    ip.kind() === 'ipv6' &&
+    ip
+      .toByteArray()
+      .slice(0, 12)
+      .every((byte) => byte === 0)
+  );
 }
 
 /**

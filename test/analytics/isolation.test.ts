@@ -15,7 +15,12 @@ describe('analytics isolation and permissions', () => {
   let malloryTag: CreatedTag;
   const PERIOD = { start_date: '2026-06-01', end_date: '2026-06-03' };
 
-  const tagPaths = (id: string) => [`/v1/tags/${id}/analytics`, `/v1/tags/${id}/analytics/views`, `/v1/tags/${id}/analytics/logs`, `/v1/tags/${id}/analytics/realtime`];
+  const tagPaths = (id: string) => [
+    `/v1/tags/${id}/analytics`,
+    `/v1/tags/${id}/analytics/views`,
+    `/v1/tags/${id}/analytics/logs`,
+    `/v1/tags/${id}/analytics/realtime`,
+  ];
 
   beforeAll(async () => {
     t = await startAnalyticsApp();
@@ -33,7 +38,8 @@ describe('analytics isolation and permissions', () => {
 
   it("every per-tag endpoint answers 403 for another account's tag, by id or short id", async () => {
     for (const id of [tag.id, tag.short_id]) {
-      for (const path of tagPaths(id)) expectError(await get(t, mallory.key, path, path.endsWith('realtime') ? {} : PERIOD), 403, 'forbidden');
+      for (const path of tagPaths(id))
+        expectError(await get(t, mallory.key, path, path.endsWith('realtime') ? {} : PERIOD), 403, 'forbidden');
     }
     for (const path of tagPaths(tag.id)) expect((await get(t, alice.key, path)).status, path).toBe(200);
     expectError(await get(t, mallory.key, '/v1/analytics/export', { tag_ids: tag.id }), 403, 'forbidden');
@@ -49,7 +55,9 @@ describe('analytics isolation and permissions', () => {
     expect(malloryOverview.top_tags).toEqual([{ id: malloryTag.id, title: 'Mallory only', views: 1 }]);
 
     const csv = await get(t, mallory.key, '/v1/analytics/export', PERIOD);
-    expect(csv.text).toBe(`date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits\n2026-06-02,${malloryTag.id},Mallory only,1,1,0,1\n`);
+    expect(csv.text).toBe(
+      `date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits\n2026-06-02,${malloryTag.id},Mallory only,1,1,0,1\n`,
+    );
     const json = await get(t, mallory.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'summary,views,logs' });
     expect(json.body.data.views.map((v: { tag_id: string }) => v.tag_id)).toEqual([malloryTag.id]);
     expect(json.body.data.logs.map((v: { tag_id: string }) => v.tag_id)).toEqual([malloryTag.id]);
@@ -67,25 +75,47 @@ describe('analytics isolation and permissions', () => {
         { date: '2026-06-02', views: 0, scans: 0 },
       ],
     });
-    expect((await get(t, testKey, '/v1/analytics/export', PERIOD)).text).toBe('date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits\n');
+    expect((await get(t, testKey, '/v1/analytics/export', PERIOD)).text).toBe(
+      'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits\n',
+    );
     expectError(await get(t, testKey, '/v1/analytics/export', { tag_ids: tag.id }), 404, 'not_found');
 
     // A sandbox tag's views are the test key's alone.
     const sandboxTag = await createTag(t, testKey, { title: 'Sandbox' });
     await view(t, sandboxTag.short_id, { at: '2026-06-02T12:30:00.000Z', visitor: visitorId('i4') });
     t.clock.freeze(new Date('2026-06-02T13:00:00.000Z'));
-    expect((await getData(t, testKey, '/v1/analytics/overview', PERIOD)).totals).toEqual({ views: 1, unique_views: 1, qr_scans: 0, tags_created: 1, files_uploaded: 0 });
-    expect((await getData(t, alice.key, '/v1/analytics/overview', PERIOD)).totals).toEqual({ views: 2, unique_views: 2, qr_scans: 1, tags_created: 1, files_uploaded: 0 });
+    expect((await getData(t, testKey, '/v1/analytics/overview', PERIOD)).totals).toEqual({
+      views: 1,
+      unique_views: 1,
+      qr_scans: 0,
+      tags_created: 1,
+      files_uploaded: 0,
+    });
+    expect((await getData(t, alice.key, '/v1/analytics/overview', PERIOD)).totals).toEqual({
+      views: 2,
+      unique_views: 2,
+      qr_scans: 1,
+      tags_created: 1,
+      files_uploaded: 0,
+    });
     expect((await getData(t, testKey, `/v1/tags/${sandboxTag.id}/analytics`, PERIOD)).summary.total_views).toBe(1);
     expectError(await get(t, alice.key, `/v1/tags/${sandboxTag.id}/analytics`), 404, 'not_found');
   });
 
   it("an organization's analytics are its keys' alone: a member's personal key, or another organization's, gets 403", async () => {
-    const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Analytics org', ownerEmail: alice.email, plan: 'enterprise' });
+    const org = await accounts.createOrganization(t.database.db, t.clock, {
+      name: 'Analytics org',
+      ownerEmail: alice.email,
+      plan: 'enterprise',
+    });
     await accounts.addMember(t.database.db, t.clock, { organizationId: org.id, email: mallory.email, role: 'admin' });
     const aliceOrgKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
     const malloryOrgKey = (await createKey(t, mallory.email, { organizationId: org.id })).key;
-    const other = await accounts.createOrganization(t.database.db, t.clock, { name: 'Other org', ownerEmail: mallory.email, plan: 'enterprise' });
+    const other = await accounts.createOrganization(t.database.db, t.clock, {
+      name: 'Other org',
+      ownerEmail: mallory.email,
+      plan: 'enterprise',
+    });
     const otherKey = (await createKey(t, mallory.email, { organizationId: other.id })).key;
     const orgTag = await createTag(t, aliceOrgKey, { title: 'Org tag', access_logging: true });
     await view(t, orgTag.short_id, { at: '2026-06-02T12:10:00.000Z', visitor: visitorId('i5') });
@@ -97,11 +127,14 @@ describe('analytics isolation and permissions', () => {
       const overview = await getData(t, key, '/v1/analytics/overview', PERIOD);
       expect(overview.totals).toMatchObject({ views: 2, unique_views: 2, tags_created: 1 });
       expect(overview.top_tags).toEqual([{ id: orgTag.id, title: 'Org tag', views: 2 }]);
-      expect((await get(t, key, '/v1/analytics/export', PERIOD)).text.trim().split('\n').slice(1)).toEqual([`2026-06-02,${orgTag.id},Org tag,2,2,0,2`]);
+      expect((await get(t, key, '/v1/analytics/export', PERIOD)).text.trim().split('\n').slice(1)).toEqual([
+        `2026-06-02,${orgTag.id},Org tag,2,2,0,2`,
+      ]);
     }
     // Personal keys of its members, and another organization's key, do not.
     for (const key of [alice.key, mallory.key, otherKey]) {
-      for (const path of tagPaths(orgTag.id)) expectError(await get(t, key, path, path.endsWith('realtime') ? {} : PERIOD), 403, 'forbidden');
+      for (const path of tagPaths(orgTag.id))
+        expectError(await get(t, key, path, path.endsWith('realtime') ? {} : PERIOD), 403, 'forbidden');
       expectError(await get(t, key, '/v1/analytics/export', { ...PERIOD, tag_ids: orgTag.id }), 403, 'forbidden');
     }
     // Nor do the organization's views enter its members' own overviews.

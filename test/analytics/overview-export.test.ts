@@ -63,7 +63,15 @@ describe('account overview and export', () => {
     ];
     return rows
       .sort((a, b) => a.date.localeCompare(b.date) || (a.tag.id < b.tag.id ? -1 : 1))
-      .map(({ tag, ...row }) => ({ date: row.date, tag_id: tag.id, tag_title: tag.title, views: row.views, unique_views: row.unique_views, qr_scans: row.qr_scans, direct_visits: row.direct_visits }));
+      .map(({ tag, ...row }) => ({
+        date: row.date,
+        tag_id: tag.id,
+        tag_title: tag.title,
+        views: row.views,
+        unique_views: row.unique_views,
+        qr_scans: row.qr_scans,
+        direct_visits: row.direct_visits,
+      }));
   }
 
   function csvLine(row: ReturnType<typeof expectedRows>[number]): string {
@@ -135,7 +143,8 @@ describe('account overview and export', () => {
       const titles = ['=HYPERLINK("https://evil.example","x")', '+1', '-2+3', '@SUM(A1)', 'Plain = text'];
       const tags: CreatedTag[] = [];
       for (const title of titles) tags.push(await createTag(t, dave.key, { title }));
-      for (const [i, tag] of tags.entries()) await view(t, tag.short_id, { at: '2026-04-03T10:00:00.000Z', visitor: visitorId(`formula${i}`) });
+      for (const [i, tag] of tags.entries())
+        await view(t, tag.short_id, { at: '2026-04-03T10:00:00.000Z', visitor: visitorId(`formula${i}`) });
       t.clock.freeze(new Date(NOW));
       const line = (tag: CreatedTag, field: string) => `2026-04-03,${tag.id},${field},1,1,0,1`;
       const csv = await get(t, dave.key, '/v1/analytics/export', PERIOD);
@@ -168,31 +177,63 @@ describe('account overview and export', () => {
     });
 
     it('CSV of a period without views is the header alone; another account exports only its own', async () => {
-      expect((await get(t, alice.key, '/v1/analytics/export', { start_date: '2026-03-01', end_date: '2026-04-01' })).text).toBe(`${HEADER}\n`);
+      expect((await get(t, alice.key, '/v1/analytics/export', { start_date: '2026-03-01', end_date: '2026-04-01' })).text).toBe(
+        `${HEADER}\n`,
+      );
       expect((await get(t, carol.key, '/v1/analytics/export', PERIOD)).text).toBe(`${HEADER}\n2026-04-01,${O.id},Carol's,1,1,0,1\n`);
     });
 
     it('tag_ids narrows the export; a tag of another account is 403, an unknown one 404', async () => {
       const onlyQ = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, tag_ids: Q.id });
-      expect(onlyQ.text).toBe([HEADER, ...expectedRows().filter((r) => r.tag_id === Q.id).map(csvLine)].join('\n') + '\n');
+      expect(onlyQ.text).toBe(
+        [
+          HEADER,
+          ...expectedRows()
+            .filter((r) => r.tag_id === Q.id)
+            .map(csvLine),
+        ].join('\n') + '\n',
+      );
       const pq = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, tag_ids: `${Q.short_id}, ${P.id}` });
-      expect(pq.text).toBe([HEADER, ...expectedRows().filter((r) => r.tag_id !== S.id).map(csvLine)].join('\n') + '\n');
+      expect(pq.text).toBe(
+        [
+          HEADER,
+          ...expectedRows()
+            .filter((r) => r.tag_id !== S.id)
+            .map(csvLine),
+        ].join('\n') + '\n',
+      );
       const noViews = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, tag_ids: R.id });
       expect(noViews.text).toBe(`${HEADER}\n`);
 
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, tag_ids: O.id }), 403, 'forbidden');
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, tag_ids: `${P.id},${O.id}` }), 403, 'forbidden');
-      expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, tag_ids: 'tag_01jzzzzzzzzzzzzzzzzzzzzzzz' }), 404, 'not_found');
+      expectError(
+        await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, tag_ids: 'tag_01jzzzzzzzzzzzzzzzzzzzzzzz' }),
+        404,
+        'not_found',
+      );
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', tag_ids: O.short_id }), 403, 'forbidden');
     });
 
     it('bad parameters: include, format', async () => {
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, include: 'bogus' }), 400, 'validation_error', 'include');
-      expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'views,bogus' }), 400, 'validation_error', 'include');
+      expectError(
+        await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'views,bogus' }),
+        400,
+        'validation_error',
+        'include',
+      );
       expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'xml' }), 400, 'validation_error', 'format');
       // An empty include is the default, as if absent; one that names nothing is refused.
-      expect((await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: '' })).body.data.rows).toEqual(expectedRows());
-      expectError(await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: ',' }), 400, 'validation_error', 'include');
+      expect((await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: '' })).body.data.rows).toEqual(
+        expectedRows(),
+      );
+      expectError(
+        await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: ',' }),
+        400,
+        'validation_error',
+        'include',
+      );
     });
 
     it('JSON: export_date, period and rows; views and logs only when included', async () => {
@@ -200,7 +241,10 @@ describe('account overview and export', () => {
       expect(response.status, response.text).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="tagsvc-analytics-2026-04-01-to-2026-04-04.json"');
-      expect(response.body).toEqual({ success: true, data: { export_date: NOW, period: { start: '2026-04-01', end: '2026-04-04' }, rows: expectedRows() } });
+      expect(response.body).toEqual({
+        success: true,
+        data: { export_date: NOW, period: { start: '2026-04-01', end: '2026-04-04' }, rows: expectedRows() },
+      });
       const summary = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'summary' });
       expect(summary.body).toEqual(response.body);
     });
@@ -233,8 +277,26 @@ describe('account overview and export', () => {
           duration_seconds: r.duration_seconds,
         })),
       );
-      expect(data.views.map((v: { source: string }) => v.source)).toEqual(['direct', 'qr_scan', 'qr_scan', 'referral', 'direct', 'direct', 'direct', 'direct', 'qr_scan']);
-      expect(data.views[2]).toMatchObject({ tag_id: P.id, timestamp: '2026-04-01T12:00:00.000Z', device: 'desktop', browser: 'Chrome', os: 'Windows', country: 'US', region: 'California' });
+      expect(data.views.map((v: { source: string }) => v.source)).toEqual([
+        'direct',
+        'qr_scan',
+        'qr_scan',
+        'referral',
+        'direct',
+        'direct',
+        'direct',
+        'direct',
+        'qr_scan',
+      ]);
+      expect(data.views[2]).toMatchObject({
+        tag_id: P.id,
+        timestamp: '2026-04-01T12:00:00.000Z',
+        device: 'desktop',
+        browser: 'Chrome',
+        os: 'Windows',
+        country: 'US',
+        region: 'California',
+      });
       const logged = rows.at(-1)!;
       expect(data.logs).toEqual([
         {
@@ -267,7 +329,8 @@ describe('account overview and export', () => {
         const put = await request(t, 'PUT', `/v1/tags/${Q.id}`, { key: alice.key, body: { access_logging: on } });
         expect(put.status, put.text).toBe(200);
       };
-      const exportOf = (query: Record<string, string>) => get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', ...query });
+      const exportOf = (query: Record<string, string>) =>
+        get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', ...query });
       const logged = (await exportOf({ include: 'logs' })).body.data.logs;
       expect(logged.map((l: { tag_id: string }) => l.tag_id)).toEqual([Q.id]);
 

@@ -29,7 +29,12 @@ describe('overview: distinct visitors of an account over any period', () => {
 
   /** The scope's stored sets, as day: [size, stale]. */
   async function scopeSets(scopeId: string): Promise<Record<string, [number, number]>> {
-    const rows = await t.database.db.selectFrom('scope_day_visitors').select(['day', 'visitors', 'stale']).where('scope_id', '=', scopeId).orderBy('day').execute();
+    const rows = await t.database.db
+      .selectFrom('scope_day_visitors')
+      .select(['day', 'visitors', 'stale'])
+      .where('scope_id', '=', scopeId)
+      .orderBy('day')
+      .execute();
     return Object.fromEntries(rows.map((r) => [r.day, [decodeVisitorSet(r.visitors).length, Number(r.stale)]]));
   }
 
@@ -39,7 +44,11 @@ describe('overview: distinct visitors of an account over any period', () => {
     owner = await createAccount(t, 'pro');
     const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Visitors org', ownerEmail: owner.email, plan: 'pro' });
     orgKey = (await createKey(t, owner.email, { organizationId: org.id })).key;
-    [A, B, C] = [await createTag(t, owner.key, { title: 'A' }), await createTag(t, owner.key, { title: 'B' }), await createTag(t, owner.key, { title: 'C' })];
+    [A, B, C] = [
+      await createTag(t, owner.key, { title: 'A' }),
+      await createTag(t, owner.key, { title: 'B' }),
+      await createTag(t, owner.key, { title: 'C' }),
+    ];
     const O = await createTag(t, orgKey, { title: 'Org' });
     const visits: Array<[CreatedTag, string, string]> = [
       [A, '2026-06-01T09:00:00.000Z', v1],
@@ -79,7 +88,8 @@ describe('overview: distinct visitors of an account over any period', () => {
   });
 
   it("a deleted tag's visitors leave the count at once; its days' sets are rebuilt without them, or go", async () => {
-    const remove = async (tag: CreatedTag) => expect((await request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: owner.key })).status).toBe(200);
+    const remove = async (tag: CreatedTag) =>
+      expect((await request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: owner.key })).status).toBe(200);
     // C had v4 (06-02, closed) and v5 (06-03, open).
     await remove(C);
     expect(await scopeSets(owner.userId)).toEqual({ '2026-06-01': [3, 0], '2026-06-02': [2, 1] });

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createKey, expectError, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, expectBeaconAccepted, get, getData, IP, startAnalyticsApp, UA, view, visit, visitorId, type CreatedTag } from './support.js';
+import {
+  createTag,
+  expectBeaconAccepted,
+  get,
+  getData,
+  IP,
+  startAnalyticsApp,
+  UA,
+  view,
+  visit,
+  visitorId,
+  type CreatedTag,
+} from './support.js';
 
 /**
  * GET /v1/tags/{id}/analytics/realtime (Enterprise): sessions seen in the last 60 s, refreshed

@@ -6,7 +6,19 @@ import { anonymousVisitor } from '../../src/features/analytics/visitor.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/receiver.js';
-import { beacon, createTag, expectBeaconAccepted, getData, IP, startAnalyticsApp, UA, view, visit, visitorId, type CreatedTag } from './support.js';
+import {
+  beacon,
+  createTag,
+  expectBeaconAccepted,
+  getData,
+  IP,
+  startAnalyticsApp,
+  UA,
+  view,
+  visit,
+  visitorId,
+  type CreatedTag,
+} from './support.js';
 
 /**
  * Recording: what a page view stores (source, visitor, client, place, masked address, user
@@ -71,7 +83,13 @@ describe('recording page views', () => {
 
     const put = await request(t, 'PUT', `/v1/tags/${tag.id}`, { key: alice.key, body: { access_logging: true } });
     expect(put.status, put.text).toBe(200);
-    await view(t, tag.short_id, { at: '2026-03-02T10:18:00.000Z', ua: UA.firefoxLinux, ip: IP.ipv6Montreal, visitor: other, referer: 'https://social.example.org/' });
+    await view(t, tag.short_id, {
+      at: '2026-03-02T10:18:00.000Z',
+      ua: UA.firefoxLinux,
+      ip: IP.ipv6Montreal,
+      visitor: other,
+      referer: 'https://social.example.org/',
+    });
 
     const rows = await viewRows(tag.id);
     const common = { tag_id: tag.id, environment: 'live', owner_id: alice.userId, organization_id: null, duration_seconds: null };
@@ -145,7 +163,8 @@ describe('recording page views', () => {
 
     // No whole address anywhere in the stored rows.
     const stored = JSON.stringify(rows);
-    for (const ip of [IP.london, IP.mountainView, IP.local, IP.ipv6Montreal, '2001:4860:4860:0:0:0:0:8888']) expect(stored).not.toContain(ip);
+    for (const ip of [IP.london, IP.mountainView, IP.local, IP.ipv6Montreal, '2001:4860:4860:0:0:0:0:8888'])
+      expect(stored).not.toContain(ip);
   });
 
   it('sources: /s/ is a qr_scan whatever the referrer; /t/ is referral only from another host', async () => {
@@ -272,27 +291,44 @@ describe('recording page views', () => {
     const tagData = { id: tag.id, short_id: tag.short_id, title: 'Evented views' };
     const directView = { id: direct!.id, source: 'direct', device: 'desktop', browser: 'Chrome', os: 'Windows', country: 'US' };
     const scanView = { id: scan!.id, source: 'qr_scan', device: 'mobile', browser: 'Mobile Safari', os: 'iOS', country: 'GB' };
-    expect(events.map(({ row, body }) => ({ type: row.type, tag_id: row.tag_id, owner_id: row.owner_id, environment: row.environment, body }))).toEqual([
+    expect(
+      events.map(({ row, body }) => ({ type: row.type, tag_id: row.tag_id, owner_id: row.owner_id, environment: row.environment, body })),
+    ).toEqual([
       {
         type: 'tag.viewed',
         tag_id: tag.id,
         owner_id: alice.userId,
         environment: 'live',
-        body: { id: events[0]!.row.id, event: 'tag.viewed', created_at: '2026-03-06T11:00:00.000Z', data: { tag: tagData, view: directView } },
+        body: {
+          id: events[0]!.row.id,
+          event: 'tag.viewed',
+          created_at: '2026-03-06T11:00:00.000Z',
+          data: { tag: tagData, view: directView },
+        },
       },
       {
         type: 'tag.viewed',
         tag_id: tag.id,
         owner_id: alice.userId,
         environment: 'live',
-        body: { id: events[1]!.row.id, event: 'tag.viewed', created_at: '2026-03-06T11:05:00.000Z', data: { tag: tagData, view: scanView } },
+        body: {
+          id: events[1]!.row.id,
+          event: 'tag.viewed',
+          created_at: '2026-03-06T11:05:00.000Z',
+          data: { tag: tagData, view: scanView },
+        },
       },
       {
         type: 'qr.scanned',
         tag_id: tag.id,
         owner_id: alice.userId,
         environment: 'live',
-        body: { id: events[2]!.row.id, event: 'qr.scanned', created_at: '2026-03-06T11:05:00.000Z', data: { tag: tagData, view: scanView } },
+        body: {
+          id: events[2]!.row.id,
+          event: 'qr.scanned',
+          created_at: '2026-03-06T11:05:00.000Z',
+          data: { tag: tagData, view: scanView },
+        },
       },
     ]);
     for (const { row } of events) expect(row.id).toMatch(/^evt_/);
@@ -307,7 +343,9 @@ describe('recording page views', () => {
     await view(t, tag.short_id, { at: '2026-03-06T12:00:00.000Z', visitor: visitorId('ev3') });
     await view(t, tag.short_id, { at: '2026-03-06T12:01:00.000Z', scan: true, visitor: visitorId('ev4') });
     await rollUpViews(t.database.db);
-    expect((await eventsSince(next)).map(({ body }) => [body.event, body.created_at])).toEqual([['qr.scanned', '2026-03-06T12:01:00.000Z']]);
+    expect((await eventsSince(next)).map(({ body }) => [body.event, body.created_at])).toEqual([
+      ['qr.scanned', '2026-03-06T12:01:00.000Z'],
+    ]);
     expect((await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: alice.key })).status).toBe(200);
   });
 
@@ -321,7 +359,9 @@ describe('recording page views', () => {
       expect(await pendingIds()).toContain(rows[i]!.id);
     }
 
-    const tokens = await Promise.all(Array.from({ length: 30 }, (_, i) => view(t, tag.short_id, { visitor: visitorId(`conc${i}`), ip: i % 2 ? IP.london : IP.sydney })));
+    const tokens = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => view(t, tag.short_id, { visitor: visitorId(`conc${i}`), ip: i % 2 ? IP.london : IP.sydney })),
+    );
     expect(new Set(tokens).size).toBe(30);
     const rows = await viewRows(tag.id);
     expect(rows).toHaveLength(33);
@@ -368,7 +408,8 @@ describe('recording page views', () => {
     beforeAll(async () => {
       tag = await createTag(t, alice.key, { title: 'Beacons' });
       tokens = [];
-      for (let i = 0; i < 3; i++) tokens.push(await view(t, tag.short_id, { at: `2026-03-08T1${i}:00:00.000Z`, visitor: visitorId(`b${i}`) }));
+      for (let i = 0; i < 3; i++)
+        tokens.push(await view(t, tag.short_id, { at: `2026-03-08T1${i}:00:00.000Z`, visitor: visitorId(`b${i}`) }));
     });
 
     it('the page embeds its token; time on page only grows; only views that reported count in the average', async () => {
@@ -401,7 +442,8 @@ describe('recording page views', () => {
       const [viewId, mac] = tokens[2]!.split('.');
       const forged = [`${viewId}.${'A'.repeat(mac!.length)}`, `${viewId}`, `${tokens[0]!.split('.')[0]}.${mac}`, 'view_nope.nope', 'x'];
       for (const token of forged) await expectBeaconAccepted(t, token, 600);
-      for (const body of ['not json', '{"duration_seconds":"600"}', '{}', 'null', '{"duration_seconds":1e999}']) await expectBeaconAccepted(t, tokens[2]!, body);
+      for (const body of ['not json', '{"duration_seconds":"600"}', '{}', 'null', '{"duration_seconds":1e999}'])
+        await expectBeaconAccepted(t, tokens[2]!, body);
       expect(await durations()).toEqual(before);
       expect(await average()).toBe(24);
       // A body over 1 KB is refused outright (over-large bodies: 400 invalid_request).
@@ -432,49 +474,57 @@ describe('recording page views', () => {
 
     // The deadlock this prevents needs a deletion and a beacon to interleave at one exact
     // point; what can be shown for certain is the order that rules it out.
-    it.runIf(Boolean(process.env.TEST_DATABASE_URL))('a beacon waits at its tag\'s row while the tag is being deleted, holding no lock, then applies its time (PostgreSQL)', async () => {
-      const held = await createTag(t, alice.key, { title: 'Beacon behind a deletion' });
-      const token = await view(t, held.short_id, { at: '2026-03-09T11:00:00.000Z' });
-      await rollUpViews(t.database.db);
-      const [row] = await viewRows(held.id);
-      let sent: Promise<void> | undefined;
-      await t.database.db.transaction().execute(async (trx) => {
-        // What a deletion takes before it touches the tag's views and rollups.
-        await lockTagRow(trx, held.id, 'update');
-        sent = expectBeaconAccepted(t, token, 42);
-        await waitFor(async () => {
-          // Asked outside the transaction, which would only ever see the activity of its first look.
-          const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+    it.runIf(Boolean(process.env.TEST_DATABASE_URL))(
+      "a beacon waits at its tag's row while the tag is being deleted, holding no lock, then applies its time (PostgreSQL)",
+      async () => {
+        const held = await createTag(t, alice.key, { title: 'Beacon behind a deletion' });
+        const token = await view(t, held.short_id, { at: '2026-03-09T11:00:00.000Z' });
+        await rollUpViews(t.database.db);
+        const [row] = await viewRows(held.id);
+        let sent: Promise<void> | undefined;
+        await t.database.db.transaction().execute(async (trx) => {
+          // What a deletion takes before it touches the tag's views and rollups.
+          await lockTagRow(trx, held.id, 'update');
+          sent = expectBeaconAccepted(t, token, 42);
+          await waitFor(async () => {
+            // Asked outside the transaction, which would only ever see the activity of its first look.
+            const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
             WHERE wait_event_type = 'Lock' AND query LIKE '%from "tags"%for key share%'`.execute(t.database.db);
-          return waiting.rows[0]!.n > 0;
+            return waiting.rows[0]!.n > 0;
+          });
+          // The waiting beacon holds nothing the deletion goes on to lock: its view's row is free.
+          await sql`SELECT id FROM views WHERE id = ${row!.id} FOR UPDATE NOWAIT`.execute(trx);
+          expect((await viewRows(held.id)).map((r) => r.duration_seconds)).toEqual([null]);
         });
-        // The waiting beacon holds nothing the deletion goes on to lock: its view's row is free.
-        await sql`SELECT id FROM views WHERE id = ${row!.id} FOR UPDATE NOWAIT`.execute(trx);
-        expect((await viewRows(held.id)).map((r) => r.duration_seconds)).toEqual([null]);
-      });
-      await sent;
-      expect((await viewRows(held.id)).map((r) => r.duration_seconds)).toEqual([42]);
-    });
+        await sent;
+        expect((await viewRows(held.id)).map((r) => r.duration_seconds)).toEqual([42]);
+      },
+    );
 
     // SQLite runs one writer at a time: only PostgreSQL can interleave the two.
-    it.runIf(Boolean(process.env.TEST_DATABASE_URL))('beacons racing their tags\' deletions: every request succeeds, none deadlocks (PostgreSQL)', async () => {
-      // Before beacons locked their tag's row first, 58 of these 720 requests failed
-      // (deadlock detected, answered 500).
-      const outcomes: Record<string, number> = {};
-      for (let round = 0; round < 15; round++) {
-        const tags = await Promise.all(Array.from({ length: 12 }, (_, i) => createTag(t, alice.key, { title: `Race ${round}.${i}` })));
-        const tokens = await Promise.all(tags.map((tag, i) => view(t, tag.short_id, { at: '2026-03-09T12:00:00.000Z', visitor: visitorId(`race${round}.${i}`) })));
-        await rollUpViews(t.database.db);
-        const statuses = await Promise.all(
-          tags.flatMap((tag, i) => [
-            request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: alice.key }).then((response) => `DELETE ${response.status}`),
-            ...[10, 20, 30].map((seconds) => beacon(t, tokens[i]!, seconds).then((response) => `beacon ${response.status}`)),
-          ]),
-        );
-        for (const status of statuses) outcomes[status] = (outcomes[status] ?? 0) + 1;
-      }
-      expect(outcomes).toEqual({ 'DELETE 200': 180, 'beacon 204': 540 });
-    });
+    it.runIf(Boolean(process.env.TEST_DATABASE_URL))(
+      "beacons racing their tags' deletions: every request succeeds, none deadlocks (PostgreSQL)",
+      async () => {
+        // Before beacons locked their tag's row first, 58 of these 720 requests failed
+        // (deadlock detected, answered 500).
+        const outcomes: Record<string, number> = {};
+        for (let round = 0; round < 15; round++) {
+          const tags = await Promise.all(Array.from({ length: 12 }, (_, i) => createTag(t, alice.key, { title: `Race ${round}.${i}` })));
+          const tokens = await Promise.all(
+            tags.map((tag, i) => view(t, tag.short_id, { at: '2026-03-09T12:00:00.000Z', visitor: visitorId(`race${round}.${i}`) })),
+          );
+          await rollUpViews(t.database.db);
+          const statuses = await Promise.all(
+            tags.flatMap((tag, i) => [
+              request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: alice.key }).then((response) => `DELETE ${response.status}`),
+              ...[10, 20, 30].map((seconds) => beacon(t, tokens[i]!, seconds).then((response) => `beacon ${response.status}`)),
+            ]),
+          );
+          for (const status of statuses) outcomes[status] = (outcomes[status] ?? 0) + 1;
+        }
+        expect(outcomes).toEqual({ 'DELETE 200': 180, 'beacon 204': 540 });
+      },
+    );
 
     for (const rolledFirst of [false, true]) {
       it(`concurrent beacons of one view count it once, at its longest time (view ${rolledFirst ? 'rolled up' : 'still pending'})`, async () => {

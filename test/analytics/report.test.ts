@@ -221,9 +221,19 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     expect(hours.timeseries[0].date).toBe('2026-01-29T00:00:00Z');
     expect(hours.timeseries.at(-1).date).toBe('2026-03-10T23:00:00Z');
     expect(hours.summary.total_views).toBe(8);
-    expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-01-28', end_date: '2026-03-11', granularity: 'hour' }), 400, 'validation_error', 'granularity');
+    expectError(
+      await get(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-01-28', end_date: '2026-03-11', granularity: 'hour' }),
+      400,
+      'validation_error',
+      'granularity',
+    );
     // A far end date in days; in weeks it is fine.
-    expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-01', end_date: '2029-01-01' }), 400, 'validation_error', 'granularity');
+    expectError(
+      await get(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-01', end_date: '2029-01-01' }),
+      400,
+      'validation_error',
+      'granularity',
+    );
     expect((await report({ start_date: '2026-03-01', end_date: '2029-01-01', granularity: 'week' })).timeseries).toHaveLength(149);
 
     // Exactly 1000 days pass on Enterprise (3 years of history); 1001 do not.
@@ -231,7 +241,12 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     const thousand = await report({ start_date: addDays(TODAY, -999), end_date: addDays(TODAY, 1) }, bob.key, bobTag.id);
     expect(thousand.timeseries).toHaveLength(1000);
     expect(thousand.period).toEqual({ start: addDays(TODAY, -999), end: '2026-03-11' });
-    expectError(await get(t, bob.key, `/v1/tags/${bobTag.id}/analytics`, { start_date: addDays(TODAY, -1000), end_date: addDays(TODAY, 1) }), 400, 'validation_error', 'granularity');
+    expectError(
+      await get(t, bob.key, `/v1/tags/${bobTag.id}/analytics`, { start_date: addDays(TODAY, -1000), end_date: addDays(TODAY, 1) }),
+      400,
+      'validation_error',
+      'granularity',
+    );
   });
 
   it('bad dates: 400 invalid_date_range when end is not after start, 400 validation_error naming a malformed date', async () => {
@@ -246,7 +261,11 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     expectError(await get(t, alice.key, path, { granularity: 'year' }), 400, 'validation_error', 'granularity');
     for (const sub of ['views']) {
       expectError(await get(t, alice.key, `${path}/${sub}`, { start_date: 'yesterday' }), 400, 'validation_error', 'start_date');
-      expectError(await get(t, alice.key, `${path}/${sub}`, { start_date: '2026-03-02', end_date: '2026-03-01' }), 400, 'invalid_date_range');
+      expectError(
+        await get(t, alice.key, `${path}/${sub}`, { start_date: '2026-03-02', end_date: '2026-03-01' }),
+        400,
+        'invalid_date_range',
+      );
     }
     for (const sub of ['logs']) {
       expectError(await get(t, alice.key, `${path}/${sub}`, { end_date: '2026-13-01' }), 400, 'validation_error', 'end_date');
@@ -280,7 +299,12 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     expect(views.views.map((v: { timestamp: string }) => v.timestamp)).toEqual(['2025-03-11T00:00:00.000Z']);
     const overview = await getData(t, alice.key, '/v1/analytics/overview', { start_date: '2024-03-10' });
     expect(overview.period).toEqual({ start: '2025-03-11', end: '2026-03-11' });
-    const exported = await get(t, alice.key, '/v1/analytics/export', { start_date: '2024-03-10', format: 'json', include: 'summary,views', tag_ids: old.id });
+    const exported = await get(t, alice.key, '/v1/analytics/export', {
+      start_date: '2024-03-10',
+      format: 'json',
+      include: 'summary,views',
+      tag_ids: old.id,
+    });
     expect(exported.body.data.period).toEqual({ start: '2025-03-11', end: '2026-03-11' });
     expect(exported.body.data.rows.map((r: { date: string; views: number }) => [r.date, r.views])).toEqual([['2025-03-11', 1]]);
     expect(exported.body.data.views.map((v: { timestamp: string }) => v.timestamp)).toEqual(['2025-03-11T00:00:00.000Z']);
@@ -299,8 +323,15 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     expect(history.by_day[0]).toEqual({ date: addDays(TODAY, -1094), views: 0, scans: 0 });
     expect(history.by_day.at(-1).date).toBe(TODAY);
     // Up to a year ahead of that; further is refused, naming the date to move.
-    expect((await getData(t, bob.key, '/v1/analytics/overview', { start_date: '2020-01-01', end_date: addDays(TODAY, 367) })).by_day).toHaveLength(1461);
-    expectError(await get(t, bob.key, '/v1/analytics/overview', { start_date: '2020-01-01', end_date: addDays(TODAY, 368) }), 400, 'validation_error', 'end_date');
+    expect(
+      (await getData(t, bob.key, '/v1/analytics/overview', { start_date: '2020-01-01', end_date: addDays(TODAY, 367) })).by_day,
+    ).toHaveLength(1461);
+    expectError(
+      await get(t, bob.key, '/v1/analytics/overview', { start_date: '2020-01-01', end_date: addDays(TODAY, 368) }),
+      400,
+      'validation_error',
+      'end_date',
+    );
 
     // A period that ends before the oldest kept day would be empty: refused, saying why.
     const gone = await get(t, alice.key, `/v1/tags/${old.id}/analytics`, { start_date: '2024-01-01', end_date: '2025-03-11' });
@@ -348,7 +379,9 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
 
     t.clock.freeze(new Date('2026-03-05T15:00:00.000Z'));
     for (let i = 0; i < ips.length; i += 14) {
-      await Promise.all(ips.slice(i, i + 14).map((ip, j) => view(t, many.short_id, { ip, ua: uas[i + j], visitor: visitorId(`w${i + j}`) })));
+      await Promise.all(
+        ips.slice(i, i + 14).map((ip, j) => view(t, many.short_id, { ip, ua: uas[i + j], visitor: visitorId(`w${i + j}`) })),
+      );
     }
     t.clock.freeze(new Date(`${TODAY}T12:00:00.000Z`));
 

@@ -6,7 +6,19 @@ import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { sandboxPurgeJob } from '../../src/jobs/sandbox-purge.js';
 import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
-import { addDays, createTag, expectBeaconAccepted, get, getData, IP, startAnalyticsApp, view, viewRow, visitorId, type CreatedTag } from './support.js';
+import {
+  addDays,
+  createTag,
+  expectBeaconAccepted,
+  get,
+  getData,
+  IP,
+  startAnalyticsApp,
+  view,
+  viewRow,
+  visitorId,
+  type CreatedTag,
+} from './support.js';
 
 /**
  * Records past the plan's history are deleted by the periodic job (Pro 1 year, Enterprise 3
@@ -16,7 +28,16 @@ import { addDays, createTag, expectBeaconAccepted, get, getData, IP, startAnalyt
 describe('analytics retention and deletion', () => {
   let t: TestApp;
 
-  type AnalyticsTable = 'views' | 'tag_hourly' | 'tag_daily' | 'tag_daily_dimensions' | 'tag_visitor_hours' | 'tag_visitor_days' | 'tag_day_visitors' | 'tag_monthly' | 'tag_monthly_dimensions';
+  type AnalyticsTable =
+    | 'views'
+    | 'tag_hourly'
+    | 'tag_daily'
+    | 'tag_daily_dimensions'
+    | 'tag_visitor_hours'
+    | 'tag_visitor_days'
+    | 'tag_day_visitors'
+    | 'tag_monthly'
+    | 'tag_monthly_dimensions';
 
   /** Every analytics row of a tag, by table, reduced to its time key. */
   async function analyticsOf(tagId: string): Promise<Record<AnalyticsTable, string[]>> {
@@ -25,12 +46,24 @@ describe('analytics retention and deletion', () => {
       db.selectFrom('views').select('occurred_at').where('tag_id', '=', tagId).orderBy('occurred_at').execute(),
       db.selectFrom('tag_hourly').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
       db.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
-      db.selectFrom('tag_daily_dimensions').select(['day', 'dimension']).where('tag_id', '=', tagId).orderBy('day').orderBy('dimension').execute(),
+      db
+        .selectFrom('tag_daily_dimensions')
+        .select(['day', 'dimension'])
+        .where('tag_id', '=', tagId)
+        .orderBy('day')
+        .orderBy('dimension')
+        .execute(),
       db.selectFrom('tag_visitor_hours').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
       db.selectFrom('tag_visitor_days').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
       db.selectFrom('tag_day_visitors').select('day').where('tag_id', '=', tagId).orderBy('day').execute(),
       db.selectFrom('tag_monthly').select('month').where('tag_id', '=', tagId).orderBy('month').execute(),
-      db.selectFrom('tag_monthly_dimensions').select(['month', 'dimension']).where('tag_id', '=', tagId).orderBy('month').orderBy('dimension').execute(),
+      db
+        .selectFrom('tag_monthly_dimensions')
+        .select(['month', 'dimension'])
+        .where('tag_id', '=', tagId)
+        .orderBy('month')
+        .orderBy('dimension')
+        .execute(),
     ]);
     return {
       views: views.map((r) => r.occurred_at),
@@ -45,11 +78,26 @@ describe('analytics retention and deletion', () => {
     };
   }
 
-  const EMPTY = { views: [], tag_hourly: [], tag_daily: [], tag_daily_dimensions: [], tag_visitor_hours: [], tag_visitor_days: [], tag_day_visitors: [], tag_monthly: [], tag_monthly_dimensions: [] };
+  const EMPTY = {
+    views: [],
+    tag_hourly: [],
+    tag_daily: [],
+    tag_daily_dimensions: [],
+    tag_visitor_hours: [],
+    tag_visitor_days: [],
+    tag_day_visitors: [],
+    tag_monthly: [],
+    tag_monthly_dimensions: [],
+  };
 
   /** The account's per-day totals (scope_daily), as day: views. */
   async function scopeDays(scopeId: string): Promise<Record<string, number>> {
-    const rows = await t.database.db.selectFrom('scope_daily').select(['day', 'views']).where('scope_id', '=', scopeId).orderBy('day').execute();
+    const rows = await t.database.db
+      .selectFrom('scope_daily')
+      .select(['day', 'views'])
+      .where('scope_id', '=', scopeId)
+      .orderBy('day')
+      .execute();
     return Object.fromEntries(rows.map((r) => [r.day, Number(r.views)]));
   }
 
@@ -153,7 +201,7 @@ describe('analytics retention and deletion', () => {
     });
   });
 
-  it("scopes with several tags: their daily totals lose exactly the days past the history, whichever of their tags held them", async () => {
+  it('scopes with several tags: their daily totals lose exactly the days past the history, whichever of their tags held them', async () => {
     const D1 = '2031-03-01';
     const RUN = addDays(D1, 400);
     const cutoff = addDays(RUN, -364);
@@ -164,7 +212,11 @@ describe('analytics retention and deletion', () => {
     const scopes = [];
     for (const name of ['x', 'y']) {
       const owner = await createAccount(t, 'pro');
-      const [a, b, c] = [await createTag(t, owner.key, { title: 'A' }), await createTag(t, owner.key, { title: 'B' }), await createTag(t, owner.key, { title: 'C' })];
+      const [a, b, c] = [
+        await createTag(t, owner.key, { title: 'A' }),
+        await createTag(t, owner.key, { title: 'B' }),
+        await createTag(t, owner.key, { title: 'C' }),
+      ];
       const visits: Array<[CreatedTag, string]> = [
         [a, `${D1}T10:00:00.000Z`],
         [b, `${D1}T11:00:00.000Z`],
@@ -177,13 +229,19 @@ describe('analytics retention and deletion', () => {
     }
     t.clock.freeze(new Date(`${RUN}T12:00:00.000Z`));
     await closeVisitorDays(t.database.db, t.clock.now().getTime());
-    for (const { owner } of scopes) expect(await scopeDays(owner.userId)).toEqual({ [D1]: 2, [addDays(D1, 10)]: 1, [cutoff]: 1, [addDays(cutoff, 14)]: 1 });
+    for (const { owner } of scopes)
+      expect(await scopeDays(owner.userId)).toEqual({ [D1]: 2, [addDays(D1, 10)]: 1, [cutoff]: 1, [addDays(cutoff, 14)]: 1 });
 
     await runRetention();
 
     for (const { owner, a, b, c } of scopes) {
       expect(await scopeDays(owner.userId)).toEqual({ [cutoff]: 1, [addDays(cutoff, 14)]: 1 });
-      const sets = await t.database.db.selectFrom('scope_day_visitors').select('day').where('scope_id', '=', owner.userId).orderBy('day').execute();
+      const sets = await t.database.db
+        .selectFrom('scope_day_visitors')
+        .select('day')
+        .where('scope_id', '=', owner.userId)
+        .orderBy('day')
+        .execute();
       expect(sets.map((row) => row.day)).toEqual([cutoff, addDays(cutoff, 14)]);
       expect((await analyticsOf(a.id)).views).toEqual([`${cutoff}T00:00:00.000Z`]);
       expect(await analyticsOf(b.id)).toEqual(EMPTY);
@@ -208,7 +266,11 @@ describe('analytics retention and deletion', () => {
     await closeVisitorDays(t.database.db, t.clock.now().getTime());
     await runRetention();
     const month = '2036-01-01';
-    expect(await analyticsOf(tag.id)).toEqual({ ...EMPTY, tag_monthly: [month], tag_monthly_dimensions: [`${month} browser`, `${month} country`, `${month} device`] });
+    expect(await analyticsOf(tag.id)).toEqual({
+      ...EMPTY,
+      tag_monthly: [month],
+      tag_monthly_dimensions: [`${month} browser`, `${month} country`, `${month} device`],
+    });
     // Later the cutoff passes the month's end: nothing of the tag is older than the cutoff day
     // any more, yet its month is found and goes.
     t.clock.freeze(new Date(`${addDays('2036-02-01', 364)}T12:00:00.000Z`));
@@ -252,7 +314,7 @@ describe('analytics retention and deletion', () => {
     expect(await scopeRows()).toEqual([{ environment: 'test', day: KEPT }]);
   });
 
-  it("deleting a tag deletes its views and rollups; its analytics answer 404 and the overview forgets it", async () => {
+  it('deleting a tag deletes its views and rollups; its analytics answer 404 and the overview forgets it', async () => {
     const owner = await createAccount(t, 'pro');
     t.clock.freeze(new Date('2027-03-01T09:00:00.000Z'));
     const kept = await createTag(t, owner.key, { title: 'Kept' });
@@ -303,7 +365,13 @@ describe('analytics retention and deletion', () => {
     t.clock.freeze(new Date('2027-05-02T10:00:00.000Z'));
     // The days close first, as the seal job does: the test scope has a visitor set for 04-01.
     await closeVisitorDays(t.database.db, t.clock.now().getTime());
-    const scopeSets = () => t.database.db.selectFrom('scope_day_visitors').select(['environment', 'day', 'stale']).where('scope_id', '=', owner.userId).orderBy('environment').execute();
+    const scopeSets = () =>
+      t.database.db
+        .selectFrom('scope_day_visitors')
+        .select(['environment', 'day', 'stale'])
+        .where('scope_id', '=', owner.userId)
+        .orderBy('environment')
+        .execute();
     expect(await scopeSets()).toEqual([
       { environment: 'live', day: '2027-04-01', stale: 0 },
       { environment: 'test', day: '2027-04-01', stale: 0 },
@@ -312,9 +380,13 @@ describe('analytics retention and deletion', () => {
     expect(await analyticsOf(sandboxTag.id)).toEqual(EMPTY);
     expect((await analyticsOf(liveTag.id)).views).toEqual(['2027-04-01T10:00:00.000Z']);
     // The test scope's set no longer counts the purged tag's visitor, and goes once rebuilt.
-    expect((await getData(t, testKey, '/v1/analytics/overview', { start_date: '2027-04-01', end_date: '2027-04-02' })).totals).toMatchObject({ views: 0, unique_views: 0 });
+    expect(
+      (await getData(t, testKey, '/v1/analytics/overview', { start_date: '2027-04-01', end_date: '2027-04-02' })).totals,
+    ).toMatchObject({ views: 0, unique_views: 0 });
     await closeVisitorDays(t.database.db, t.clock.now().getTime());
     expect(await scopeSets()).toEqual([{ environment: 'live', day: '2027-04-01', stale: 0 }]);
-    expect((await getData(t, owner.key, '/v1/analytics/overview', { start_date: '2027-04-01', end_date: '2027-04-02' })).totals).toMatchObject({ views: 1, unique_views: 1 });
+    expect(
+      (await getData(t, owner.key, '/v1/analytics/overview', { start_date: '2027-04-01', end_date: '2027-04-02' })).totals,
+    ).toMatchObject({ views: 1, unique_views: 1 });
   });
 });

@@ -22,7 +22,8 @@ describe('analytics rollups', () => {
 
   const report = (tag: CreatedTag, start: string, end: string, granularity = 'day') =>
     getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: start, end_date: end, granularity });
-  const uniques = (data: { timeseries: Array<{ date: string; unique: number }> }) => Object.fromEntries(data.timeseries.filter((b) => b.unique > 0).map((b) => [b.date, b.unique]));
+  const uniques = (data: { timeseries: Array<{ date: string; unique: number }> }) =>
+    Object.fromEntries(data.timeseries.filter((b) => b.unique > 0).map((b) => [b.date, b.unique]));
 
   it('the seal job runs every minute with the worker', () => {
     expect(jobs).toContain(analyticsSealJob);
@@ -56,12 +57,22 @@ describe('analytics rollups', () => {
       // The per-hour visitor rows are dropped once no view can still land in their hour.
       expect(await t.database.db.selectFrom('tag_visitor_hours').selectAll().where('tag_id', '=', tag.id).execute()).toEqual([]);
 
-      const sets = await t.database.db.selectFrom('tag_day_visitors').select(['day', 'visitors']).where('tag_id', '=', tag.id).orderBy('day').execute();
+      const sets = await t.database.db
+        .selectFrom('tag_day_visitors')
+        .select(['day', 'visitors'])
+        .where('tag_id', '=', tag.id)
+        .orderBy('day')
+        .execute();
       expect(sets.map((s) => [s.day, decodeVisitorSet(s.visitors).length])).toEqual([
         ['2026-05-01', 2],
         ['2026-05-02', 2],
       ]);
-      const numbers = await t.database.db.selectFrom('visitors').select(['id', 'key', 'last_day']).where('key', 'in', [A, B, C]).orderBy('key').execute();
+      const numbers = await t.database.db
+        .selectFrom('visitors')
+        .select(['id', 'key', 'last_day'])
+        .where('key', 'in', [A, B, C])
+        .orderBy('key')
+        .execute();
       expect(numbers.map((n) => [n.key, n.last_day])).toEqual([
         [A, '2026-05-02'],
         [B, '2026-05-01'],
@@ -108,12 +119,19 @@ describe('analytics rollups', () => {
       const other = await createTag(t, owner.key, { title: 'Raced' });
       for (const [i, visitor] of [A, B, C, D].entries()) await view(t, other.short_id, { at: `2026-05-04T1${i}:00:00.000Z`, visitor });
       t.clock.freeze(new Date('2026-05-05T01:00:00.000Z'));
-      const closed = await Promise.all([closeVisitorDays(t.database.db, t.clock.now().getTime()), closeVisitorDays(t.database.db, t.clock.now().getTime())]);
+      const closed = await Promise.all([
+        closeVisitorDays(t.database.db, t.clock.now().getTime()),
+        closeVisitorDays(t.database.db, t.clock.now().getTime()),
+      ]);
       expect(closed[0]! + closed[1]!).toBeGreaterThanOrEqual(1);
       const data = await report(other, '2026-05-04', '2026-05-05');
       expect(data.timeseries).toEqual([{ date: '2026-05-04', views: 4, unique: 4 }]);
       expect(data.summary.unique_views).toBe(4);
-      const set = await t.database.db.selectFrom('tag_day_visitors').select('visitors').where('tag_id', '=', other.id).executeTakeFirstOrThrow();
+      const set = await t.database.db
+        .selectFrom('tag_day_visitors')
+        .select('visitors')
+        .where('tag_id', '=', other.id)
+        .executeTakeFirstOrThrow();
       expect(decodeVisitorSet(set.visitors)).toHaveLength(4);
     });
   });
@@ -146,12 +164,26 @@ describe('analytics rollups', () => {
     expect(months.top_tags).toEqual([{ id: x!.id, title: 'X', views: 3 }]);
 
     const breakdowns = async (tag: CreatedTag, start: string, end: string) => {
-      const data = await getData(t, account.key, `/v1/tags/${tag.id}/analytics`, { start_date: start, end_date: end, granularity: 'month' });
+      const data = await getData(t, account.key, `/v1/tags/${tag.id}/analytics`, {
+        start_date: start,
+        end_date: end,
+        granularity: 'month',
+      });
       return { total: data.summary.total_views, device: data.by_device, browser: data.by_browser, country: data.by_country };
     };
     // Y: two views on the edge days before February, two after March; Z's are outside.
-    expect(await breakdowns(y!, '2026-01-20', '2026-04-05')).toEqual({ total: 4, device: { mobile: 4, desktop: 0, tablet: 0 }, browser: { 'Mobile Safari': 4 }, country: { other: 4 } });
-    expect(await breakdowns(x!, '2026-01-20', '2026-04-05')).toEqual({ total: 3, device: { mobile: 3, desktop: 0, tablet: 0 }, browser: { 'Mobile Safari': 3 }, country: { other: 3 } });
+    expect(await breakdowns(y!, '2026-01-20', '2026-04-05')).toEqual({
+      total: 4,
+      device: { mobile: 4, desktop: 0, tablet: 0 },
+      browser: { 'Mobile Safari': 4 },
+      country: { other: 4 },
+    });
+    expect(await breakdowns(x!, '2026-01-20', '2026-04-05')).toEqual({
+      total: 3,
+      device: { mobile: 3, desktop: 0, tablet: 0 },
+      browser: { 'Mobile Safari': 3 },
+      country: { other: 3 },
+    });
     expect(await breakdowns(x!, '2026-02-02', '2026-03-31')).toMatchObject({ total: 0, device: { mobile: 0, desktop: 0, tablet: 0 } });
     expect(await breakdowns(z!, '2026-01-20', '2026-04-05')).toMatchObject({ total: 0, browser: {} });
   });

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, expectBeaconAccepted, get, getData, IP, startAnalyticsApp, UA, view, visit, visitorId, type CreatedTag } from './support.js';
+import {
+  createTag,
+  expectBeaconAccepted,
+  get,
+  getData,
+  IP,
+  startAnalyticsApp,
+  UA,
+  view,
+  visit,
+  visitorId,
+  type CreatedTag,
+} from './support.js';
 
 /** GET /v1/tags/{id}/analytics/views and /analytics/logs: records, order, pagination, levels, masking. */
 describe('view records and access logs', () => {
@@ -13,7 +25,9 @@ describe('view records and access logs', () => {
   const WHOLE_IPS = [IP.london, IP.mountainView, IP.local, IP.ipv6Montreal, '2001:4860:4860:0:0:0:0:8888'];
 
   function setLogging(on: boolean) {
-    return request(t, 'PUT', `/v1/tags/${tag.id}`, { key: alice.key, body: { access_logging: on } }).then((r) => expect(r.status, r.text).toBe(200));
+    return request(t, 'PUT', `/v1/tags/${tag.id}`, { key: alice.key, body: { access_logging: on } }).then((r) =>
+      expect(r.status, r.text).toBe(200),
+    );
   }
 
   beforeAll(async () => {
@@ -34,7 +48,9 @@ describe('view records and access logs', () => {
     await visit(t, tag.short_id, { at: '2026-04-03T08:30:00.000Z', ua: UA.googlebot, ip: IP.london });
     await expectBeaconAccepted(t, b, 42);
     t.clock.freeze(new Date('2026-04-03T18:00:00.000Z'));
-    ids = (await t.database.db.selectFrom('views').select('id').where('tag_id', '=', tag.id).orderBy('occurred_at').execute()).map((r) => r.id);
+    ids = (await t.database.db.selectFrom('views').select('id').where('tag_id', '=', tag.id).orderBy('occurred_at').execute()).map(
+      (r) => r.id,
+    );
     expect(ids).toHaveLength(4);
   });
   afterAll(() => t.close());
@@ -42,10 +58,50 @@ describe('view records and access logs', () => {
   const records = () => {
     const [a, b, c, d] = ids;
     return {
-      a: { id: a, timestamp: '2026-04-01T10:00:00.000Z', source: 'direct', device: 'mobile', browser: 'Mobile Safari', os: 'iOS', country: 'GB', region: 'England', duration_seconds: null },
-      b: { id: b, timestamp: '2026-04-01T11:00:00.000Z', source: 'referral', device: 'desktop', browser: 'Chrome', os: 'Windows', country: 'US', region: 'California', duration_seconds: 42 },
-      c: { id: c, timestamp: '2026-04-02T09:30:00.000Z', source: 'qr_scan', device: 'tablet', browser: 'Mobile Safari', os: 'iOS', country: 'CA', region: 'Quebec', duration_seconds: null },
-      d: { id: d, timestamp: '2026-04-03T08:00:00.000Z', source: 'direct', device: 'desktop', browser: 'Firefox', os: 'Linux', country: null, region: null, duration_seconds: null },
+      a: {
+        id: a,
+        timestamp: '2026-04-01T10:00:00.000Z',
+        source: 'direct',
+        device: 'mobile',
+        browser: 'Mobile Safari',
+        os: 'iOS',
+        country: 'GB',
+        region: 'England',
+        duration_seconds: null,
+      },
+      b: {
+        id: b,
+        timestamp: '2026-04-01T11:00:00.000Z',
+        source: 'referral',
+        device: 'desktop',
+        browser: 'Chrome',
+        os: 'Windows',
+        country: 'US',
+        region: 'California',
+        duration_seconds: 42,
+      },
+      c: {
+        id: c,
+        timestamp: '2026-04-02T09:30:00.000Z',
+        source: 'qr_scan',
+        device: 'tablet',
+        browser: 'Mobile Safari',
+        os: 'iOS',
+        country: 'CA',
+        region: 'Quebec',
+        duration_seconds: null,
+      },
+      d: {
+        id: d,
+        timestamp: '2026-04-03T08:00:00.000Z',
+        source: 'direct',
+        device: 'desktop',
+        browser: 'Firefox',
+        os: 'Linux',
+        country: null,
+        region: null,
+        duration_seconds: null,
+      },
     };
   };
 
@@ -75,7 +131,12 @@ describe('view records and access logs', () => {
     expect(none.body).toEqual({ success: true, data: { views: [] }, pagination: { total: 0, limit: 20, offset: 0, has_more: false } });
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, { limit: 101 }), 400, 'validation_error', 'limit');
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, { offset: -1 }), 400, 'validation_error', 'offset');
-    expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, { offset: '99999999999999999999' }), 400, 'validation_error', 'offset');
+    expectError(
+      await get(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, { offset: '99999999999999999999' }),
+      400,
+      'validation_error',
+      'offset',
+    );
   });
 
   it('logs (detailed, the default): every field, the address masked, only views made while logging was on', async () => {
@@ -131,7 +192,12 @@ describe('view records and access logs', () => {
     expect(detailed.body).toEqual(response.body);
 
     // The view made while logging was off kept no user agent.
-    const stored = await t.database.db.selectFrom('views').select(['id', 'user_agent', 'logged', 'ip_masked']).where('tag_id', '=', tag.id).orderBy('occurred_at').execute();
+    const stored = await t.database.db
+      .selectFrom('views')
+      .select(['id', 'user_agent', 'logged', 'ip_masked'])
+      .where('tag_id', '=', tag.id)
+      .orderBy('occurred_at')
+      .execute();
     expect(stored).toEqual([
       { id: ids[0], user_agent: null, logged: 0, ip_masked: '81.2.69.xxx' },
       { id: b, user_agent: UA.chromeWindows, logged: 1, ip_masked: '8.8.8.xxx' },
@@ -147,19 +213,52 @@ describe('view records and access logs', () => {
       success: true,
       data: {
         logs: [
-          { id: d, timestamp: '2026-04-03T08:00:00.000Z', event: 'view', source: 'direct', device: { type: 'desktop' }, location: { country: null }, duration_seconds: null },
-          { id: c, timestamp: '2026-04-02T09:30:00.000Z', event: 'view', source: 'qr_scan', device: { type: 'tablet' }, location: { country: 'CA' }, duration_seconds: null },
+          {
+            id: d,
+            timestamp: '2026-04-03T08:00:00.000Z',
+            event: 'view',
+            source: 'direct',
+            device: { type: 'desktop' },
+            location: { country: null },
+            duration_seconds: null,
+          },
+          {
+            id: c,
+            timestamp: '2026-04-02T09:30:00.000Z',
+            event: 'view',
+            source: 'qr_scan',
+            device: { type: 'tablet' },
+            location: { country: 'CA' },
+            duration_seconds: null,
+          },
         ],
       },
       pagination: { total: 3, limit: 2, offset: 0, has_more: true },
     });
     const rest = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, { ...PERIOD, level: 'basic', offset: 2 });
     expect(rest.logs).toEqual([
-      { id: b, timestamp: '2026-04-01T11:00:00.000Z', event: 'view', source: 'referral', device: { type: 'desktop' }, location: { country: 'US' }, duration_seconds: 42 },
+      {
+        id: b,
+        timestamp: '2026-04-01T11:00:00.000Z',
+        event: 'view',
+        source: 'referral',
+        device: { type: 'desktop' },
+        location: { country: 'US' },
+        duration_seconds: 42,
+      },
     ]);
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, { level: 'verbose' }), 400, 'validation_error', 'level');
-    expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, { start_date: 'yesterday' }), 400, 'validation_error', 'start_date');
-    expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, { start_date: '2026-04-02', end_date: '2026-04-02' }), 400, 'invalid_date_range');
+    expectError(
+      await get(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, { start_date: 'yesterday' }),
+      400,
+      'validation_error',
+      'start_date',
+    );
+    expectError(
+      await get(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, { start_date: '2026-04-02', end_date: '2026-04-02' }),
+      400,
+      'invalid_date_range',
+    );
   });
 
   it('logs with access logging off: 403 analytics_not_enabled; views made meanwhile keep no user agent and never enter the log', async () => {
@@ -170,8 +269,17 @@ describe('view records and access logs', () => {
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, PERIOD), 403, 'analytics_not_enabled');
     await view(t, tag.short_id, { at: '2026-04-03T12:00:00.000Z', ua: UA.safariMac, ip: IP.london, visitor: visitorId('e') });
     t.clock.freeze(new Date('2026-04-03T18:00:00.000Z'));
-    const e = await t.database.db.selectFrom('views').selectAll().where('tag_id', '=', tag.id).where('occurred_at', '=', '2026-04-03T12:00:00.000Z').executeTakeFirstOrThrow();
-    expect({ user_agent: e.user_agent, logged: e.logged, ip_masked: e.ip_masked }).toEqual({ user_agent: null, logged: 0, ip_masked: '81.2.69.xxx' });
+    const e = await t.database.db
+      .selectFrom('views')
+      .selectAll()
+      .where('tag_id', '=', tag.id)
+      .where('occurred_at', '=', '2026-04-03T12:00:00.000Z')
+      .executeTakeFirstOrThrow();
+    expect({ user_agent: e.user_agent, logged: e.logged, ip_masked: e.ip_masked }).toEqual({
+      user_agent: null,
+      logged: 0,
+      ip_masked: '81.2.69.xxx',
+    });
     // Still counted as a view.
     const views = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics/views`, PERIOD);
     expect(views.views.map((v: { id: string }) => v.id)).toEqual([e.id, ids[3], ids[2], ids[1], ids[0]]);

@@ -40,10 +40,24 @@ describe('views rolled up by a separate worker process', () => {
 
     const db = t.database.db;
     await vi.waitFor(
-      async () => expect(Number((await db.selectFrom('pending_views').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(0),
+      async () =>
+        expect(
+          Number(
+            (
+              await db
+                .selectFrom('pending_views')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+        ).toBe(0),
       { timeout: 10_000, interval: 100 },
     );
-    const hourly = await db.selectFrom('tag_hourly').select((eb) => eb.fn.sum('views').as('views')).where('tag_id', '=', tag.id).executeTakeFirstOrThrow();
+    const hourly = await db
+      .selectFrom('tag_hourly')
+      .select((eb) => eb.fn.sum('views').as('views'))
+      .where('tag_id', '=', tag.id)
+      .executeTakeFirstOrThrow();
     expect(Number(hourly.views)).toBe(served);
     expect(worker.output()).not.toMatch(/job failed|database is locked/);
   });

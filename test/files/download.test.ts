@@ -41,7 +41,9 @@ describe('file downloads', () => {
     expect(file.name).toBe('Grüße "übersicht" 📄.txt');
     const response = await get(`/v1/files/${file.id}/download`);
     const disposition = response.headers.get('content-disposition')!;
-    expect(disposition).toBe(`attachment; filename="Gru_e _ubersicht_ _.txt"; filename*=UTF-8''${encodeURIComponent('Grüße "übersicht" 📄.txt')}`);
+    expect(disposition).toBe(
+      `attachment; filename="Gru_e _ubersicht_ _.txt"; filename*=UTF-8''${encodeURIComponent('Grüße "übersicht" 📄.txt')}`,
+    );
     const encoded = /filename\*=UTF-8''(.+)$/.exec(disposition)![1]!;
     expect(decodeURIComponent(encoded)).toBe(file.name);
   });

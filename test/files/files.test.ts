@@ -41,9 +41,17 @@ describe('files API', () => {
     it('PATCH changes name and description and returns the full file', async () => {
       const file = (await upload(t, alice.key, tag.id, 'draft.pdf', pdf(), { description: 'old' })).body.data;
       t.clock.advance(1000);
-      const response = await request(t, 'PATCH', `/v1/files/${file.id}`, { key: alice.key, body: { name: 'Final.pdf', description: 'new' } });
+      const response = await request(t, 'PATCH', `/v1/files/${file.id}`, {
+        key: alice.key,
+        body: { name: 'Final.pdf', description: 'new' },
+      });
       expect(response.status).toBe(200);
-      expect(response.body.data).toMatchObject({ ...file, name: 'Final.pdf', description: 'new', updated_at: response.body.data.updated_at });
+      expect(response.body.data).toMatchObject({
+        ...file,
+        name: 'Final.pdf',
+        description: 'new',
+        updated_at: response.body.data.updated_at,
+      });
       expect(response.body.data.updated_at > file.updated_at).toBe(true);
       expect(response.body.data.original_name).toBe('draft.pdf');
       const cleared = await request(t, 'PATCH', `/v1/files/${file.id}`, { key: alice.key, body: { description: null } });
@@ -99,14 +107,23 @@ describe('files API', () => {
     it('needs files:read to read and files:write to change', async () => {
       const reader = (await createKey(t, alice.email, { permissions: 'files:read' })).key;
       const writer = (await createKey(t, alice.email, { permissions: 'files:write' })).key;
-      for (const path of [`/v1/tags/${tag.id}/files`, `/v1/files/${file.id}`, `/v1/files/${file.id}/download`, `/v1/files/${file.id}/thumbnail`]) {
+      for (const path of [
+        `/v1/tags/${tag.id}/files`,
+        `/v1/files/${file.id}`,
+        `/v1/files/${file.id}/download`,
+        `/v1/files/${file.id}/thumbnail`,
+      ]) {
         expect((await request(t, 'GET', path, { key: reader })).status).not.toBe(403);
         const refused = await request(t, 'GET', path, { key: writer });
         expectError(refused, 403, 'forbidden');
         expect(refused.body.error.message).toContain('files:read');
       }
       expectError(await upload(t, reader, tag.id, 'a.txt', Buffer.from('x')), 403, 'forbidden');
-      expectError(await request(t, 'POST', `/v1/tags/${tag.id}/files/from-url`, { key: reader, body: { url: 'http://example.com/a.txt' } }), 403, 'forbidden');
+      expectError(
+        await request(t, 'POST', `/v1/tags/${tag.id}/files/from-url`, { key: reader, body: { url: 'http://example.com/a.txt' } }),
+        403,
+        'forbidden',
+      );
       expectError(await request(t, 'PATCH', `/v1/files/${file.id}`, { key: reader, body: { name: 'x.txt' } }), 403, 'forbidden');
       expectError(await request(t, 'DELETE', `/v1/files/${file.id}`, { key: reader }), 403, 'forbidden');
       expect((await upload(t, writer, tag.id, 'w.txt', Buffer.from('x'))).status).toBe(201);
@@ -179,7 +196,12 @@ describe('files API', () => {
     it('writes no event for a refused upload', async () => {
       const own = await createTag(t, alice.key);
       await upload(t, alice.key, own.id, 'bad.exe', Buffer.from('MZ'));
-      const rows = await t.database.db.selectFrom('events').select('id').where('tag_id', '=', own.id).where('type', 'like', 'file.%').execute();
+      const rows = await t.database.db
+        .selectFrom('events')
+        .select('id')
+        .where('tag_id', '=', own.id)
+        .where('type', 'like', 'file.%')
+        .execute();
       expect(rows).toEqual([]);
     });
   });
@@ -192,7 +214,8 @@ describe('files API', () => {
       const usedBefore = await storageUsed(t.database.db, alice.userId, 'live');
       const before = blobs().length;
       const ids: string[] = [];
-      for (const name of ['a.txt', 'b.pdf']) ids.push((await upload(t, alice.key, own.id, name, name.endsWith('pdf') ? pdf() : Buffer.from('abc'))).body.data.id);
+      for (const name of ['a.txt', 'b.pdf'])
+        ids.push((await upload(t, alice.key, own.id, name, name.endsWith('pdf') ? pdf() : Buffer.from('abc'))).body.data.id);
       const pic = (await upload(t, alice.key, own.id, 'c.png', await image('png', 30, 30))).body.data;
       await request(t, 'GET', `/v1/files/${pic.id}/thumbnail`, { key: alice.key });
       expect(blobs().length).toBe(before + 3);
@@ -237,9 +260,22 @@ describe('files API', () => {
       ]);
       expect(ok.status).toBe(200);
       expect(ok.body.data.content[1]).toMatchObject({ type: 'image', file_id: picture.id, alt: 'A picture' });
-      expectError(await put([{ type: 'text', content: 'x' }, { type: 'image', file_id: document.id }]), 400, 'validation_error', 'content[1].file_id');
+      expectError(
+        await put([
+          { type: 'text', content: 'x' },
+          { type: 'image', file_id: document.id },
+        ]),
+        400,
+        'validation_error',
+        'content[1].file_id',
+      );
       expectError(await put([{ type: 'image', file_id: elsewhere.id }]), 400, 'validation_error', 'content[0].file_id');
-      expectError(await put([{ type: 'image', file_id: 'file_01m802r69tb18dkd20f3k82y80' }]), 400, 'validation_error', 'content[0].file_id');
+      expectError(
+        await put([{ type: 'image', file_id: 'file_01m802r69tb18dkd20f3k82y80' }]),
+        400,
+        'validation_error',
+        'content[0].file_id',
+      );
       // A new tag has no files yet.
       expectError(
         await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'x', content: [{ type: 'image', file_id: picture.id }] } }),
@@ -248,7 +284,10 @@ describe('files API', () => {
         'content[0].file_id',
       );
       expectError(
-        await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'a' }, { title: 'b', content: [{ type: 'image', file_id: picture.id }] }] } }),
+        await request(t, 'POST', '/v1/tags/batch', {
+          key: alice.key,
+          body: { tags: [{ title: 'a' }, { title: 'b', content: [{ type: 'image', file_id: picture.id }] }] },
+        }),
         400,
         'validation_error',
         'tags[1].content[0].file_id',
@@ -262,7 +301,10 @@ describe('files API', () => {
       const content = await image('png', 32, 16);
       const picture = (await upload(t, alice.key, pub.id, 'pic.png', content)).body.data;
       const document = (await upload(t, alice.key, pub.id, 'doc.pdf', pdf())).body.data;
-      await request(t, 'PUT', `/v1/tags/${pub.id}`, { key: alice.key, body: { content: [{ type: 'image', file_id: picture.id, alt: 'pic' }] } });
+      await request(t, 'PUT', `/v1/tags/${pub.id}`, {
+        key: alice.key,
+        body: { content: [{ type: 'image', file_id: picture.id, alt: 'pic' }] },
+      });
 
       const page = await request(t, 'GET', `/t/${pub.short_id}`);
       expect(page.text).toContain(`src="/t/${pub.short_id}/files/${picture.id}"`);

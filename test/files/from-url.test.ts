@@ -25,7 +25,10 @@ async function startOrigin() {
         res.writeHead(200, { 'content-type': 'application/pdf' });
         return res.end(pdf());
       case '/download':
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': "attachment; filename=\"Resume.pdf\"; filename*=UTF-8''R%C3%A9sum%C3%A9.pdf" });
+        res.writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-disposition': 'attachment; filename="Resume.pdf"; filename*=UTF-8\'\'R%C3%A9sum%C3%A9.pdf',
+        });
         return res.end(pdf());
       case '/image':
         res.writeHead(200, { 'content-type': 'image/png' });
@@ -86,10 +89,22 @@ describe('files from URL', () => {
     it('fetches a file, names it from the URL path and answers 201 with the file', async () => {
       const response = await fromUrl({ url: `${origin.base}/files/report.pdf`, description: 'fetched' });
       expect(response.status, response.text).toBe(201);
-      expect(response.body.data).toMatchObject({ name: 'report.pdf', original_name: 'report.pdf', mime_type: 'application/pdf', size: pdf().length, description: 'fetched', tag_id: tag.id });
+      expect(response.body.data).toMatchObject({
+        name: 'report.pdf',
+        original_name: 'report.pdf',
+        mime_type: 'application/pdf',
+        size: pdf().length,
+        description: 'fetched',
+        tag_id: tag.id,
+      });
       const download = await request(t, 'GET', `/v1/files/${response.body.data.id}/download`, { key: alice.key });
       expect(sha256(download.raw)).toBe(sha256(pdf()));
-      const events = await t.database.db.selectFrom('events').select('type').where('tag_id', '=', tag.id).where('type', '=', 'file.uploaded').execute();
+      const events = await t.database.db
+        .selectFrom('events')
+        .select('type')
+        .where('tag_id', '=', tag.id)
+        .where('type', '=', 'file.uploaded')
+        .execute();
       expect(events.length).toBe(1);
     });
 
@@ -153,14 +168,18 @@ describe('files from URL', () => {
     });
     afterAll(() => t.close());
 
-    it.each(['http://127.0.0.1:{port}/files/report.pdf', 'http://localhost:{port}/files/report.pdf', 'http://[::1]:{port}/a.pdf', 'http://10.0.0.1/a.pdf', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/a.pdf'])(
-      'refuses %s with 400 invalid_url',
-      async (template) => {
-        const url = template.replace('{port}', new URL(origin.base).port);
-        const response = await request(t, 'POST', `/v1/tags/${tag.id}/files/from-url`, { key: alice.key, body: { url } });
-        expectError(response, 400, 'invalid_url');
-      },
-    );
+    it.each([
+      'http://127.0.0.1:{port}/files/report.pdf',
+      'http://localhost:{port}/files/report.pdf',
+      'http://[::1]:{port}/a.pdf',
+      'http://10.0.0.1/a.pdf',
+      'http://169.254.169.254/latest/meta-data',
+      'http://192.168.1.1/a.pdf',
+    ])('refuses %s with 400 invalid_url', async (template) => {
+      const url = template.replace('{port}', new URL(origin.base).port);
+      const response = await request(t, 'POST', `/v1/tags/${tag.id}/files/from-url`, { key: alice.key, body: { url } });
+      expectError(response, 400, 'invalid_url');
+    });
   });
 
   describe('the fetcher', () => {

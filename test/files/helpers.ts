@@ -72,7 +72,14 @@ export interface StreamedUpload {
  * client would send a large file, until the server answers or `maxBytes` were sent. After the
  * answer the client keeps trying to send, to see whether the server still reads.
  */
-export function streamUpload(t: TestApp, key: string, tagId: string, filename: string, chunk: Buffer, maxBytes: number): Promise<StreamedUpload> {
+export function streamUpload(
+  t: TestApp,
+  key: string,
+  tagId: string,
+  filename: string,
+  chunk: Buffer,
+  maxBytes: number,
+): Promise<StreamedUpload> {
   const boundary = `----tagsvc${randomBytes(8).toString('hex')}`;
   return new Promise((resolve, reject) => {
     let sent = 0;
@@ -82,7 +89,11 @@ export function streamUpload(t: TestApp, key: string, tagId: string, filename: s
     let response: { status: number; text: string } | undefined;
     const req = http.request(`${t.baseUrl}/v1/tags/${tagId}/files`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'transfer-encoding': 'chunked',
+      },
     });
     const finish = () => {
       if (!response) return reject(new Error(`no response after ${sent} bytes`));

@@ -93,7 +93,8 @@ describe('file limits', () => {
     const own = await createTag(t, account.key);
     const limit = PLAN_LIMITS.pro.storageBytes;
     expect(await reserveStorage(t.database.db, account.userId, 'live', limit - 1000, limit, new Date().toISOString())).toBe(true);
-    for (let i = 0; i < 60; i++) expectError(await upload(t, account.key, own.id, `r${i}.txt`, Buffer.alloc(1001, 'x')), 507, 'storage_limit_exceeded');
+    for (let i = 0; i < 60; i++)
+      expectError(await upload(t, account.key, own.id, `r${i}.txt`, Buffer.alloc(1001, 'x')), 507, 'storage_limit_exceeded');
     await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
   });
 
@@ -125,7 +126,11 @@ describe('file limits', () => {
     const boundary = 'abort';
     const req = http.request(`${t.baseUrl}/v1/tags/${own.id}/files`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.key}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
+      headers: {
+        authorization: `Bearer ${account.key}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'transfer-encoding': 'chunked',
+      },
     });
     req.on('error', () => undefined);
     req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.txt"\r\n\r\n`);
@@ -179,7 +184,10 @@ describe('file limits', () => {
       const account = await createAccount(limited, 'pro');
       const own = await createTag(limited, account.key);
       for (let i = 0; i < 9; i++) expect((await upload(limited, account.key, own.id, `n${i}.txt`, Buffer.from('x'))).status).toBe(201);
-      const tenth = await request(limited, 'POST', `/v1/tags/${own.id}/files/from-url`, { key: account.key, body: { url: 'http://127.0.0.1:1/a.txt' } });
+      const tenth = await request(limited, 'POST', `/v1/tags/${own.id}/files/from-url`, {
+        key: account.key,
+        body: { url: 'http://127.0.0.1:1/a.txt' },
+      });
       expectError(tenth, 400, 'invalid_url');
       const eleventh = await upload(limited, account.key, own.id, 'late.txt', Buffer.from('x'));
       expectError(eleventh, 429, 'rate_limit_exceeded');

@@ -40,7 +40,19 @@ describe('file uploads', () => {
     expect(response.status).toBe(201);
     const file = response.body.data;
     expect(Object.keys(file).sort()).toEqual(
-      ['created_at', 'description', 'download_count', 'id', 'mime_type', 'name', 'original_name', 'size', 'tag_id', 'updated_at', 'url'].sort(),
+      [
+        'created_at',
+        'description',
+        'download_count',
+        'id',
+        'mime_type',
+        'name',
+        'original_name',
+        'size',
+        'tag_id',
+        'updated_at',
+        'url',
+      ].sort(),
     );
     expect(file.id).toMatch(/^file_[0-9a-z]{26}$/);
     expect(file).toMatchObject({
@@ -116,7 +128,14 @@ describe('file uploads', () => {
     ['trailing-space.zip', zip({ 'bin/evil.exe ': 'MZ' })],
     // The central directory says .txt; the local header, which streaming extractors read, .exe.
     ['two-names.zip', withFirstLocalName(zip({ 'bin/evil.txt': 'MZ' }), 'bin/evil.exe')],
-    ['with-exe.docx', zip({ '[Content_Types].xml': '<Types><Override ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>', 'word/x.exe': 'MZ' })],
+    [
+      'with-exe.docx',
+      zip({
+        '[Content_Types].xml':
+          '<Types><Override ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        'word/x.exe': 'MZ',
+      }),
+    ],
   ])('refuses %s with 415 unsupported_file_type and keeps nothing', async (filename, content) => {
     const response = await upload(t, alice.key, tag.id, filename, content);
     expectError(response, 415, 'unsupported_file_type');
@@ -136,7 +155,12 @@ describe('file uploads', () => {
     expectError(await uploadParts(t, alice.key, tag.id, [file, { name: 'name', value: 'tab\there.txt' }]), 400, 'validation_error', 'name');
     expectError(await uploadParts(t, alice.key, tag.id, [file, { name: 'name', value: 'x'.repeat(256) }]), 400, 'validation_error', 'name');
     expectError(await uploadParts(t, alice.key, tag.id, [file, { name: 'name', value: '' }]), 400, 'validation_error', 'name');
-    expectError(await uploadParts(t, alice.key, tag.id, [file, { name: 'description', value: 'd'.repeat(2001) }]), 400, 'validation_error', 'description');
+    expectError(
+      await uploadParts(t, alice.key, tag.id, [file, { name: 'description', value: 'd'.repeat(2001) }]),
+      400,
+      'validation_error',
+      'description',
+    );
     expectError(await uploadParts(t, alice.key, tag.id, [file, { name: 'colour', value: 'red' }]), 400, 'validation_error', 'colour');
     expectError(await uploadParts(t, alice.key, tag.id, [{ ...file, name: 'upload' }]), 400, 'validation_error', 'upload');
     expectError(await uploadParts(t, alice.key, tag.id, [file, { ...file, filename: 'b.txt' }]), 400, 'validation_error', 'file');

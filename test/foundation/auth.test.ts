@@ -172,7 +172,9 @@ describe('authentication', () => {
       expect(retryAfter).toBeLessThanOrEqual(61);
       expect(blocked.body.error.retry_after).toBe(retryAfter);
       // Another address is not affected.
-      expect((await request(limited, 'GET', '/v1/me', { key: account.key, headers: { 'x-forwarded-for': '192.0.2.51' } })).status).toBe(200);
+      expect((await request(limited, 'GET', '/v1/me', { key: account.key, headers: { 'x-forwarded-for': '192.0.2.51' } })).status).toBe(
+        200,
+      );
       limited.clock.advance(retryAfter * 1000);
       expect((await request(limited, 'GET', '/v1/me', { key: account.key, headers: attacker })).status).toBe(200);
     } finally {

@@ -70,7 +70,12 @@ describe('tagsvc command line', () => {
     const created = await cli('key', 'create', '--email', email, '--name', 'listed', '--ip', '203.0.113.0/24,2001:db8::/32');
     const listed = await cli('key', 'list', '--email', email);
     const entry = listed.find((k: { id: string }) => k.id === created.id);
-    expect(entry).toMatchObject({ name: 'listed', prefix: created.prefix, enabled: true, ip_allowlist: ['203.0.113.0/24', '2001:db8::/32'] });
+    expect(entry).toMatchObject({
+      name: 'listed',
+      prefix: created.prefix,
+      enabled: true,
+      ip_allowlist: ['203.0.113.0/24', '2001:db8::/32'],
+    });
     const text = JSON.stringify(listed);
     expect(text).not.toContain(created.key);
     expect(text).not.toMatch(/hash/);
@@ -99,9 +104,15 @@ describe('tagsvc command line', () => {
     expect(JSON.parse(badPermission.stderr).error).toMatchObject({ code: 'validation_error', field: 'permissions' });
     const badIp = await runCli(['key', 'create', '--email', email, '--name', 'x', '--ip', '300.1.1.1', '--json'], t.env);
     expect(JSON.parse(badIp.stderr).error.field).toBe('ip');
-    const badPlan = await runCli(['user', 'create', '--email', 'p@example.com', '--password', 'long enough password', '--plan', 'gold', '--json'], t.env);
+    const badPlan = await runCli(
+      ['user', 'create', '--email', 'p@example.com', '--password', 'long enough password', '--plan', 'gold', '--json'],
+      t.env,
+    );
     expect(JSON.parse(badPlan.stderr).error.field).toBe('plan');
-    const duplicate = await runCli(['user', 'create', '--email', email, '--password', 'long enough password', '--plan', 'pro', '--json'], t.env);
+    const duplicate = await runCli(
+      ['user', 'create', '--email', email, '--password', 'long enough password', '--plan', 'pro', '--json'],
+      t.env,
+    );
     expect(JSON.parse(duplicate.stderr).error.field).toBe('email');
   });
 

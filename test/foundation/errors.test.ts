@@ -25,7 +25,9 @@ function fixtures(app: FastifyInstance): void {
         body: Type.Object(
           {
             title: Type.String({ minLength: 1 }),
-            blocks: Type.Optional(Type.Array(Type.Object({ level: Type.Integer({ minimum: 1, maximum: 6 }) }, { additionalProperties: false }))),
+            blocks: Type.Optional(
+              Type.Array(Type.Object({ level: Type.Integer({ minimum: 1, maximum: 6 }) }, { additionalProperties: false })),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -64,7 +66,10 @@ describe('error envelope and request ids', () => {
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {
-    const response = await request(t, 'POST', '/fixtures/echo', { rawBody: '{"title": "x",', headers: { 'content-type': 'application/json' } });
+    const response = await request(t, 'POST', '/fixtures/echo', {
+      rawBody: '{"title": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(response, 400, 'invalid_request');
     expect(response.text).not.toMatch(/SyntaxError|at JSON/);
   });
@@ -79,7 +84,10 @@ describe('error envelope and request ids', () => {
   });
 
   it('answers a body that is not JSON with 415 unsupported_media_type', async () => {
-    const response = await request(t, 'POST', '/fixtures/echo', { rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const response = await request(t, 'POST', '/fixtures/echo', {
+      rawBody: 'title=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectError(response, 415, 'unsupported_media_type');
     const text = await request(t, 'POST', '/fixtures/echo', { rawBody: '{"title":"x"}', headers: { 'content-type': 'text/plain' } });
     expectError(text, 415, 'unsupported_media_type');
@@ -87,7 +95,11 @@ describe('error envelope and request ids', () => {
 
   it('answers bodies over 1 MB with 400 invalid_request', async () => {
     const big = JSON.stringify({ title: 'x'.repeat(1024 * 1024) });
-    expectError(await request(t, 'POST', '/fixtures/echo', { rawBody: big, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    expectError(
+      await request(t, 'POST', '/fixtures/echo', { rawBody: big, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('names the offending field of a schema violation', async () => {

@@ -26,12 +26,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('exact caches on PostgreSQL', ()
   });
 
   async function feedListening(): Promise<void> {
-    await vi.waitFor(async () => {
-      await request(t, 'GET', '/v1/me', { key: alice.key });
-      const { rows } = await sql.query("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query = ''", [feedName()]);
-      expect(rows).toHaveLength(1);
-      // It reconnects a second after a loss.
-    }, { timeout: 5000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        await request(t, 'GET', '/v1/me', { key: alice.key });
+        const { rows } = await sql.query("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query = ''", [feedName()]);
+        expect(rows).toHaveLength(1);
+        // It reconnects a second after a loss.
+      },
+      { timeout: 5000, interval: 50 },
+    );
   }
 
   /** A change with triggers off (replica role): no notification reaches the process. */

@@ -147,24 +147,26 @@ export async function request(t: TestApp, method: string, path: string, options:
     headers['content-type'] ??= 'application/json';
   }
   const url = new URL(`${options.baseUrl ?? t.baseUrl}${path}`);
-  const { status, headers: responseHeaders, payload } = await new Promise<{ status: number; headers: Headers; payload: Buffer }>(
-    (resolve, reject) => {
-      const req = http.request(url, { method, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-          }
-          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, payload: Buffer.concat(chunks) });
-        });
-        res.on('error', reject);
+  const {
+    status,
+    headers: responseHeaders,
+    payload,
+  } = await new Promise<{ status: number; headers: Headers; payload: Buffer }>((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, payload: Buffer.concat(chunks) });
       });
-      req.on('error', reject);
-      req.end(body);
-    },
-  );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
   const text = payload.toString('utf8');
   const isJson = responseHeaders.get('content-type')?.includes('json');
   return { status, headers: responseHeaders, body: isJson && text ? JSON.parse(text) : undefined, text, raw: payload };

@@ -25,13 +25,21 @@ describe('events outbox', () => {
 
   it('tag.created carries the tag as GET returns it', async () => {
     const start = await cursor();
-    const tag = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Evented', content: [{ type: 'divider' }] } })).body.data;
+    const tag = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Evented', content: [{ type: 'divider' }] } })).body
+      .data;
     const events = await eventsSince(start);
     expect(events).toHaveLength(1);
     const { row, body } = events[0]!;
     expect(body).toEqual({ id: row.id, event: 'tag.created', created_at: tag.created_at, data: { tag } });
     expect(row.id).toMatch(/^evt_[0-9a-z]{26}$/);
-    expect(row).toMatchObject({ type: 'tag.created', environment: 'live', owner_id: alice.userId, organization_id: null, tag_id: tag.id, dispatched_at: null });
+    expect(row).toMatchObject({
+      type: 'tag.created',
+      environment: 'live',
+      owner_id: alice.userId,
+      organization_id: null,
+      tag_id: tag.id,
+      dispatched_at: null,
+    });
     const fetched = (await request(t, 'GET', `/v1/tags/${tag.id}`, { key: alice.key })).body.data;
     expect(body.data.tag).toEqual(fetched);
   });
@@ -53,7 +61,12 @@ describe('events outbox', () => {
 
   it('a batch yields one tag.created per tag, in order', async () => {
     const start = await cursor();
-    const result = (await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'one' }, { title: 'two' }, { title: 'three' }] } })).body.data;
+    const result = (
+      await request(t, 'POST', '/v1/tags/batch', {
+        key: alice.key,
+        body: { tags: [{ title: 'one' }, { title: 'two' }, { title: 'three' }] },
+      })
+    ).body.data;
     const events = await eventsSince(start);
     expect(events.map((e) => e.body.event)).toEqual(['tag.created', 'tag.created', 'tag.created']);
     expect(events.map((e) => e.body.data.tag.id)).toEqual(result.tags.map((x: { id: string }) => x.id));
@@ -123,7 +136,11 @@ describe('sandbox purge job', () => {
     expect(await status(testKey, recentTest.id)).toBe(200);
     expect((await request(t, 'GET', `/v1/folders/${folder.id}`, { key: testKey })).status).toBe(404);
     // Short ids are never handed out again, even after the purge.
-    const claimed = await t.database.db.selectFrom('short_ids').select('short_id').where('short_id', '=', oldTest.short_id).executeTakeFirst();
+    const claimed = await t.database.db
+      .selectFrom('short_ids')
+      .select('short_id')
+      .where('short_id', '=', oldTest.short_id)
+      .executeTakeFirst();
     expect(claimed?.short_id).toBe(oldTest.short_id);
   });
 });

@@ -47,8 +47,18 @@ describe('folders', () => {
   it('refuses cycles, foreign parents and bad names', async () => {
     const a = (await folder({ name: 'a' })).body.data;
     const b = (await folder({ name: 'b', parent_id: a.id })).body.data;
-    expectError(await request(t, 'PATCH', `/v1/folders/${a.id}`, { key: alice.key, body: { parent_id: b.id } }), 400, 'validation_error', 'parent_id');
-    expectError(await request(t, 'PATCH', `/v1/folders/${a.id}`, { key: alice.key, body: { parent_id: a.id } }), 400, 'validation_error', 'parent_id');
+    expectError(
+      await request(t, 'PATCH', `/v1/folders/${a.id}`, { key: alice.key, body: { parent_id: b.id } }),
+      400,
+      'validation_error',
+      'parent_id',
+    );
+    expectError(
+      await request(t, 'PATCH', `/v1/folders/${a.id}`, { key: alice.key, body: { parent_id: a.id } }),
+      400,
+      'validation_error',
+      'parent_id',
+    );
     const bobs = (await folder({ name: 'bob' }, bob.key)).body.data;
     expectError(await folder({ name: 'x', parent_id: bobs.id }), 400, 'validation_error', 'parent_id');
     expectError(await folder({ name: '  ' }), 400, 'validation_error', 'name');
@@ -73,7 +83,12 @@ describe('folders', () => {
     expectError(await request(t, 'GET', `/v1/folders/${mine.id}`, { key: bob.key }), 403, 'forbidden');
     expectError(await request(t, 'PATCH', `/v1/folders/${mine.id}`, { key: bob.key, body: { name: 'x' } }), 403, 'forbidden');
     expectError(await request(t, 'DELETE', `/v1/folders/${mine.id}`, { key: bob.key }), 403, 'forbidden');
-    expectError(await request(t, 'POST', '/v1/tags', { key: bob.key, body: { title: 'x', folder_id: mine.id } }), 400, 'validation_error', 'folder_id');
+    expectError(
+      await request(t, 'POST', '/v1/tags', { key: bob.key, body: { title: 'x', folder_id: mine.id } }),
+      400,
+      'validation_error',
+      'folder_id',
+    );
     expectError(await request(t, 'GET', `/v1/tags?folder=${mine.id}`, { key: bob.key }), 400, 'validation_error', 'folder');
     expectError(await request(t, 'GET', '/v1/folders/fld_01m802r69tb18dkd20f3k82y80', { key: bob.key }), 404, 'not_found');
     const bobsList = await request(t, 'GET', '/v1/folders', { key: bob.key });

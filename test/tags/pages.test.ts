@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/accounts.service.js';
-import {
-  createAccount,
-  createKey,
-  request,
-  startTestApp,
-  type Account,
-  type ApiResponse,
-  type TestApp,
-} from '../helpers/app.js';
+import { createAccount, createKey, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { upload } from '../files/helpers.js';
 import { image } from '../files/samples.js';
 
@@ -222,7 +214,10 @@ describe('public tag pages', () => {
         'The end',
       ];
       const positions = markers.map((marker) => html.indexOf(marker));
-      expect(positions.every((p) => p >= 0), JSON.stringify(positions)).toBe(true);
+      expect(
+        positions.every((p) => p >= 0),
+        JSON.stringify(positions),
+      ).toBe(true);
       expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     });
 
@@ -350,7 +345,11 @@ describe('public tag pages', () => {
     it('sanitizes again on render, so rows stored under older rules cannot run script', async () => {
       const tag = await createTag(t, owner.key, { title: 'Legacy row', content: '<p>fine</p>' });
       const legacy = [{ id: tag.content[0]!.id, type: 'html', content: EVIL_HTML }];
-      await t.database.db.updateTable('tags').set({ content: JSON.stringify(legacy) }).where('id', '=', tag.id).execute();
+      await t.database.db
+        .updateTable('tags')
+        .set({ content: JSON.stringify(legacy) })
+        .where('id', '=', tag.id)
+        .execute();
       expectSanitized(expectPage(await page(t, `/t/${tag.short_id}`)));
     });
   });

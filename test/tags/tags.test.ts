@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/accounts.service.js';
-import { createAccount, createKey, expectError, PUBLIC_BASE_URL, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import {
+  createAccount,
+  createKey,
+  expectError,
+  PUBLIC_BASE_URL,
+  request,
+  startTestApp,
+  type Account,
+  type TestApp,
+} from '../helpers/app.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -32,7 +41,20 @@ describe('tags', () => {
       expect(response.status).toBe(201);
       const tag = response.body.data;
       expect(Object.keys(tag).sort()).toEqual(
-        ['access_logging', 'content', 'created_at', 'folder_id', 'id', 'owner', 'permissions', 'qr_url', 'short_id', 'title', 'updated_at', 'url'].sort(),
+        [
+          'access_logging',
+          'content',
+          'created_at',
+          'folder_id',
+          'id',
+          'owner',
+          'permissions',
+          'qr_url',
+          'short_id',
+          'title',
+          'updated_at',
+          'url',
+        ].sort(),
       );
       expect(tag.id).toMatch(/^tag_[0-9a-z]{26}$/);
       expect(tag.short_id).toMatch(/^[A-Za-z0-9]{8}$/);
@@ -60,7 +82,13 @@ describe('tags', () => {
     });
 
     it('applies defaults: public/owner, callout style info, format off, empty content', async () => {
-      const response = await create({ title: 'Defaults', content: [{ type: 'callout', content: 'x' }, { type: 'text', content: 'y' }] });
+      const response = await create({
+        title: 'Defaults',
+        content: [
+          { type: 'callout', content: 'x' },
+          { type: 'text', content: 'y' },
+        ],
+      });
       const tag = response.body.data;
       expect(tag.permissions).toEqual({ read: 'public', write: 'owner' });
       expect(tag.content[0].style).toBe('info');
@@ -69,7 +97,12 @@ describe('tags', () => {
     });
 
     it('accepts the alternative shape: readPermission/writePermission and an HTML string', async () => {
-      const response = await create({ title: 'Alt', readPermission: 'private', writePermission: 'owner', content: '<h2>Hi</h2><p onclick="x()">there</p>' });
+      const response = await create({
+        title: 'Alt',
+        readPermission: 'private',
+        writePermission: 'owner',
+        content: '<h2>Hi</h2><p onclick="x()">there</p>',
+      });
       expect(response.status).toBe(201);
       const tag = response.body.data;
       expect(tag.permissions).toEqual({ read: 'private', write: 'owner' });
@@ -81,8 +114,18 @@ describe('tags', () => {
     });
 
     it('refuses both shapes for the same permission', async () => {
-      expectError(await create({ title: 'x', permissions: { read: 'public' }, readPermission: 'private' }), 400, 'validation_error', 'readPermission');
-      expectError(await create({ title: 'x', permissions: { write: 'owner' }, writePermission: 'owner' }), 400, 'validation_error', 'writePermission');
+      expectError(
+        await create({ title: 'x', permissions: { read: 'public' }, readPermission: 'private' }),
+        400,
+        'validation_error',
+        'readPermission',
+      );
+      expectError(
+        await create({ title: 'x', permissions: { write: 'owner' }, writePermission: 'owner' }),
+        400,
+        'validation_error',
+        'writePermission',
+      );
     });
 
     it.each([
@@ -98,9 +141,24 @@ describe('tags', () => {
       [{ title: 7 }, 'title'],
       [{ title: 'x', content: 5 }, 'content'],
       [{ title: 'x', content: [{ type: 'video' }] }, 'content[0].type'],
-      [{ title: 'x', content: [{ type: 'text', content: 'a' }, { type: 'text', content: 'b' }, { type: 'text', content: 'c' }, { content: 'd' }] }, 'content[3].type'],
+      [
+        {
+          title: 'x',
+          content: [{ type: 'text', content: 'a' }, { type: 'text', content: 'b' }, { type: 'text', content: 'c' }, { content: 'd' }],
+        },
+        'content[3].type',
+      ],
       [{ title: 'x', content: [{ type: 'heading', content: 'h' }] }, 'content[0].level'],
-      [{ title: 'x', content: [{ type: 'text', content: 'a' }, { type: 'heading', content: 'h', level: 7 }] }, 'content[1].level'],
+      [
+        {
+          title: 'x',
+          content: [
+            { type: 'text', content: 'a' },
+            { type: 'heading', content: 'h', level: 7 },
+          ],
+        },
+        'content[1].level',
+      ],
       [{ title: 'x', content: [{ type: 'heading', content: 'h', level: 1.5 }] }, 'content[0].level'],
       [{ title: 'x', content: [{ type: 'callout', content: 'c', style: 'loud' }] }, 'content[0].style'],
       [{ title: 'x', content: [{ type: 'text' }] }, 'content[0].content'],
@@ -127,7 +185,12 @@ describe('tags', () => {
     it('counts characters as people do: 255 emoji make a title, 20,000 a text block (each is two UTF-16 units)', async () => {
       expect((await create({ title: '😀'.repeat(255), content: [{ type: 'text', content: '😀'.repeat(20_000) }] })).status).toBe(201);
       expectError(await create({ title: '😀'.repeat(256) }), 400, 'validation_error', 'title');
-      expectError(await create({ title: 'x', content: [{ type: 'text', content: '😀'.repeat(20_001) }] }), 400, 'validation_error', 'content[0].content');
+      expectError(
+        await create({ title: 'x', content: [{ type: 'text', content: '😀'.repeat(20_001) }] }),
+        400,
+        'validation_error',
+        'content[0].content',
+      );
     });
 
     it('accepts 500 blocks and refuses 501', async () => {
@@ -159,7 +222,10 @@ describe('tags', () => {
       const created = (
         await create({
           title: 'Before',
-          content: [{ type: 'text', content: 'one' }, { type: 'text', content: 'two' }],
+          content: [
+            { type: 'text', content: 'one' },
+            { type: 'text', content: 'two' },
+          ],
           permissions: { read: 'public', write: 'owner' },
         })
       ).body.data;
@@ -167,7 +233,12 @@ describe('tags', () => {
       t.clock.advance(1000);
       const updated = await request(t, 'PUT', `/v1/tags/${created.short_id}`, {
         key: alice.key,
-        body: { content: [{ id: two.id, type: 'text', content: 'two, edited' }, { id: 'blk_made_up', type: 'divider' }] },
+        body: {
+          content: [
+            { id: two.id, type: 'text', content: 'two, edited' },
+            { id: 'blk_made_up', type: 'divider' },
+          ],
+        },
       });
       expect(updated.status).toBe(200);
       const tag = updated.body.data;
@@ -180,32 +251,44 @@ describe('tags', () => {
       expect(tag.created_at).toBe(created.created_at);
       expect(new Date(tag.updated_at).getTime()).toBeGreaterThan(new Date(created.updated_at).getTime());
 
-      const retitled = await request(t, 'PUT', `/v1/tags/${created.id}`, { key: alice.key, body: { title: 'After', readPermission: 'private' } });
+      const retitled = await request(t, 'PUT', `/v1/tags/${created.id}`, {
+        key: alice.key,
+        body: { title: 'After', readPermission: 'private' },
+      });
       expect(retitled.body.data.title).toBe('After');
       expect(retitled.body.data.content).toEqual(tag.content);
       expect(retitled.body.data.permissions).toEqual({ read: 'private', write: 'owner' });
       expect((await request(t, 'GET', `/v1/tags/${created.id}`, { key: alice.key })).body.data).toEqual(retitled.body.data);
     });
 
-
     it('an existing block id sent twice (a block copied in a client): the first keeps it, the copy gets its own', async () => {
       const created = (await create({ title: 'Twice', content: [{ type: 'text', content: 'one' }] })).body.data;
       const id = created.content[0].id;
       const twice = await request(t, 'PUT', `/v1/tags/${created.id}`, {
         key: alice.key,
-        body: { content: [{ id, type: 'text', content: 'a' }, { id, type: 'text', content: 'b' }] },
+        body: {
+          content: [
+            { id, type: 'text', content: 'a' },
+            { id, type: 'text', content: 'b' },
+          ],
+        },
       });
       expect(twice.status, twice.text).toBe(200);
       const [first, copy] = twice.body.data.content;
       expect(first).toMatchObject({ id, content: 'a' });
       expect(copy.id).toMatch(/^blk_[0-9a-z]{26}$/);
       expect(copy.id).not.toBe(id);
-      expect((await request(t, 'GET', `/v1/tags/${created.id}`, { key: alice.key })).body.data.content.map((b: { id: string }) => b.id)).toEqual([id, copy.id]);
+      expect(
+        (await request(t, 'GET', `/v1/tags/${created.id}`, { key: alice.key })).body.data.content.map((b: { id: string }) => b.id),
+      ).toEqual([id, copy.id]);
     });
     it('moves a tag into and out of a folder and toggles access logging', async () => {
       const folder = (await request(t, 'POST', '/v1/folders', { key: alice.key, body: { name: 'Box' } })).body.data;
       const created = (await create({ title: 'Movable' })).body.data;
-      const moved = await request(t, 'PUT', `/v1/tags/${created.id}`, { key: alice.key, body: { folder_id: folder.id, access_logging: true } });
+      const moved = await request(t, 'PUT', `/v1/tags/${created.id}`, {
+        key: alice.key,
+        body: { folder_id: folder.id, access_logging: true },
+      });
       expect(moved.body.data.folder_id).toBe(folder.id);
       expect(moved.body.data.access_logging).toBe(true);
       const out = await request(t, 'PUT', `/v1/tags/${created.id}`, { key: alice.key, body: { folder_id: null } });
@@ -224,7 +307,11 @@ describe('tags', () => {
     });
 
     it('answers 404 for an unknown tag', async () => {
-      expectError(await request(t, 'PUT', '/v1/tags/tag_01m802r69tb18dkd20f3k82y80', { key: alice.key, body: { title: 'x' } }), 404, 'not_found');
+      expectError(
+        await request(t, 'PUT', '/v1/tags/tag_01m802r69tb18dkd20f3k82y80', { key: alice.key, body: { title: 'x' } }),
+        404,
+        'not_found',
+      );
     });
   });
 
@@ -274,15 +361,28 @@ describe('tags', () => {
       const batch = (tags: unknown[]) => request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags } });
       expectError(await batch([{ title: 'ok' }, { title: 'ok' }, { title: '  ' }]), 400, 'validation_error', 'tags[2].title');
       expectError(await batch([{ title: 'ok' }, { content: [] }]), 400, 'validation_error', 'tags[1].title');
-      expectError(await batch([{ title: 'ok' }, { title: 'x', content: [{ type: 'heading', content: 'h', level: 9 }] }]), 400, 'validation_error', 'tags[1].content[0].level');
-      expectError(await batch([{ title: 'ok', readPermission: 'private', permissions: { read: 'public' } }]), 400, 'validation_error', 'tags[0].readPermission');
+      expectError(
+        await batch([{ title: 'ok' }, { title: 'x', content: [{ type: 'heading', content: 'h', level: 9 }] }]),
+        400,
+        'validation_error',
+        'tags[1].content[0].level',
+      );
+      expectError(
+        await batch([{ title: 'ok', readPermission: 'private', permissions: { read: 'public' } }]),
+        400,
+        'validation_error',
+        'tags[0].readPermission',
+      );
       expectError(await batch([]), 400, 'validation_error', 'tags');
       expectError(await batch(Array.from({ length: 101 }, (_, i) => ({ title: `t${i}` }))), 400, 'validation_error', 'tags');
       expect((await request(t, 'GET', '/v1/tags?limit=1', { key: alice.key })).body.pagination.total).toBe(before);
     });
 
     it('accepts 100 tags', async () => {
-      const response = await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: Array.from({ length: 100 }, (_, i) => ({ title: `bulk ${i}` })) } });
+      const response = await request(t, 'POST', '/v1/tags/batch', {
+        key: alice.key,
+        body: { tags: Array.from({ length: 100 }, (_, i) => ({ title: `bulk ${i}` })) },
+      });
       expect(response.status).toBe(201);
       expect(response.body.data.created).toBe(100);
       expect(new Set(response.body.data.tags.map((x: { short_id: string }) => x.short_id)).size).toBe(100);
@@ -325,8 +425,20 @@ describe('GET /v1/tags: sorting, filtering, pagination', () => {
   it('sorts by created, updated and title in both orders', async () => {
     expect((await list('sort=created&order=asc')).data.map((x: { id: string }) => x.id)).toEqual(ids);
     expect((await list('sort=updated&order=desc')).data[0].title).toBe('Apple');
-    expect((await list('sort=title&order=asc')).data.map((x: { title: string }) => x.title)).toEqual(['Apple', 'banana', 'cherry', 'date', 'elderberry']);
-    expect((await list('sort=title&order=desc')).data.map((x: { title: string }) => x.title)).toEqual(['elderberry', 'date', 'cherry', 'banana', 'Apple']);
+    expect((await list('sort=title&order=asc')).data.map((x: { title: string }) => x.title)).toEqual([
+      'Apple',
+      'banana',
+      'cherry',
+      'date',
+      'elderberry',
+    ]);
+    expect((await list('sort=title&order=desc')).data.map((x: { title: string }) => x.title)).toEqual([
+      'elderberry',
+      'date',
+      'cherry',
+      'banana',
+      'Apple',
+    ]);
   });
 
   it('filters by folder', async () => {
@@ -371,7 +483,11 @@ describe('tag access: accounts, organizations, environments, permissions', () =>
 
   it('keeps accounts apart: 403 for another account’s tag, and lists only one’s own', async () => {
     const tag = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Alice only' } })).body.data;
-    for (const [method, body] of [['GET', undefined], ['PUT', { title: 'hijack' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { title: 'hijack' }],
+      ['DELETE', undefined],
+    ] as const) {
       expectError(await request(t, method, `/v1/tags/${tag.id}`, { key: bob.key, body }), 403, 'forbidden');
       expectError(await request(t, method, `/v1/tags/${tag.short_id}`, { key: bob.key, body }), 403, 'forbidden');
     }
@@ -391,7 +507,12 @@ describe('tag access: accounts, organizations, environments, permissions', () =>
     expect(testList.body.data.map((x: { id: string }) => x.id)).toEqual([sandbox.id]);
     expect(testList.body.pagination.total).toBe(1);
     const liveFolder = (await request(t, 'POST', '/v1/folders', { key: alice.key, body: { name: 'live' } })).body.data;
-    expectError(await request(t, 'POST', '/v1/tags', { key: testKey, body: { title: 'x', folder_id: liveFolder.id } }), 400, 'validation_error', 'folder_id');
+    expectError(
+      await request(t, 'POST', '/v1/tags', { key: testKey, body: { title: 'x', folder_id: liveFolder.id } }),
+      400,
+      'validation_error',
+      'folder_id',
+    );
   });
 
   it('separates personal and organization space, and applies write: owner vs organization', async () => {
@@ -402,7 +523,10 @@ describe('tag access: accounts, organizations, environments, permissions', () =>
 
     const ownerOnly = (await request(t, 'POST', '/v1/tags', { key: aliceOrgKey, body: { title: 'owner only' } })).body.data;
     const shared = (
-      await request(t, 'POST', '/v1/tags', { key: aliceOrgKey, body: { title: 'shared', permissions: { read: 'organization', write: 'organization' } } })
+      await request(t, 'POST', '/v1/tags', {
+        key: aliceOrgKey,
+        body: { title: 'shared', permissions: { read: 'organization', write: 'organization' } },
+      })
     ).body.data;
     expect(shared.permissions).toEqual({ read: 'organization', write: 'organization' });
 

@@ -37,7 +37,11 @@ it('50 simultaneous deliveries with OUTBOUND_CA_FILE all succeed on the first at
   const timeouts = await t.database.db
     .selectFrom('delivery_attempts')
     .select(['delivery_id', 'error'])
-    .where('delivery_id', 'in', rows.map((row) => row.id))
+    .where(
+      'delivery_id',
+      'in',
+      rows.map((row) => row.id),
+    )
     .where('response_code', 'is', null)
     .execute();
   expect(timeouts).toEqual([]);

@@ -75,7 +75,10 @@ describe('webhooks: create, read, update, delete', () => {
       enabled: false,
     });
     const fetched = await request(t, 'GET', `/v1/webhooks/${response.body.data.id}`, { key: alice.key });
-    expect(fetched.body.data).toEqual({ ...response.body.data, stats: { total_deliveries: 0, successful: 0, failed: 0, last_delivery_at: null } });
+    expect(fetched.body.data).toEqual({
+      ...response.body.data,
+      stats: { total_deliveries: 0, successful: 0, failed: 0, last_delivery_at: null },
+    });
     await request(t, 'DELETE', `/v1/webhooks/${response.body.data.id}`, { key: alice.key });
   });
 
@@ -91,7 +94,14 @@ describe('webhooks: create, read, update, delete', () => {
     expect(page1.status).toBe(200);
     expect(page1.body.data.map((w: { id: string }) => w.id)).toEqual([third.id, second.id]);
     expect(page1.body.pagination).toEqual({ total: 3, limit: 2, offset: 0, has_more: true });
-    expect(page1.body.data[0]).toMatchObject({ id: third.id, name: 'three', url: receiver.url, events: ['tag.deleted'], enabled: true, created_at: expect.stringMatching(ISO) });
+    expect(page1.body.data[0]).toMatchObject({
+      id: third.id,
+      name: 'three',
+      url: receiver.url,
+      events: ['tag.deleted'],
+      enabled: true,
+      created_at: expect.stringMatching(ISO),
+    });
 
     const page2 = await request(t, 'GET', '/v1/webhooks?limit=2&offset=2', { key: owner.key });
     expect(page2.body.data.map((w: { id: string }) => w.id)).toEqual([first.id]);
@@ -132,12 +142,22 @@ describe('webhooks: create, read, update, delete', () => {
 
     const stats = (await request(t, 'GET', `/v1/webhooks/${hook.id}`, { key: owner.key })).body.data.stats;
     expect(stats).toEqual({ total_deliveries: 3, successful: 2, failed: 1, last_delivery_at: deliveries[0].delivered_at });
-    expect(deliveries.map((d: { delivered_at: string }) => d.delivered_at).sort().at(-1)).toBe(stats.last_delivery_at);
+    expect(
+      deliveries
+        .map((d: { delivered_at: string }) => d.delivered_at)
+        .sort()
+        .at(-1),
+    ).toBe(stats.last_delivery_at);
   });
 
   it('PUT changes only the fields given and moves enabled both ways', async () => {
     const owner = await createAccount(t, 'pro');
-    const original = await createWebhook(t, owner.key, { name: 'before', url: receiver.url, events: ['tag.created'], headers: { 'X-A': 'a' } });
+    const original = await createWebhook(t, owner.key, {
+      name: 'before',
+      url: receiver.url,
+      events: ['tag.created'],
+      headers: { 'X-A': 'a' },
+    });
     t.clock.advance(5000);
     const renamed = await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { name: 'after' } });
     expect(renamed.status).toBe(200);
@@ -148,8 +168,16 @@ describe('webhooks: create, read, update, delete', () => {
     expect((await request(t, 'GET', `/v1/webhooks/${original.id}`, { key: owner.key })).body.data).toEqual(renamed.body.data);
 
     const disabled = await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { enabled: false } });
-    expect(disabled.body.data).toMatchObject({ name: 'after', enabled: false, events: ['tag.created'], secret: original.secret, headers: { 'X-A': 'a' } });
-    expect((await request(t, 'GET', '/v1/webhooks?enabled=false', { key: owner.key })).body.data.map((w: { id: string }) => w.id)).toEqual([original.id]);
+    expect(disabled.body.data).toMatchObject({
+      name: 'after',
+      enabled: false,
+      events: ['tag.created'],
+      secret: original.secret,
+      headers: { 'X-A': 'a' },
+    });
+    expect((await request(t, 'GET', '/v1/webhooks?enabled=false', { key: owner.key })).body.data.map((w: { id: string }) => w.id)).toEqual([
+      original.id,
+    ]);
     expect((await request(t, 'GET', '/v1/webhooks?enabled=true', { key: owner.key })).body.data).toEqual([]);
 
     const enabled = await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { enabled: true } });
@@ -161,12 +189,39 @@ describe('webhooks: create, read, update, delete', () => {
       key: owner.key,
       body: { events: ['tag.updated', 'qr.generated'], headers: { 'X-B': 'b' }, secret: 'rotated' },
     });
-    expect(replaced.body.data).toMatchObject({ name: 'after', url: receiver.url, events: ['tag.updated', 'qr.generated'], headers: { 'X-B': 'b' }, secret: 'rotated', enabled: true });
+    expect(replaced.body.data).toMatchObject({
+      name: 'after',
+      url: receiver.url,
+      events: ['tag.updated', 'qr.generated'],
+      headers: { 'X-B': 'b' },
+      secret: 'rotated',
+      enabled: true,
+    });
 
-    expectError(await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { url: 'http://example.com/hook' } }), 400, 'invalid_url', 'url');
-    expectError(await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { events: [] } }), 400, 'validation_error', 'events');
-    expectError(await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { name: '   ' } }), 400, 'validation_error', 'name');
-    expectError(await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { colour: 'red' } }), 400, 'validation_error', 'colour');
+    expectError(
+      await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { url: 'http://example.com/hook' } }),
+      400,
+      'invalid_url',
+      'url',
+    );
+    expectError(
+      await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { events: [] } }),
+      400,
+      'validation_error',
+      'events',
+    );
+    expectError(
+      await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { name: '   ' } }),
+      400,
+      'validation_error',
+      'name',
+    );
+    expectError(
+      await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { colour: 'red' } }),
+      400,
+      'validation_error',
+      'colour',
+    );
     expectError(
       await request(t, 'PUT', `/v1/webhooks/${original.id}`, { key: owner.key, body: { headers: { 'User-Agent': 'x' } } }),
       400,
@@ -199,7 +254,13 @@ describe('webhooks: create, read, update, delete', () => {
     const cases: Array<[string, Record<string, unknown>, number, string, string]> = [
       ['missing name', { url: 'https://example.com/h', events: ['tag.created'] }, 400, 'validation_error', 'name'],
       ['blank name', { name: '  ', url: 'https://example.com/h', events: ['tag.created'] }, 400, 'validation_error', 'name'],
-      ['name with a control character', { name: 'a\u0000b', url: 'https://example.com/h', events: ['tag.created'] }, 400, 'validation_error', 'name'],
+      [
+        'name with a control character',
+        { name: 'a\u0000b', url: 'https://example.com/h', events: ['tag.created'] },
+        400,
+        'validation_error',
+        'name',
+      ],
       ['missing url', { name: 'n', events: ['tag.created'] }, 400, 'validation_error', 'url'],
       ['http:// url', { name: 'n', url: 'http://example.com/h', events: ['tag.created'] }, 400, 'invalid_url', 'url'],
       ['ftp:// url', { name: 'n', url: 'ftp://example.com/h', events: ['tag.created'] }, 400, 'invalid_url', 'url'],
@@ -208,13 +269,43 @@ describe('webhooks: create, read, update, delete', () => {
       ['missing events', { name: 'n', url: 'https://example.com/h' }, 400, 'validation_error', 'events'],
       // Node would decode these to an empty key, or skip the characters that are not base64;
       // Standard Webhooks verifiers refuse them.
-      ['whsec_ alone', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_' }, 400, 'validation_error', 'secret'],
-      ['whsec_ not base64', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_not*base64!' }, 400, 'validation_error', 'secret'],
-      ['whsec_ without padding', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_AAA' }, 400, 'validation_error', 'secret'],
+      [
+        'whsec_ alone',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_' },
+        400,
+        'validation_error',
+        'secret',
+      ],
+      [
+        'whsec_ not base64',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_not*base64!' },
+        400,
+        'validation_error',
+        'secret',
+      ],
+      [
+        'whsec_ without padding',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: 'whsec_AAA' },
+        400,
+        'validation_error',
+        'secret',
+      ],
       ['empty events', { name: 'n', url: 'https://example.com/h', events: [] }, 400, 'validation_error', 'events'],
       ['unknown event', { name: 'n', url: 'https://example.com/h', events: ['tag.exploded'] }, 400, 'validation_error', 'events[0]'],
-      ['unknown second event', { name: 'n', url: 'https://example.com/h', events: ['tag.created', 'nope'] }, 400, 'validation_error', 'events[1]'],
-      ['bad header name', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], headers: { 'bad header': 'x' } }, 400, 'validation_error', 'headers.bad header'],
+      [
+        'unknown second event',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created', 'nope'] },
+        400,
+        'validation_error',
+        'events[1]',
+      ],
+      [
+        'bad header name',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created'], headers: { 'bad header': 'x' } },
+        400,
+        'validation_error',
+        'headers.bad header',
+      ],
       [
         'protected webhook-signature header',
         { name: 'n', url: 'https://example.com/h', events: ['tag.created'], headers: { 'webhook-signature': 'v1,forged' } },
@@ -236,10 +327,28 @@ describe('webhooks: create, read, update, delete', () => {
         'validation_error',
         'headers.X-Ok',
       ],
-      ['non-string header value', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], headers: { 'X-Num': 5 } }, 400, 'validation_error', 'headers.X-Num'],
-      ['unknown body field', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], retries: 3 }, 400, 'validation_error', 'retries'],
+      [
+        'non-string header value',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created'], headers: { 'X-Num': 5 } },
+        400,
+        'validation_error',
+        'headers.X-Num',
+      ],
+      [
+        'unknown body field',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created'], retries: 3 },
+        400,
+        'validation_error',
+        'retries',
+      ],
       ['empty secret', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], secret: '' }, 400, 'validation_error', 'secret'],
-      ['enabled not boolean', { name: 'n', url: 'https://example.com/h', events: ['tag.created'], enabled: 'yes' }, 400, 'validation_error', 'enabled'],
+      [
+        'enabled not boolean',
+        { name: 'n', url: 'https://example.com/h', events: ['tag.created'], enabled: 'yes' },
+        400,
+        'validation_error',
+        'enabled',
+      ],
     ];
     it.each(cases.map(([label, body, status, code, field]) => ({ label, body, status, code, field })))(
       '$label → $status $code ($field)',
@@ -256,10 +365,17 @@ describe('webhooks: create, read, update, delete', () => {
 
     it('PUT checks a whsec_ secret as POST does, and keeps the old one when refused', async () => {
       const hook = await createWebhook(t, alice.key, { url: receiver.url, events: ['tag.created'] });
-      expectError(await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { secret: 'whsec_' } }), 400, 'validation_error', 'secret');
+      expectError(
+        await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { secret: 'whsec_' } }),
+        400,
+        'validation_error',
+        'secret',
+      );
       expect((await request(t, 'GET', `/v1/webhooks/${hook.id}`, { key: alice.key })).body.data.secret).toBe(hook.secret);
       const rotated = 'whsec_' + Buffer.alloc(24, 7).toString('base64');
-      expect((await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { secret: rotated } })).body.data.secret).toBe(rotated);
+      expect((await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { secret: rotated } })).body.data.secret).toBe(
+        rotated,
+      );
       expect((await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: alice.key })).status).toBe(200);
     });
   });
@@ -268,21 +384,34 @@ describe('webhooks: create, read, update, delete', () => {
     it('Pro: the 6th webhook is 402 webhook_limit_reached; deleting one makes room', async () => {
       const pro = await createAccount(t, 'pro');
       const created = [];
-      for (let i = 0; i < 5; i++) created.push(await createWebhook(t, pro.key, { name: `w${i}`, url: receiver.url, events: ['tag.created'] }));
-      const sixth = await request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: 'w5', url: receiver.url, events: ['tag.created'] } });
+      for (let i = 0; i < 5; i++)
+        created.push(await createWebhook(t, pro.key, { name: `w${i}`, url: receiver.url, events: ['tag.created'] }));
+      const sixth = await request(t, 'POST', '/v1/webhooks', {
+        key: pro.key,
+        body: { name: 'w5', url: receiver.url, events: ['tag.created'] },
+      });
       expectError(sixth, 402, 'webhook_limit_reached');
       // Disabled webhooks count too.
       await request(t, 'PUT', `/v1/webhooks/${created[0]!.id}`, { key: pro.key, body: { enabled: false } });
-      expectError(await request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: 'w5', url: receiver.url, events: ['tag.created'] } }), 402, 'webhook_limit_reached');
+      expectError(
+        await request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: 'w5', url: receiver.url, events: ['tag.created'] } }),
+        402,
+        'webhook_limit_reached',
+      );
       expect((await request(t, 'GET', '/v1/webhooks', { key: pro.key })).body.pagination.total).toBe(5);
       await request(t, 'DELETE', `/v1/webhooks/${created[1]!.id}`, { key: pro.key });
-      expect((await request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: 'w5', url: receiver.url, events: ['tag.created'] } })).status).toBe(201);
+      expect(
+        (await request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: 'w5', url: receiver.url, events: ['tag.created'] } }))
+          .status,
+      ).toBe(201);
     });
 
     it('Pro: many parallel creations still stop at 5', async () => {
       const pro = await createAccount(t, 'pro');
       const responses = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: `p${i}`, url: receiver.url, events: ['tag.created'] } })),
+        Array.from({ length: 12 }, (_, i) =>
+          request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: `p${i}`, url: receiver.url, events: ['tag.created'] } }),
+        ),
       );
       expect(responses.filter((r) => r.status === 201)).toHaveLength(5);
       for (const refused of responses.filter((r) => r.status !== 201)) expectError(refused, 402, 'webhook_limit_reached');
@@ -299,10 +428,24 @@ describe('webhooks: create, read, update, delete', () => {
       const pro = await createAccount(t, 'pro');
       const testKey = (await createKey(t, pro.email, { test: true })).key;
       for (let i = 0; i < 5; i++) await createWebhook(t, pro.key, { name: `live${i}`, url: receiver.url, events: ['tag.created'] });
-      expectError(await request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: 'x', url: receiver.url, events: ['tag.created'] } }), 402, 'webhook_limit_reached');
+      expectError(
+        await request(t, 'POST', '/v1/webhooks', { key: pro.key, body: { name: 'x', url: receiver.url, events: ['tag.created'] } }),
+        402,
+        'webhook_limit_reached',
+      );
       for (let i = 0; i < 5; i++) await createWebhook(t, testKey, { name: `test${i}`, url: receiver.url, events: ['tag.created'] });
-      expectError(await request(t, 'POST', '/v1/webhooks', { key: testKey, body: { name: 'x', url: receiver.url, events: ['tag.created'] } }), 402, 'webhook_limit_reached');
-      expect((await request(t, 'GET', '/v1/webhooks', { key: testKey })).body.data.map((w: { name: string }) => w.name)).toEqual(['test4', 'test3', 'test2', 'test1', 'test0']);
+      expectError(
+        await request(t, 'POST', '/v1/webhooks', { key: testKey, body: { name: 'x', url: receiver.url, events: ['tag.created'] } }),
+        402,
+        'webhook_limit_reached',
+      );
+      expect((await request(t, 'GET', '/v1/webhooks', { key: testKey })).body.data.map((w: { name: string }) => w.name)).toEqual([
+        'test4',
+        'test3',
+        'test2',
+        'test1',
+        'test0',
+      ]);
       expect((await request(t, 'GET', '/v1/webhooks', { key: pro.key })).body.pagination.total).toBe(5);
     });
   });
@@ -335,7 +478,11 @@ describe('webhooks: create, read, update, delete', () => {
       expect(intact.name).toBe('hook');
       expect(intact.stats).toMatchObject({ total_deliveries: 1, failed: 1 });
       // An unknown delivery of one's own webhook is 404 too.
-      expectError(await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries/dlv_01jzzzzzzzzzzzzzzzzzzzzzzz`, { key: owner.key }), 404, 'not_found');
+      expectError(
+        await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries/dlv_01jzzzzzzzzzzzzzzzzzzzzzzz`, { key: owner.key }),
+        404,
+        'not_found',
+      );
     });
 
     it('a test key cannot see live webhooks (404), nor a live key test ones', async () => {
@@ -362,7 +509,9 @@ describe('webhooks: create, read, update, delete', () => {
       receiver.behaviour = 'ok';
       const reader = (await createKey(t, owner.email, { permissions: 'webhooks:read' })).key;
       const writer = (await createKey(t, owner.email, { permissions: 'webhooks:write' })).key;
-      const neither = (await createKey(t, owner.email, { permissions: 'tags:read,tags:write,tags:delete,files:read,files:write,analytics:read' })).key;
+      const neither = (
+        await createKey(t, owner.email, { permissions: 'tags:read,tags:write,tags:delete,files:read,files:write,analytics:read' })
+      ).key;
 
       const reads: Array<[string, string]> = [
         ['GET', '/v1/webhooks'],
@@ -434,7 +583,12 @@ describe('webhooks: private and loopback receivers are refused unless ALLOW_PRIV
   it('a public address is accepted, and cannot be changed to a private one', async () => {
     const hook = await createWebhook(t, owner.key, { url: 'https://93.184.215.14/hooks', events: ['tag.created'] });
     expect(hook.url).toBe('https://93.184.215.14/hooks');
-    expectError(await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: owner.key, body: { url: 'https://127.0.0.1/hooks' } }), 400, 'invalid_url', 'url');
+    expectError(
+      await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: owner.key, body: { url: 'https://127.0.0.1/hooks' } }),
+      400,
+      'invalid_url',
+      'url',
+    );
     expect((await request(t, 'GET', `/v1/webhooks/${hook.id}`, { key: owner.key })).body.data.url).toBe('https://93.184.215.14/hooks');
   });
 });

@@ -70,9 +70,12 @@ describe('webhook delivery (worker running)', () => {
     const hookA = await createWebhook(t, alice.key, { url: createdAndQr.url, events: ['tag.created', 'qr.generated'] });
     const hookB = await createWebhook(t, alice.key, { url: updatedAndDeleted.url, events: ['tag.updated', 'tag.deleted'] });
 
-    const single = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Single', content: [{ type: 'divider' }] } })).body.data;
-    const batch = (await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'B1' }, { title: 'B2' }, { title: 'B3' }] } })).body.data.tags;
-    const updated = (await request(t, 'PUT', `/v1/tags/${single.id}`, { key: alice.key, body: { title: 'Single v2' } }));
+    const single = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Single', content: [{ type: 'divider' }] } }))
+      .body.data;
+    const batch = (
+      await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'B1' }, { title: 'B2' }, { title: 'B3' }] } })
+    ).body.data.tags;
+    const updated = await request(t, 'PUT', `/v1/tags/${single.id}`, { key: alice.key, body: { title: 'Single v2' } });
     expect(updated.status).toBe(200);
     expect((await request(t, 'GET', `/v1/tags/${batch[0].id}/qr?format=svg&size=128`, { key: alice.key })).status).toBe(200);
     expect((await request(t, 'DELETE', `/v1/tags/${batch[1].id}`, { key: alice.key })).status).toBe(200);
@@ -80,7 +83,15 @@ describe('webhook delivery (worker running)', () => {
 
     const events = await waitDispatched(t, tagIds, 7);
     const byType = (type: string) => events.filter((e) => e.type === type).map((e) => e.id);
-    expect(events.map((e) => e.type).sort()).toEqual(['qr.generated', 'tag.created', 'tag.created', 'tag.created', 'tag.created', 'tag.deleted', 'tag.updated']);
+    expect(events.map((e) => e.type).sort()).toEqual([
+      'qr.generated',
+      'tag.created',
+      'tag.created',
+      'tag.created',
+      'tag.created',
+      'tag.deleted',
+      'tag.updated',
+    ]);
 
     const aDeliveries = await settledDeliveries(hookA.id, 5);
     const bDeliveries = await settledDeliveries(hookB.id, 2);
@@ -110,7 +121,9 @@ describe('webhook delivery (worker running)', () => {
     }
     expect(bodyOf(createdAndQr, 'tag.created', single.id).data).toEqual({ tag: single });
     expect(bodyOf(updatedAndDeleted, 'tag.updated', single.id).data).toEqual({ tag: updated.body.data });
-    expect(bodyOf(updatedAndDeleted, 'tag.deleted', batch[1].id).data).toEqual({ tag: { id: batch[1].id, short_id: batch[1].short_id, title: 'B2' } });
+    expect(bodyOf(updatedAndDeleted, 'tag.deleted', batch[1].id).data).toEqual({
+      tag: { id: batch[1].id, short_id: batch[1].short_id, title: 'B2' },
+    });
     expect(bodyOf(createdAndQr, 'qr.generated', batch[0].id).data).toEqual({
       tag: { id: batch[0].id, short_id: batch[0].short_id, title: 'B1' },
       qr: { format: 'svg', size: 128, color: '000000', background: 'ffffff' },
@@ -145,7 +158,11 @@ describe('webhook delivery (worker running)', () => {
   it('signs every delivery (standardwebhooks and svix verify it) and sends the fixed and custom headers', async () => {
     const alice = await createAccount(t);
     const r = await receiver();
-    const hook = await createWebhook(t, alice.key, { url: r.url, events: ['tag.created'], headers: { 'X-Tenant': 'acme', Authorization: 'Bearer abc' } });
+    const hook = await createWebhook(t, alice.key, {
+      url: r.url,
+      events: ['tag.created'],
+      headers: { 'X-Tenant': 'acme', Authorization: 'Bearer abc' },
+    });
     const tag = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Signed' } })).body.data;
     const got: ReceivedRequest = await waitFor(() => r.received[0], 10_000, 'the delivery');
     const [event] = await eventRows(t, [tag.id]);
@@ -226,9 +243,13 @@ describe('webhook delivery (worker running)', () => {
     const alice = await createAccount(t);
     const r = await receiver();
     const hook = await createWebhook(t, alice.key, { url: r.url, events: ['tag.created', 'tag.updated'] });
-    expect((await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { enabled: false } })).body.data.enabled).toBe(false);
+    expect((await request(t, 'PUT', `/v1/webhooks/${hook.id}`, { key: alice.key, body: { enabled: false } })).body.data.enabled).toBe(
+      false,
+    );
 
-    const missed = (await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'm1' }, { title: 'm2' }, { title: 'm3' }] } })).body.data.tags;
+    const missed = (
+      await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'm1' }, { title: 'm2' }, { title: 'm3' }] } })
+    ).body.data.tags;
     const missedIds = missed.map((tag: { id: string }) => tag.id);
     await request(t, 'PUT', `/v1/tags/${missedIds[0]}`, { key: alice.key, body: { title: 'm1 again' } });
     const missedEvents = await waitDispatched(t, missedIds, 4);
@@ -257,7 +278,12 @@ describe('webhook delivery (worker running)', () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         success: true,
-        data: { delivery_id: expect.stringMatching(/^dlv_[0-9a-z]{26}$/), status: 'success', response_code: 200, response_time_ms: expect.any(Number) },
+        data: {
+          delivery_id: expect.stringMatching(/^dlv_[0-9a-z]{26}$/),
+          status: 'success',
+          response_code: 200,
+          response_time_ms: expect.any(Number),
+        },
       });
       expect(response.body.data.response_time_ms).toBeGreaterThanOrEqual(0);
       expect(response.body.data.response_time_ms).toBeLessThan(5000);
@@ -270,7 +296,9 @@ describe('webhook delivery (worker running)', () => {
         event: 'tag.created',
         created_at: expect.stringMatching(ISO),
         test: true,
-        data: { tag: { id: expect.stringMatching(/^tag_/), short_id: expect.stringMatching(/^[A-Za-z0-9]{8}$/), title: expect.any(String) } },
+        data: {
+          tag: { id: expect.stringMatching(/^tag_/), short_id: expect.stringMatching(/^[A-Za-z0-9]{8}$/), title: expect.any(String) },
+        },
       });
       expect(Date.parse(got.json.created_at)).toBeGreaterThanOrEqual(before);
       expect(got.headers['webhook-id']).toBe(got.json.id);
@@ -279,7 +307,14 @@ describe('webhook delivery (worker running)', () => {
 
       const listed = await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries`, { key: alice.key });
       expect(listed.body.data).toEqual([
-        expect.objectContaining({ id: response.body.data.delivery_id, event: 'tag.created', status: 'success', test: true, attempt: 1, response_code: 200 }),
+        expect.objectContaining({
+          id: response.body.data.delivery_id,
+          event: 'tag.created',
+          status: 'success',
+          test: true,
+          attempt: 1,
+          response_code: 200,
+        }),
       ]);
       expect(listed.body.data[0].payload).toEqual(got.json);
     });
@@ -294,8 +329,18 @@ describe('webhook delivery (worker running)', () => {
       expect(r.received[0]!.json).toMatchObject({ event: 'qr.scanned', test: true });
       expect(new SvixWebhook(hook.secret).verify(r.received[0]!.body, r.received[0]!.headers)).toEqual(r.received[0]!.json);
 
-      expectError(await request(t, 'POST', `/v1/webhooks/${hook.id}/test`, { key: alice.key, body: { event: 'nope' } }), 400, 'validation_error', 'event');
-      expectError(await request(t, 'POST', `/v1/webhooks/${hook.id}/test`, { key: alice.key, body: { event: 'tag.created', extra: 1 } }), 400, 'validation_error', 'extra');
+      expectError(
+        await request(t, 'POST', `/v1/webhooks/${hook.id}/test`, { key: alice.key, body: { event: 'nope' } }),
+        400,
+        'validation_error',
+        'event',
+      );
+      expectError(
+        await request(t, 'POST', `/v1/webhooks/${hook.id}/test`, { key: alice.key, body: { event: 'tag.created', extra: 1 } }),
+        400,
+        'validation_error',
+        'extra',
+      );
       expect(r.received).toHaveLength(1);
     });
 
@@ -310,7 +355,14 @@ describe('webhook delivery (worker running)', () => {
       const detail = await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries/${response.body.data.delivery_id}`, { key: alice.key });
       expect(detail.body.data).toMatchObject({ status: 'failed', test: true, attempt: 1, next_attempt_at: null, response_code: 500 });
       expect(detail.body.data.attempts).toEqual([
-        { attempt: 1, timestamp: expect.stringMatching(ISO), response_code: 500, response_time_ms: expect.any(Number), response_body: 'receiver exploded', error: null },
+        {
+          attempt: 1,
+          timestamp: expect.stringMatching(ISO),
+          response_code: 500,
+          response_time_ms: expect.any(Number),
+          response_body: 'receiver exploded',
+          error: null,
+        },
       ]);
       const failed = await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries?status=failed`, { key: alice.key });
       expect(failed.body.data.map((d: { id: string }) => d.id)).toEqual([response.body.data.delivery_id]);

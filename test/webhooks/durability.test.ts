@@ -1,7 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
-import { createTags, createWebhook, deliveryEnv, deliveryRows, eventRows, spawnedTrust, spawnServer, spawnTagsvc, type Spawned } from './support.js';
+import {
+  createTags,
+  createWebhook,
+  deliveryEnv,
+  deliveryRows,
+  eventRows,
+  spawnedTrust,
+  spawnServer,
+  spawnTagsvc,
+  type Spawned,
+} from './support.js';
 
 /** These tests run `bin/tagsvc`, which runs dist/: build it first (npm run build). */
 
@@ -68,14 +78,19 @@ describe('a process killed mid-delivery (SIGKILL) loses nothing', () => {
     ).catch(async (error: Error) => {
       // Say where it stood: the delivery states and the latest attempt errors.
       const rows = await deliveryRows(t, hookId);
-      const states = rows.map((row) => `${row.status}/${row.attempt}`).reduce<Record<string, number>>((acc, k) => ({ ...acc, [k]: (acc[k] ?? 0) + 1 }), {});
+      const states = rows
+        .map((row) => `${row.status}/${row.attempt}`)
+        .reduce<Record<string, number>>((acc, k) => ({ ...acc, [k]: (acc[k] ?? 0) + 1 }), {});
       const errors = await t.database.db.selectFrom('delivery_attempts').select('error').where('error', 'is not', null).limit(3).execute();
       throw new Error(`${error.message}: ${JSON.stringify(states)} ${JSON.stringify(errors)} received=${receiver.received.length}`);
     });
     const rows = await deliveryRows(t, hookId);
     expect(rows.map((row) => row.event_id).sort()).toEqual([...eventIds].sort());
     // The API of the restarted server agrees.
-    const listed = await request(t, 'GET', `/v1/webhooks/${hookId}/deliveries?status=success&limit=100`, { key: alice.key, baseUrl: second.url });
+    const listed = await request(t, 'GET', `/v1/webhooks/${hookId}/deliveries?status=success&limit=100`, {
+      key: alice.key,
+      baseUrl: second.url,
+    });
     expect(listed.body.pagination.total).toBe(50);
   });
 
@@ -89,7 +104,11 @@ describe('a process killed mid-delivery (SIGKILL) loses nothing', () => {
     const hook = await createWebhook(t, alice.key, { url: receiver.url, events: ['tag.created'] });
 
     // The receiver holds the test request open; the server dies before it answers.
-    const answer = request(t, 'POST', `/v1/webhooks/${hook.id}/test`, { key: alice.key, baseUrl: first.url, body: { event: 'tag.created' } }).catch((error: Error) => error);
+    const answer = request(t, 'POST', `/v1/webhooks/${hook.id}/test`, {
+      key: alice.key,
+      baseUrl: first.url,
+      body: { event: 'tag.created' },
+    }).catch((error: Error) => error);
     await waitFor(() => receiver.received.length === seenBefore + 1, 15_000, 'the test request to arrive');
     await first.server.stop('SIGKILL');
     expect(await answer).toBeInstanceOf(Error);
@@ -152,7 +171,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on Postgre
     // Each went out in one attempt: no duplicate was hidden behind a retry either.
     const rows = await deliveryRows(t, hook.id);
     const retried = rows.filter((row) => row.event_id !== markerEvent!.id && row.attempt !== 1);
-    const errors = await t.database.db.selectFrom('delivery_attempts').select(['delivery_id', 'error']).where('response_code', 'is', null).execute();
+    const errors = await t.database.db
+      .selectFrom('delivery_attempts')
+      .select(['delivery_id', 'error'])
+      .where('response_code', 'is', null)
+      .execute();
     expect({ retried: retried.map((row) => row.event_id), errors }).toEqual({ retried: [], errors: [] });
     for (const worker of workers) expect(worker.child.exitCode).toBeNull();
   });

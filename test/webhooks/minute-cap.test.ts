@@ -35,15 +35,25 @@ it('over 1000 deliveries a minute per webhook the excess is queued, not dropped'
   const capped = await waitFor(
     async () => {
       const state = await counts();
-      const settled = state.success === 1000 && state.pending.length === 5 && state.pending.every((r) => r.next_attempt_at! > t.clock.now().toISOString());
+      const settled =
+        state.success === 1000 &&
+        state.pending.length === 5 &&
+        state.pending.every((r) => r.next_attempt_at! > t.clock.now().toISOString());
       return settled && receiver.received.length === 1000 ? state : undefined;
     },
     45_000,
     '1000 deliveries and 5 queued',
   ).catch(async (error: Error) => {
     const { success, pending } = await counts();
-    const failedAttempts = await t.database.db.selectFrom('delivery_attempts').select('error').where('response_code', 'is', null).limit(3).execute();
-    throw new Error(`${error.message}: success=${success} pending=${pending.length} received=${receiver.received.length} ${JSON.stringify(failedAttempts)}`);
+    const failedAttempts = await t.database.db
+      .selectFrom('delivery_attempts')
+      .select('error')
+      .where('response_code', 'is', null)
+      .limit(3)
+      .execute();
+    throw new Error(
+      `${error.message}: success=${success} pending=${pending.length} received=${receiver.received.length} ${JSON.stringify(failedAttempts)}`,
+    );
   });
   expect(capped.rows).toHaveLength(1005);
   for (const row of capped.pending) {
@@ -59,11 +69,7 @@ it('over 1000 deliveries a minute per webhook the excess is queued, not dropped'
 
   // A minute later the queue drains.
   t.clock.advance(61_000);
-  await waitFor(
-    async () => (await counts()).success === 1005 && receiver.received.length >= 1005,
-    15_000,
-    'all 1005 deliveries',
-  );
+  await waitFor(async () => (await counts()).success === 1005 && receiver.received.length >= 1005, 15_000, 'all 1005 deliveries');
   const ids = receiver.received.map((r) => r.headers['webhook-id']!);
   expect(ids).toHaveLength(1005);
   expect(new Set(ids).size).toBe(1005);

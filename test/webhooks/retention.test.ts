@@ -33,7 +33,9 @@ it('deletes deliveries (with their attempts) older than 30 days and keeps newer 
   const oldFailed = await send(); // day 0, failed
   receiver.behaviour = 'ok';
   // An event of day 0 that the worker had dispatched, and one it never did.
-  const tags = (await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'old' }, { title: 'undispatched' }] } })).body.data.tags;
+  const tags = (
+    await request(t, 'POST', '/v1/tags/batch', { key: alice.key, body: { tags: [{ title: 'old' }, { title: 'undispatched' }] } })
+  ).body.data.tags;
   const [dispatched, undispatched] = await eventRows(t, [tags[0].id, tags[1].id]);
   await t.database.db.updateTable('events').set({ dispatched_at: t.clock.now().toISOString() }).where('id', '=', dispatched!.id).execute();
 
@@ -42,7 +44,8 @@ it('deletes deliveries (with their attempts) older than 30 days and keeps newer 
   t.clock.advance(29 * DAY);
   const today = await send(); // day 31
 
-  const attemptsOf = (ids: string[]) => t.database.db.selectFrom('delivery_attempts').select('delivery_id').where('delivery_id', 'in', ids).execute();
+  const attemptsOf = (ids: string[]) =>
+    t.database.db.selectFrom('delivery_attempts').select('delivery_id').where('delivery_id', 'in', ids).execute();
   expect((await deliveryRows(t, hook.id)).map((d) => d.id)).toEqual([old, oldFailed, recent, today]);
   expect(await attemptsOf([old, oldFailed])).toHaveLength(2);
 

@@ -110,7 +110,9 @@ describe('retries and isolation between receivers (schedule 100ms,200ms; timeout
     expect(fourth!.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
     expect(new StandardWebhook(hook.secret).verify(fourth!.body, fourth!.headers)).toEqual(fourth!.json);
 
-    expect((await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}`, { key: alice.key })).body.data).toEqual(retried.body.data);
+    expect((await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}`, { key: alice.key })).body.data).toEqual(
+      retried.body.data,
+    );
     expect((await request(t, 'GET', `/v1/webhooks/${hook.id}`, { key: alice.key })).body.data.stats).toEqual({
       total_deliveries: 1,
       successful: 1,
@@ -121,7 +123,11 @@ describe('retries and isolation between receivers (schedule 100ms,200ms; timeout
     // Only failed deliveries can be retried; unknown ones are 404.
     const again = await request(t, 'POST', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, { key: alice.key });
     expectError(again, 400, 'invalid_request');
-    expectError(await request(t, 'POST', `/v1/webhooks/${hook.id}/deliveries/dlv_01jzzzzzzzzzzzzzzzzzzzzzzz/retry`, { key: alice.key }), 404, 'not_found');
+    expectError(
+      await request(t, 'POST', `/v1/webhooks/${hook.id}/deliveries/dlv_01jzzzzzzzzzzzzzzzzzzzzzzz/retry`, { key: alice.key }),
+      404,
+      'not_found',
+    );
     expect(r.received).toHaveLength(4);
   });
 
@@ -161,7 +167,11 @@ describe('retries and isolation between receivers (schedule 100ms,200ms; timeout
     const responses = await Promise.all([request(t, 'POST', path, { key: alice.key }), request(t, 'POST', path, { key: alice.key })]);
     const ok = responses.filter((response) => response.status === 200);
     expect(ok).toHaveLength(1);
-    expectError(responses.find((response) => response.status !== 200)!, 400, 'invalid_request');
+    expectError(
+      responses.find((response) => response.status !== 200)!,
+      400,
+      'invalid_request',
+    );
     expect(ok[0]!.body.data).toMatchObject({ status: 'success', attempt: 4 });
     const detail = (await request(t, 'GET', `/v1/webhooks/${hook.id}/deliveries/${failed!.id}`, { key: alice.key })).body.data;
     expect(detail.attempts.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4]);
@@ -268,10 +278,17 @@ describe('deleting a webhook stops its pending deliveries (schedule 1h)', () => 
     const listed = await request(t, 'GET', `/v1/webhooks/${doomed.id}/deliveries?status=pending`, { key: alice.key });
     expect(listed.body.data.map((d: { id: string }) => d.id)).toEqual([pending!.id]);
     // Still pending (attempts remain): not retryable by hand.
-    expectError(await request(t, 'POST', `/v1/webhooks/${doomed.id}/deliveries/${pending!.id}/retry`, { key: alice.key }), 400, 'invalid_request');
+    expectError(
+      await request(t, 'POST', `/v1/webhooks/${doomed.id}/deliveries/${pending!.id}/retry`, { key: alice.key }),
+      400,
+      'invalid_request',
+    );
     expect(failing.received).toHaveLength(1);
 
-    expect((await request(t, 'DELETE', `/v1/webhooks/${doomed.id}`, { key: alice.key })).body).toEqual({ success: true, message: 'Webhook deleted' });
+    expect((await request(t, 'DELETE', `/v1/webhooks/${doomed.id}`, { key: alice.key })).body).toEqual({
+      success: true,
+      message: 'Webhook deleted',
+    });
     expect(await deliveryRows(t, doomed.id)).toEqual([]);
     expect(await t.database.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', pending!.id).execute()).toEqual([]);
 

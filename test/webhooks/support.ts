@@ -7,7 +7,13 @@ import { testCertificate, waitFor, type ReceivedRequest } from '../helpers/recei
 /** Settings that let the service deliver to the local self-signed HTTPS receivers quickly. */
 export async function deliveryEnv(overrides: Record<string, string> = {}): Promise<Record<string, string>> {
   const { caFile } = await testCertificate();
-  return { ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_CA_FILE: caFile, WEBHOOK_RETRY_SCHEDULE: '100ms,200ms', WEBHOOK_TIMEOUT: '1s', ...overrides };
+  return {
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    OUTBOUND_CA_FILE: caFile,
+    WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
+    WEBHOOK_TIMEOUT: '1s',
+    ...overrides,
+  };
 }
 
 /**
@@ -76,11 +82,17 @@ export async function createTags(t: TestApp, key: string, count: number, prefix 
 export function uploadFile(t: TestApp, key: string, tagId: string, filename: string, content: Buffer) {
   const boundary = `----tagsvc-webhooks-${Date.now()}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
     content,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  return request(t, 'POST', `/v1/tags/${tagId}/files`, { key, rawBody: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  return request(t, 'POST', `/v1/tags/${tagId}/files`, {
+    key,
+    rawBody: body,
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  });
 }
 
 /**
@@ -105,7 +117,10 @@ export interface Spawned {
 }
 
 export function spawnTagsvc(args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ['bin/tagsvc', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/tagsvc', ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let exited = false;
   const listeners = new Set<() => void>();

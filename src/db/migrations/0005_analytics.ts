@@ -83,7 +83,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('unique_views', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('tag_daily_pk', ['tag_id', 'day'])
     .execute();
-  await db.schema.createIndex('tag_daily_owner_idx').on('tag_daily').columns(['environment', 'owner_id', 'organization_id', 'day']).execute();
+  await db.schema
+    .createIndex('tag_daily_owner_idx')
+    .on('tag_daily')
+    .columns(['environment', 'owner_id', 'organization_id', 'day'])
+    .execute();
   await db.schema.createIndex('tag_daily_org_idx').on('tag_daily').columns(['environment', 'organization_id', 'day']).execute();
 }
 

@@ -31,22 +31,45 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('tag_day_visitors_pk', ['tag_id', 'day'])
     .execute();
 
-  await db.schema.alterTable('tag_hourly').addColumn('unique_visitors', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await sql`UPDATE tag_hourly SET unique_visitors = (SELECT count(*) FROM tag_visitor_hours v WHERE v.tag_id = tag_hourly.tag_id AND v.hour = tag_hourly.hour)`.execute(db);
+  await db.schema
+    .alterTable('tag_hourly')
+    .addColumn('unique_visitors', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await sql`UPDATE tag_hourly SET unique_visitors = (SELECT count(*) FROM tag_visitor_hours v WHERE v.tag_id = tag_hourly.tag_id AND v.hour = tag_hourly.hour)`.execute(
+    db,
+  );
 
-  await db.schema.alterTable('tag_daily').addColumn('duration_sum', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('tag_daily').addColumn('duration_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('tag_daily')
+    .addColumn('duration_sum', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('tag_daily')
+    .addColumn('duration_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await sql`UPDATE tag_daily SET
       duration_sum = (SELECT coalesce(sum(h.duration_sum), 0) FROM tag_hourly h WHERE h.tag_id = tag_daily.tag_id AND substr(h.hour, 1, 10) = tag_daily.day),
-      duration_count = (SELECT coalesce(sum(h.duration_count), 0) FROM tag_hourly h WHERE h.tag_id = tag_daily.tag_id AND substr(h.hour, 1, 10) = tag_daily.day)`.execute(db);
+      duration_count = (SELECT coalesce(sum(h.duration_count), 0) FROM tag_hourly h WHERE h.tag_id = tag_daily.tag_id AND substr(h.hour, 1, 10) = tag_daily.day)`.execute(
+    db,
+  );
   // Exports read a scope's days in (day, tag) order straight off these: personal rows by owner,
   // organization rows by organization. Partial, so that each scope's query has one index whose
   // order is its ORDER BY (PostgreSQL does not treat "organization_id IS NULL" as an equality
   // that leaves day, tag_id in order).
   await db.schema.dropIndex('tag_daily_owner_idx').execute();
   await db.schema.dropIndex('tag_daily_org_idx').execute();
-  await db.schema.createIndex('tag_daily_owner_idx').on('tag_daily').columns(['environment', 'owner_id', 'day', 'tag_id']).where(sql.ref('organization_id'), 'is', null).execute();
-  await db.schema.createIndex('tag_daily_org_idx').on('tag_daily').columns(['environment', 'organization_id', 'day', 'tag_id']).where(sql.ref('organization_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('tag_daily_owner_idx')
+    .on('tag_daily')
+    .columns(['environment', 'owner_id', 'day', 'tag_id'])
+    .where(sql.ref('organization_id'), 'is', null)
+    .execute();
+  await db.schema
+    .createIndex('tag_daily_org_idx')
+    .on('tag_daily')
+    .columns(['environment', 'organization_id', 'day', 'tag_id'])
+    .where(sql.ref('organization_id'), 'is not', null)
+    .execute();
 
   await db.schema
     .createTable('scope_daily')
@@ -101,10 +124,15 @@ export const MONTHLY_ROLLUPS_FROM_DAILY = [
 const ROLLUPS_FROM_DAILY = [SCOPE_DAILY_FROM_DAILY, ...MONTHLY_ROLLUPS_FROM_DAILY];
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['tag_monthly_dimensions', 'tag_monthly', 'scope_daily', 'tag_day_visitors', 'visitors']) await db.schema.dropTable(table).execute();
+  for (const table of ['tag_monthly_dimensions', 'tag_monthly', 'scope_daily', 'tag_day_visitors', 'visitors'])
+    await db.schema.dropTable(table).execute();
   await db.schema.dropIndex('tag_daily_owner_idx').execute();
   await db.schema.dropIndex('tag_daily_org_idx').execute();
-  await db.schema.createIndex('tag_daily_owner_idx').on('tag_daily').columns(['environment', 'owner_id', 'organization_id', 'day']).execute();
+  await db.schema
+    .createIndex('tag_daily_owner_idx')
+    .on('tag_daily')
+    .columns(['environment', 'owner_id', 'organization_id', 'day'])
+    .execute();
   await db.schema.createIndex('tag_daily_org_idx').on('tag_daily').columns(['environment', 'organization_id', 'day']).execute();
   await db.schema.alterTable('tag_daily').dropColumn('duration_count').execute();
   await db.schema.alterTable('tag_daily').dropColumn('duration_sum').execute();

@@ -33,8 +33,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('scope_daily').addColumn('unique_views', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('scope_daily')
+    .addColumn('unique_views', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await sql`UPDATE scope_daily SET unique_views = (SELECT coalesce(sum(d.unique_views), 0) FROM tag_daily d
-    WHERE d.environment = scope_daily.environment AND coalesce(d.organization_id, d.owner_id) = scope_daily.scope_id AND d.day = scope_daily.day)`.execute(db);
+    WHERE d.environment = scope_daily.environment AND coalesce(d.organization_id, d.owner_id) = scope_daily.scope_id AND d.day = scope_daily.day)`.execute(
+    db,
+  );
   await db.schema.dropTable('scope_day_visitors').execute();
 }

@@ -74,7 +74,10 @@ export async function addMember(db: Db, clock: Clock, input: { organizationId: s
 
 function parsePermissions(text: string | undefined): Permission[] {
   if (text === undefined || text.trim() === 'all') return [...PERMISSIONS];
-  const names = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (names.length === 0) throw validationError('permissions', 'give at least one permission, or all');
   for (const name of names) {
     if (!isPermission(name)) throw validationError('permissions', `unknown permission "${name}"; known: ${PERMISSIONS.join(', ')}`);
@@ -84,7 +87,10 @@ function parsePermissions(text: string | undefined): Permission[] {
 
 function parseIpAllowlist(text: string | undefined): string[] | null {
   if (text === undefined || text.trim() === '') return null;
-  const ranges = text.split(',').map((r) => r.trim()).filter(Boolean);
+  const ranges = text
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const range of ranges) {
     if (!parseCidr(range)) throw validationError('ip', `"${range}" is not an IP address or CIDR range`);
   }

@@ -40,7 +40,9 @@ export function inScope(scope: Scope, table?: string): (eb: ExpressionBuilder<an
 
 export function isInScope(row: OwnedRow, scope: Scope): boolean {
   if (row.environment !== scope.environment) return false;
-  return scope.organizationId ? row.organization_id === scope.organizationId : row.owner_id === scope.userId && row.organization_id === null;
+  return scope.organizationId
+    ? row.organization_id === scope.organizationId
+    : row.owner_id === scope.userId && row.organization_id === null;
 }
 
 /**
@@ -54,7 +56,12 @@ export function requireAccess<T extends OwnedRow>(row: T | undefined, scope: Sco
 }
 
 /** Rows of an owned table created in a period within the scope (analytics overview counts). */
-export async function countCreatedInScope(db: Db, table: 'tags' | 'files', scope: Scope, range: { from: string; to: string }): Promise<number> {
+export async function countCreatedInScope(
+  db: Db,
+  table: 'tags' | 'files',
+  scope: Scope,
+  range: { from: string; to: string },
+): Promise<number> {
   const row = await db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number | string>().as('count'))

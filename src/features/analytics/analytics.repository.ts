@@ -8,8 +8,25 @@ import { monthOf } from './period.js';
 /** All SQL for views and their rollups. */
 
 const VIEW_COLUMNS = [
-  'id', 'tag_id', 'environment', 'owner_id', 'organization_id', 'occurred_at', 'source', 'visitor', 'device', 'browser', 'os',
-  'country', 'region', 'city', 'ip_masked', 'user_agent', 'referrer', 'logged', 'duration_seconds',
+  'id',
+  'tag_id',
+  'environment',
+  'owner_id',
+  'organization_id',
+  'occurred_at',
+  'source',
+  'visitor',
+  'device',
+  'browser',
+  'os',
+  'country',
+  'region',
+  'city',
+  'ip_masked',
+  'user_agent',
+  'referrer',
+  'logged',
+  'duration_seconds',
 ] as const satisfies ReadonlyArray<keyof ViewsTable>;
 
 const VIEWS: BulkInsert<ViewsTable> = { table: 'views', columns: VIEW_COLUMNS, values: (row) => VIEW_COLUMNS.map((c) => row[c]) };
@@ -75,8 +92,21 @@ export async function viewsWithTags(trx: Db, ids: string[]) {
       .selectFrom('views')
       .innerJoin('tags', 'tags.id', 'views.tag_id')
       .select([
-        'views.id', 'views.tag_id', 'views.environment', 'views.owner_id', 'views.organization_id', 'views.occurred_at', 'views.source',
-        'views.visitor', 'views.device', 'views.browser', 'views.os', 'views.country', 'views.duration_seconds', 'tags.short_id', 'tags.title',
+        'views.id',
+        'views.tag_id',
+        'views.environment',
+        'views.owner_id',
+        'views.organization_id',
+        'views.occurred_at',
+        'views.source',
+        'views.visitor',
+        'views.device',
+        'views.browser',
+        'views.os',
+        'views.country',
+        'views.duration_seconds',
+        'tags.short_id',
+        'tags.title',
       ])
       .where('views.id', 'in', ids.slice(i, i + CHUNK))
       .orderBy('views.id')
@@ -87,11 +117,19 @@ export async function viewsWithTags(trx: Db, ids: string[]) {
 }
 
 export async function deleteViews(trx: Db, ids: string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += CHUNK) await trx.deleteFrom('views').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < ids.length; i += CHUNK)
+    await trx
+      .deleteFrom('views')
+      .where('id', 'in', ids.slice(i, i + CHUNK))
+      .execute();
 }
 
 export async function deletePendingViews(trx: Db, ids: string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += CHUNK) await trx.deleteFrom('pending_views').where('view_id', 'in', ids.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < ids.length; i += CHUNK)
+    await trx
+      .deleteFrom('pending_views')
+      .where('view_id', 'in', ids.slice(i, i + CHUNK))
+      .execute();
 }
 
 export async function tagHasPendingViews(trx: Db, tagId: string): Promise<boolean> {
@@ -113,14 +151,34 @@ export async function isPendingView(trx: Db, viewId: string): Promise<boolean> {
 }
 
 /** A rollup views add to: its key columns, the columns set once, and the counts added up. */
-function rollup<T extends keyof Database>(table: T, keys: Array<keyof Database[T]>, counts: Array<keyof Database[T]>, fixed: Array<keyof Database[T]> = []): BulkInsert<Database[T]> & { keys: Array<keyof Database[T]> } {
+function rollup<T extends keyof Database>(
+  table: T,
+  keys: Array<keyof Database[T]>,
+  counts: Array<keyof Database[T]>,
+  fixed: Array<keyof Database[T]> = [],
+): BulkInsert<Database[T]> & { keys: Array<keyof Database[T]> } {
   const columns = [...keys, ...fixed, ...counts];
-  return { table, keys, columns: columns as string[], values: (row) => columns.map((c) => row[c]), onConflict: { keys: keys as string[], add: counts as string[] } };
+  return {
+    table,
+    keys,
+    columns: columns as string[],
+    values: (row) => columns.map((c) => row[c]),
+    onConflict: { keys: keys as string[], add: counts as string[] },
+  };
 }
 
 const ROLLUPS = {
-  tag_hourly: rollup('tag_hourly', ['tag_id', 'hour'], ['views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors']),
-  tag_daily: rollup('tag_daily', ['tag_id', 'day'], ['views', 'qr_scans', 'direct_visits', 'unique_views', 'duration_sum', 'duration_count'], ['environment', 'owner_id', 'organization_id']),
+  tag_hourly: rollup(
+    'tag_hourly',
+    ['tag_id', 'hour'],
+    ['views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors'],
+  ),
+  tag_daily: rollup(
+    'tag_daily',
+    ['tag_id', 'day'],
+    ['views', 'qr_scans', 'direct_visits', 'unique_views', 'duration_sum', 'duration_count'],
+    ['environment', 'owner_id', 'organization_id'],
+  ),
   scope_daily: rollup('scope_daily', ['environment', 'scope_id', 'day'], ['views', 'qr_scans']),
   tag_monthly: rollup('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], ['views']),
   tag_daily_dimensions: rollup('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], ['views']),
@@ -235,7 +293,13 @@ export function dailyRows(db: Db, tagId: string, days: { from: string; to: strin
 
 /** The tag's closed days in [from, to): their visitor sets (see visitor-sets.ts). */
 export function visitorSets(db: Db, tagId: string, days: { from: string; to: string }) {
-  return db.selectFrom('tag_day_visitors').select(['day', 'visitors']).where('tag_id', '=', tagId).where('day', '>=', days.from).where('day', '<', days.to).execute();
+  return db
+    .selectFrom('tag_day_visitors')
+    .select(['day', 'visitors'])
+    .where('tag_id', '=', tagId)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .execute();
 }
 
 /** The tag's visitors on days not closed yet, with their number when they have one. */
@@ -277,7 +341,12 @@ export function monthlyDimensionTotals(db: Db, tagId: string, months: { from: st
 /** The rows of a scope's own tables (scope_daily, scope_day_visitors) on days [from, to). */
 function ofScopeDays(scope: Scope, days: { from: string; to: string }) {
   return (eb: ExpressionBuilder<Database, 'scope_daily' | 'scope_day_visitors'>) =>
-    eb.and([eb('environment', '=', scope.environment), eb('scope_id', '=', scope.organizationId ?? scope.userId), eb('day', '>=', days.from), eb('day', '<', days.to)]);
+    eb.and([
+      eb('environment', '=', scope.environment),
+      eb('scope_id', '=', scope.organizationId ?? scope.userId),
+      eb('day', '>=', days.from),
+      eb('day', '<', days.to),
+    ]);
 }
 
 export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: string }) {
@@ -339,7 +408,14 @@ export function listViews(db: Db, tagId: string, range: Range, page: { limit: nu
  * One page of views of several tags, oldest first, after the (occurred_at, id) cursor. Exports
  * read page by page: short queries that never hold the database for the whole export.
  */
-export function viewsPage(db: Db, tagIds: string[], range: Range, after: { at: string; id: string } | undefined, loggedOnly: boolean, limit: number) {
+export function viewsPage(
+  db: Db,
+  tagIds: string[],
+  range: Range,
+  after: { at: string; id: string } | undefined,
+  loggedOnly: boolean,
+  limit: number,
+) {
   let query = db
     .selectFrom('views')
     .selectAll()
@@ -356,7 +432,13 @@ export function viewsPage(db: Db, tagIds: string[], range: Range, after: { at: s
  * tags named, else of every tag in the scope. The cursor is a row-value comparison, so both
  * databases seek to it in the (…, day, tag_id) index instead of rescanning from the start.
  */
-export function dailyPage(db: Db, of: { scope: Scope } | { tagIds: string[] }, days: { from: string; to: string }, after: { day: string; tagId: string } | undefined, limit: number) {
+export function dailyPage(
+  db: Db,
+  of: { scope: Scope } | { tagIds: string[] },
+  days: { from: string; to: string },
+  after: { day: string; tagId: string } | undefined,
+  limit: number,
+) {
   let query = db
     .selectFrom('tag_daily')
     .select(['day', 'tag_id', 'views', 'unique_views', 'qr_scans', 'direct_visits'])
@@ -387,12 +469,25 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_day_visitors.environment = d.environment
       AND scope_day_visitors.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_day_visitors.day = d.day`.execute(trx);
-  await trx.deleteFrom('pending_views').where('view_id', 'in', trx.selectFrom('views').select('id').where('tag_id', '=', tagId)).execute();
+  await trx
+    .deleteFrom('pending_views')
+    .where('view_id', 'in', trx.selectFrom('views').select('id').where('tag_id', '=', tagId))
+    .execute();
   await sql`UPDATE scope_daily SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
       AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
-  for (const table of ['views', 'tag_hourly', 'tag_daily_dimensions', 'tag_monthly_dimensions', 'tag_visitor_hours', 'tag_visitor_days', 'tag_day_visitors', 'tag_monthly', 'tag_daily'] as const) {
+  for (const table of [
+    'views',
+    'tag_hourly',
+    'tag_daily_dimensions',
+    'tag_monthly_dimensions',
+    'tag_visitor_hours',
+    'tag_visitor_days',
+    'tag_day_visitors',
+    'tag_monthly',
+    'tag_daily',
+  ] as const) {
     await trx.deleteFrom(table).where('tag_id', '=', tagId).execute();
   }
 }
@@ -406,7 +501,9 @@ export interface ScopeDay {
 
 /** The scope a scope_id stands for: organization and user ids have their own prefixes. */
 export function scopeFromId(environment: Environment, scopeId: string): Scope {
-  return scopeId.startsWith('org_') ? { environment, userId: '', organizationId: scopeId } : { environment, userId: scopeId, organizationId: null };
+  return scopeId.startsWith('org_')
+    ? { environment, userId: '', organizationId: scopeId }
+    : { environment, userId: scopeId, organizationId: null };
 }
 
 const whereScopeDay = (key: ScopeDay) => (eb: ExpressionBuilder<Database, 'scope_day_visitors'>) =>
@@ -434,7 +531,11 @@ export function ensureScopeDaySet(trx: Db, key: ScopeDay) {
 
 /** Stores the scope-day's set; `rebuilt` clears its stale mark (the set was made from its tags' sets). */
 export async function saveScopeDaySet(trx: Db, key: ScopeDay, visitors: string, rebuilt: boolean): Promise<void> {
-  await trx.updateTable('scope_day_visitors').set(rebuilt ? { visitors, stale: 0 } : { visitors }).where(whereScopeDay(key)).execute();
+  await trx
+    .updateTable('scope_day_visitors')
+    .set(rebuilt ? { visitors, stale: 0 } : { visitors })
+    .where(whereScopeDay(key))
+    .execute();
 }
 
 export async function deleteScopeDaySet(trx: Db, key: ScopeDay): Promise<void> {
@@ -443,7 +544,13 @@ export async function deleteScopeDaySet(trx: Db, key: ScopeDay): Promise<void> {
 
 /** Scope-days whose sets must be rebuilt from their tags' sets, oldest first. */
 export function staleScopeDays(db: Db, limit: number): Promise<ScopeDay[]> {
-  return db.selectFrom('scope_day_visitors').select(['environment', 'scope_id', 'day']).where('stale', '=', 1).orderBy('day').limit(limit).execute();
+  return db
+    .selectFrom('scope_day_visitors')
+    .select(['environment', 'scope_id', 'day'])
+    .where('stale', '=', 1)
+    .orderBy('day')
+    .limit(limit)
+    .execute();
 }
 
 /** The scope's sets of days [from, to), with their stale marks. */
@@ -513,8 +620,14 @@ const ENVIRONMENTS = Object.keys({ live: true, test: true } satisfies Record<Env
  * thread that serves requests in embedded mode, once an hour, even with nothing to delete.
  */
 function tagsWithAnalyticsBefore(db: Db, plan: string, cutoffDay: string) {
-  const users = db.selectFrom('users').select('id').where('plan', '=', plan as never);
-  const organizations = db.selectFrom('organizations').select('id').where('plan', '=', plan as never);
+  const users = db
+    .selectFrom('users')
+    .select('id')
+    .where('plan', '=', plan as never);
+  const organizations = db
+    .selectFrom('organizations')
+    .select('id')
+    .where('plan', '=', plan as never);
   return db
     .selectFrom('tag_daily')
     .select(['tag_id', 'environment', 'owner_id as scope_id'])
@@ -542,23 +655,45 @@ function tagsWithAnalyticsBefore(db: Db, plan: string, cutoffDay: string) {
     .execute();
 }
 
-async function purgeTagBefore(db: Db, tag: { tag_id: string; environment: string; scope_id: string }, cutoffDay: string, withScopeRows: boolean): Promise<number> {
+async function purgeTagBefore(
+  db: Db,
+  tag: { tag_id: string; environment: string; scope_id: string },
+  cutoffDay: string,
+  withScopeRows: boolean,
+): Promise<number> {
   const cutoffHour = `${cutoffDay}T00:00:00Z`;
   // A month's rows go once the whole month is past the cutoff: reports read a month's row only
   // when the whole month is in the period, and a period never starts before the cutoff.
   const cutoffMonth = monthOf(cutoffDay);
-  const deleted = await db.deleteFrom('views').where('tag_id', '=', tag.tag_id).where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`).executeTakeFirst();
-  for (const table of ['tag_hourly', 'tag_visitor_hours'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('hour', '<', cutoffHour).execute();
-  for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const) await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
+  const deleted = await db
+    .deleteFrom('views')
+    .where('tag_id', '=', tag.tag_id)
+    .where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`)
+    .executeTakeFirst();
+  for (const table of ['tag_hourly', 'tag_visitor_hours'] as const)
+    await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('hour', '<', cutoffHour).execute();
+  for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const)
+    await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
   await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
   const environment = tag.environment as never;
   if (withScopeRows) {
     for (const table of ['scope_daily', 'scope_day_visitors'] as const) {
-      await db.deleteFrom(table).where('environment', '=', environment).where('scope_id', '=', tag.scope_id).where('day', '<', cutoffDay).execute();
+      await db
+        .deleteFrom(table)
+        .where('environment', '=', environment)
+        .where('scope_id', '=', tag.scope_id)
+        .where('day', '<', cutoffDay)
+        .execute();
     }
   }
   // Last: the next run finds the tag again through these rows if this one stops half-way.
-  await db.deleteFrom('tag_monthly').where('environment', '=', environment).where('scope_id', '=', tag.scope_id).where('month', '<', cutoffMonth).where('tag_id', '=', tag.tag_id).execute();
+  await db
+    .deleteFrom('tag_monthly')
+    .where('environment', '=', environment)
+    .where('scope_id', '=', tag.scope_id)
+    .where('month', '<', cutoffMonth)
+    .where('tag_id', '=', tag.tag_id)
+    .execute();
   await db.deleteFrom('tag_daily').where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
   return Number(deleted.numDeletedRows);
 }
@@ -591,8 +726,18 @@ export function openTagDaysBefore(db: Db, day: string, limit: number) {
  * SQLite), so that view recording and other sealers of that tag-day wait, and returns it.
  */
 export async function lockTagDay(trx: Db, tagId: string, day: string) {
-  await trx.updateTable('tag_daily').set((eb) => ({ unique_views: eb.ref('unique_views') })).where('tag_id', '=', tagId).where('day', '=', day).execute();
-  return trx.selectFrom('tag_daily').select(['environment', 'owner_id', 'organization_id', 'unique_views']).where('tag_id', '=', tagId).where('day', '=', day).executeTakeFirst();
+  await trx
+    .updateTable('tag_daily')
+    .set((eb) => ({ unique_views: eb.ref('unique_views') }))
+    .where('tag_id', '=', tagId)
+    .where('day', '=', day)
+    .execute();
+  return trx
+    .selectFrom('tag_daily')
+    .select(['environment', 'owner_id', 'organization_id', 'unique_views'])
+    .where('tag_id', '=', tagId)
+    .where('day', '=', day)
+    .executeTakeFirst();
 }
 
 export async function openDayVisitorKeys(trx: Db, tagId: string, day: string): Promise<string[]> {
@@ -612,7 +757,11 @@ export async function numberVisitors(trx: Db, keys: string[], day: string): Prom
       .insertInto('visitors')
       .values(keys.slice(i, i + KEYS_PER_STATEMENT).map((key) => ({ key, last_day: day })))
       .onConflict((oc) =>
-        oc.column('key').doUpdateSet({ last_day: sql`CASE WHEN excluded.last_day > visitors.last_day THEN excluded.last_day ELSE visitors.last_day END` }),
+        oc
+          .column('key')
+          .doUpdateSet({
+            last_day: sql`CASE WHEN excluded.last_day > visitors.last_day THEN excluded.last_day ELSE visitors.last_day END`,
+          }),
       )
       .returning(['id', 'key'])
       .execute();
@@ -622,7 +771,12 @@ export async function numberVisitors(trx: Db, keys: string[], day: string): Prom
 }
 
 export async function storedVisitorSet(trx: Db, tagId: string, day: string): Promise<string | undefined> {
-  const row = await trx.selectFrom('tag_day_visitors').select('visitors').where('tag_id', '=', tagId).where('day', '=', day).executeTakeFirst();
+  const row = await trx
+    .selectFrom('tag_day_visitors')
+    .select('visitors')
+    .where('tag_id', '=', tagId)
+    .where('day', '=', day)
+    .executeTakeFirst();
   return row?.visitors;
 }
 

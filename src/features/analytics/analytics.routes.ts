@@ -75,7 +75,10 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           response: { 200: dataEnvelope(Report) },
         },
       },
-      async (request) => ({ success: true as const, data: await analytics.tagReport(ctx, request.principal, request.params.id, request.query) }),
+      async (request) => ({
+        success: true as const,
+        data: await analytics.tagReport(ctx, request.principal, request.params.id, request.query),
+      }),
     );
 
     app.get(
@@ -87,7 +90,9 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           tags: ANALYTICS,
           params: TagParams,
           querystring: Type.Object({ ...dates, ...PaginationQuery }),
-          response: { 200: Type.Object({ success: Type.Literal(true), data: Type.Object({ views: Type.Array(ViewRecord) }), pagination: Pagination }) },
+          response: {
+            200: Type.Object({ success: Type.Literal(true), data: Type.Object({ views: Type.Array(ViewRecord) }), pagination: Pagination }),
+          },
         },
       },
       async (request) => {
@@ -105,7 +110,9 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           tags: ANALYTICS,
           params: TagParams,
           querystring: Type.Object({ ...dates, ...PaginationQuery, level: Type.Enum(['basic', 'detailed'], { default: 'detailed' }) }),
-          response: { 200: Type.Object({ success: Type.Literal(true), data: Type.Object({ logs: Type.Array(LogRecord) }), pagination: Pagination }) },
+          response: {
+            200: Type.Object({ success: Type.Literal(true), data: Type.Object({ logs: Type.Array(LogRecord) }), pagination: Pagination }),
+          },
         },
       },
       async (request) => {
@@ -186,7 +193,8 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           }),
           response: {
             200: {
-              description: 'text/csv with header date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits (a title starting with =, +, -, @, tab or CR gets a leading apostrophe, so spreadsheets do not run it as a formula); or JSON { data: { export_date, period, rows, views?, logs? } }',
+              description:
+                'text/csv with header date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits (a title starting with =, +, -, @, tab or CR gets a leading apostrophe, so spreadsheets do not run it as a formula); or JSON { data: { export_date, period, rows, views?, logs? } }',
               content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } },
             },
           },

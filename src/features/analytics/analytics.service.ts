@@ -9,7 +9,17 @@ import { PLAN_LIMITS } from '../accounts/plans.js';
 import { scopeOf, type Scope } from '../accounts/scope.js';
 import { countTagsCreated, requireTag } from '../tags/tags.service.js';
 import * as repo from './analytics.repository.js';
-import { bucketOf, bucketsOf, daysOf, hourRange, instantRange, resolvePeriod, splitByMonths, type Granularity, type Period } from './period.js';
+import {
+  bucketOf,
+  bucketsOf,
+  daysOf,
+  hourRange,
+  instantRange,
+  resolvePeriod,
+  splitByMonths,
+  type Granularity,
+  type Period,
+} from './period.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 import type { PresenceStore } from './presence.js';
@@ -55,7 +65,9 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
 async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
   const days = { from: period.start, to: period.end };
   // One snapshot: sealing moves a day's visitors from its open rows into its set.
-  const [sets, open] = await readSnapshot(ctx.db, (db) => Promise.all([repo.visitorSets(db, tagId, days), repo.openVisitorDays(db, tagId, days)]));
+  const [sets, open] = await readSnapshot(ctx.db, (db) =>
+    Promise.all([repo.visitorSets(db, tagId, days), repo.openVisitorDays(db, tagId, days)]),
+  );
   const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
   for (const row of sets) part(row.day).sets.push(row.visitors);
@@ -83,15 +95,25 @@ async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Pe
 /** Views per dimension and value over the period (see splitByMonths). */
 async function dimensionTotals(ctx: AnalyticsContext, tagId: string, period: Period) {
   const { months, days } = splitByMonths(period);
-  const parts = [...(months ? [repo.monthlyDimensionTotals(ctx.db, tagId, months)] : []), ...days.map((range) => repo.dailyDimensionTotals(ctx.db, tagId, range))];
+  const parts = [
+    ...(months ? [repo.monthlyDimensionTotals(ctx.db, tagId, months)] : []),
+    ...days.map((range) => repo.dailyDimensionTotals(ctx.db, tagId, range)),
+  ];
   const totals = new Map<string, { dimension: string; value: string; views: number }>();
   for (const rows of await Promise.all(parts)) {
-    for (const row of rows) getOrCreate(totals, `${row.dimension}|${row.value}`, () => ({ dimension: row.dimension, value: row.value, views: 0 })).views += Number(row.views);
+    for (const row of rows)
+      getOrCreate(totals, `${row.dimension}|${row.value}`, () => ({ dimension: row.dimension, value: row.value, views: 0 })).views +=
+        Number(row.views);
   }
   return [...totals.values()];
 }
 
-export async function tagReport(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { granularity: Granularity }) {
+export async function tagReport(
+  ctx: AnalyticsContext,
+  principal: Principal,
+  tagId: string,
+  query: DateQuery & { granularity: Granularity },
+) {
   // Reports count every view committed before they start: the pending ones are rolled up first.
   const [tag] = await Promise.all([requireTag(ctx.db, principal, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, principal, query);
@@ -122,7 +144,8 @@ export async function tagReport(ctx: AnalyticsContext, principal: Principal, tag
   }
   summary.average_time_seconds = durationCount > 0 ? Math.round(durationSum / durationCount) : 0;
 
-  const by = (dimension: string) => dimensions.filter((d) => d.dimension === dimension).map((d) => ({ value: d.value, views: Number(d.views) }));
+  const by = (dimension: string) =>
+    dimensions.filter((d) => d.dimension === dimension).map((d) => ({ value: d.value, views: Number(d.views) }));
   const devices = Object.fromEntries(by('device').map((d) => [d.value, d.views]));
   return {
     tag_id: tag.id,
@@ -149,7 +172,12 @@ export function toViewRecord(view: ViewsTable) {
   };
 }
 
-export async function listTagViews(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { limit: number; offset: number }) {
+export async function listTagViews(
+  ctx: AnalyticsContext,
+  principal: Principal,
+  tagId: string,
+  query: DateQuery & { limit: number; offset: number },
+) {
   const tag = await requireTag(ctx.db, principal, tagId);
   const period = periodFor(ctx, principal, query);
   const range = instantRange(period);
@@ -191,11 +219,19 @@ export function toLogRecord(view: ViewsTable, level: LogLevel) {
 /** Log records are shown only while the tag's access logging is on (403 analytics_not_enabled). */
 export function requireAccessLogging(tag: { id: string; access_logging: number }): void {
   if (tag.access_logging !== 1) {
-    throw new ApiError('analytics_not_enabled', `Access logging is not enabled for tag ${tag.id}; turn on access_logging with PUT /v1/tags/{id}`);
+    throw new ApiError(
+      'analytics_not_enabled',
+      `Access logging is not enabled for tag ${tag.id}; turn on access_logging with PUT /v1/tags/{id}`,
+    );
   }
 }
 
-export async function listTagLogs(ctx: AnalyticsContext, principal: Principal, tagId: string, query: DateQuery & { limit: number; offset: number; level: LogLevel }) {
+export async function listTagLogs(
+  ctx: AnalyticsContext,
+  principal: Principal,
+  tagId: string,
+  query: DateQuery & { limit: number; offset: number; level: LogLevel },
+) {
   const tag = await requireTag(ctx.db, principal, tagId);
   // A malformed request is refused as such (400) before the tag's state is (403).
   const period = periodFor(ctx, principal, query);
@@ -211,13 +247,23 @@ export async function listTagLogs(ctx: AnalyticsContext, principal: Principal, t
 /** The most viewed tags of the period (see splitByMonths). */
 async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
   const { months, days } = splitByMonths(period);
-  const parts = [...(months ? [repo.monthlyTagViews(ctx.db, scope, months)] : []), ...days.map((range) => repo.dailyTagViews(ctx.db, scope, range))];
+  const parts = [
+    ...(months ? [repo.monthlyTagViews(ctx.db, scope, months)] : []),
+    ...days.map((range) => repo.dailyTagViews(ctx.db, scope, range)),
+  ];
   const views = new Map<string, number>();
   for (const rows of await Promise.all(parts)) {
     for (const row of rows) views.set(row.tag_id, (views.get(row.tag_id) ?? 0) + Number(row.views));
   }
   const top = [...views].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
-  const titles = new Map((await repo.tagTitles(ctx.db, top.map(([id]) => id))).map((t) => [t.id, t.title]));
+  const titles = new Map(
+    (
+      await repo.tagTitles(
+        ctx.db,
+        top.map(([id]) => id),
+      )
+    ).map((t) => [t.id, t.title]),
+  );
   return top.filter(([id]) => titles.has(id)).map(([id, count]) => ({ id, title: titles.get(id)!, views: count }));
 }
 

@@ -32,7 +32,10 @@ export interface PreparedExport {
 
 /** An empty `include` is the default, as if absent; one naming nothing (`,`) is refused. */
 function parseInclude(text: string | undefined): Set<Include> {
-  const names = (text || 'summary').split(',').map((p) => p.trim()).filter(Boolean);
+  const names = (text || 'summary')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (names.length === 0) throw validationError('include', `include must name at least one of ${INCLUDES.join(', ')}`);
   for (const name of names) {
     if (!INCLUDES.includes(name as Include)) throw validationError('include', `include takes ${INCLUDES.join(', ')}; got "${name}"`);
@@ -55,7 +58,14 @@ async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds:
     const scope = scopeOf(principal);
     return { tags: await tagsInScope(ctx.db, scope), rows: { scope } };
   }
-  const ids = [...new Set(tagIds.split(',').map((id) => id.trim()).filter(Boolean))];
+  const ids = [
+    ...new Set(
+      tagIds
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (ids.length === 0) throw validationError('tag_ids', 'tag_ids must name at least one tag');
   const tags = [];
   for (const id of ids) {

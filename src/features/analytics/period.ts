@@ -34,10 +34,14 @@ export function resolvePeriod(query: { start_date?: string; end_date?: string },
   const today = dayMs(toDay(clock.now().getTime()));
   const endMs = query.end_date !== undefined ? parseDay(query.end_date, 'end_date') : today + DAY_MS;
   const startMs = query.start_date !== undefined ? parseDay(query.start_date, 'start_date') : endMs - 30 * DAY_MS;
-  if (endMs <= startMs) throw new ApiError('invalid_date_range', 'end_date must be after start_date (the period is [start_date, end_date))');
+  if (endMs <= startMs)
+    throw new ApiError('invalid_date_range', 'end_date must be after start_date (the period is [start_date, end_date))');
   const oldestKept = today - (historyDays - 1) * DAY_MS;
   if (endMs <= oldestKept) {
-    throw new ApiError('invalid_date_range', `The period ends before ${toDay(oldestKept)}, the oldest day your plan's ${historyDays}-day history keeps`);
+    throw new ApiError(
+      'invalid_date_range',
+      `The period ends before ${toDay(oldestKept)}, the oldest day your plan's ${historyDays}-day history keeps`,
+    );
   }
   return { start: toDay(Math.max(startMs, oldestKept)), end: toDay(endMs) };
 }
@@ -82,7 +86,8 @@ function bucketsUpTo(period: Period, granularity: Granularity, max: number): str
   const step = granularity === 'hour' ? 3_600_000 : DAY_MS;
   const endMs = dayMs(period.end);
   for (let ms = dayMs(period.start); ms < endMs; ms += step) {
-    const key = granularity === 'hour' ? `${new Date(ms).toISOString().slice(0, 13)}:00:00Z` : bucketOf(`${toDay(ms)}T00:00:00Z`, granularity);
+    const key =
+      granularity === 'hour' ? `${new Date(ms).toISOString().slice(0, 13)}:00:00Z` : bucketOf(`${toDay(ms)}T00:00:00Z`, granularity);
     if (buckets.at(-1) !== key) buckets.push(key);
     if (buckets.length > max) return undefined;
   }
@@ -92,7 +97,8 @@ function bucketsUpTo(period: Period, granularity: Granularity, max: number): str
 /** A tag report's buckets: at most 1,000, else 400 naming the granularity (a coarser one fits). */
 export function bucketsOf(period: Period, granularity: Granularity): string[] {
   const buckets = bucketsUpTo(period, granularity, MAX_BUCKETS);
-  if (!buckets) throw validationError('granularity', `the period holds more than ${MAX_BUCKETS} ${granularity} buckets; choose a coarser granularity`);
+  if (!buckets)
+    throw validationError('granularity', `the period holds more than ${MAX_BUCKETS} ${granularity} buckets; choose a coarser granularity`);
   return buckets;
 }
 

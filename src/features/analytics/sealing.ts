@@ -33,7 +33,9 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
     const groups = new Map<string, { day: string; scopeDay: repo.ScopeDay | undefined; tagIds: string[] }>();
     for (const row of open) {
       const scopeDay = row.environment && row.scope_id ? { environment: row.environment, scope_id: row.scope_id, day: row.day } : undefined;
-      getOrCreate(groups, `${row.day}|${row.environment}|${row.scope_id}`, () => ({ day: row.day, scopeDay, tagIds: [] })).tagIds.push(row.tag_id);
+      getOrCreate(groups, `${row.day}|${row.environment}|${row.scope_id}`, () => ({ day: row.day, scopeDay, tagIds: [] })).tagIds.push(
+        row.tag_id,
+      );
     }
     for (const group of groups.values()) closed += await db.transaction().execute((trx) => closeScopeDay(trx, group));
     if (open.length < TAG_DAYS_PER_PASS) break;
@@ -58,9 +60,16 @@ async function closeScopeDay(trx: Db, group: { day: string; scopeDay: repo.Scope
     if (keys.length > 0) open.push({ tagId, daily, keys });
   }
   if (open.length === 0) return 0;
-  const numberOf = await repo.numberVisitors(trx, open.flatMap((tag) => tag.keys), day);
+  const numberOf = await repo.numberVisitors(
+    trx,
+    open.flatMap((tag) => tag.keys),
+    day,
+  );
   for (const { tagId, daily, keys } of open) {
-    const set = unionVisitorSet(await repo.storedVisitorSet(trx, tagId, day), keys.map((key) => numberOf.get(key)!));
+    const set = unionVisitorSet(
+      await repo.storedVisitorSet(trx, tagId, day),
+      keys.map((key) => numberOf.get(key)!),
+    );
     await repo.saveVisitorSet(trx, tagId, day, set);
     const count = decodeVisitorSet(set).length;
     if (daily && count !== Number(daily.unique_views)) await repo.setDayUniques(trx, tagId, day, count);
@@ -89,7 +98,16 @@ export async function rebuildStaleScopeDays(db: Db, limit: number): Promise<numb
       if (!current?.stale) return;
       const sets = await repo.tagSetsOfScopeDays(trx, repo.scopeFromId(key.environment, key.scope_id), [key.day]);
       if (sets.length === 0) await repo.deleteScopeDaySet(trx, key);
-      else await repo.saveScopeDaySet(trx, key, unionVisitorSet(undefined, sets.flatMap((row) => decodeVisitorSet(row.visitors))), true);
+      else
+        await repo.saveScopeDaySet(
+          trx,
+          key,
+          unionVisitorSet(
+            undefined,
+            sets.flatMap((row) => decodeVisitorSet(row.visitors)),
+          ),
+          true,
+        );
     });
   }
   return stale.length;

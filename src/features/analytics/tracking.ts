@@ -118,9 +118,15 @@ export class Tracker {
     const seconds = Math.min(Math.max(0, Math.round(durationSeconds)), MAX_DURATION_SECONDS);
     if (view.duration_seconds === null || seconds > view.duration_seconds) {
       // Re-read under a lock: another beacon of this view may be applying its time right now.
-      await this.db.transaction().execute((trx) => repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds));
+      await this.db
+        .transaction()
+        .execute((trx) => repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds));
     }
-    await this.touch(view.tag_id, { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country }, this.clock.now().getTime());
+    await this.touch(
+      view.tag_id,
+      { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country },
+      this.clock.now().getTime(),
+    );
     return true;
   }
 }

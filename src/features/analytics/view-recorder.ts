@@ -71,7 +71,10 @@ export class ViewRecorder {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      await insertAllAtomically(this.db, [repo.viewsInsert(batch.map((item) => item.view)), repo.pendingViewsInsert(batch.map((item) => item.view.id))]);
+      await insertAllAtomically(this.db, [
+        repo.viewsInsert(batch.map((item) => item.view)),
+        repo.pendingViewsInsert(batch.map((item) => item.view.id)),
+      ]);
       for (const item of batch) item.resolve();
     } catch (error) {
       this.log.error({ err: error, views: batch.length }, 'could not record views');

@@ -1,5 +1,12 @@
 import type { Db } from '../../db/database.js';
-import type { ScopeDailyTable, TagDailyDimensionsTable, TagDailyTable, TagHourlyTable, TagMonthlyDimensionsTable, TagMonthlyTable } from '../../db/schema.js';
+import type {
+  ScopeDailyTable,
+  TagDailyDimensionsTable,
+  TagDailyTable,
+  TagHourlyTable,
+  TagMonthlyDimensionsTable,
+  TagMonthlyTable,
+} from '../../db/schema.js';
 import { insertAll } from '../../db/bulk-insert.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { eventsInsert, type EventInput, type EventType } from '../events/outbox.js';
@@ -44,7 +51,10 @@ async function rollUpBatch(trx: Db): Promise<number> {
   // it just before): it goes, as the tag's other views did.
   if (views.length < ids.length) {
     const counted = new Set(views.map((view) => view.id));
-    await repo.deleteViews(trx, ids.filter((id) => !counted.has(id)));
+    await repo.deleteViews(
+      trx,
+      ids.filter((id) => !counted.has(id)),
+    );
   }
   await repo.deletePendingViews(trx, ids);
   return ids.length;
@@ -69,7 +79,16 @@ async function addToRollups(trx: Db, views: RolledView[]): Promise<void> {
     // A beacon may have reported the time on page before the view was rolled up.
     const timed = view.duration_seconds === null ? 0 : 1;
     const seconds = view.duration_seconds ?? 0;
-    const h = getOrCreate(hourly, `${view.tag_id}|${hour}`, () => ({ tag_id: view.tag_id, hour, views: 0, qr_scans: 0, direct_visits: 0, duration_sum: 0, duration_count: 0, unique_visitors: 0 }));
+    const h = getOrCreate(hourly, `${view.tag_id}|${hour}`, () => ({
+      tag_id: view.tag_id,
+      hour,
+      views: 0,
+      qr_scans: 0,
+      direct_visits: 0,
+      duration_sum: 0,
+      duration_count: 0,
+      unique_visitors: 0,
+    }));
     h.views += 1;
     h.qr_scans += scan;
     h.direct_visits += direct;
@@ -93,21 +112,49 @@ async function addToRollups(trx: Db, views: RolledView[]): Promise<void> {
     d.direct_visits += direct;
     d.duration_sum += seconds;
     d.duration_count += timed;
-    const s = getOrCreate(scopes, `${view.environment}|${scopeId}|${day}`, () => ({ environment: view.environment, scope_id: scopeId, day, views: 0, qr_scans: 0 }));
+    const s = getOrCreate(scopes, `${view.environment}|${scopeId}|${day}`, () => ({
+      environment: view.environment,
+      scope_id: scopeId,
+      day,
+      views: 0,
+      qr_scans: 0,
+    }));
     s.views += 1;
     s.qr_scans += scan;
-    getOrCreate(monthly, `${view.tag_id}|${month}`, () => ({ environment: view.environment, scope_id: scopeId, month, tag_id: view.tag_id, views: 0 })).views += 1;
-    for (const [dimension, value] of [['device', view.device], ['country', view.country ?? 'unknown'], ['browser', view.browser]] as const) {
-      getOrCreate(dimensions, `${view.tag_id}|${day}|${dimension}|${value}`, () => ({ tag_id: view.tag_id, day, dimension, value, views: 0 })).views += 1;
-      getOrCreate(monthlyDimensions, `${view.tag_id}|${month}|${dimension}|${value}`, () => ({ tag_id: view.tag_id, month, dimension, value, views: 0 })).views += 1;
+    getOrCreate(monthly, `${view.tag_id}|${month}`, () => ({
+      environment: view.environment,
+      scope_id: scopeId,
+      month,
+      tag_id: view.tag_id,
+      views: 0,
+    })).views += 1;
+    for (const [dimension, value] of [
+      ['device', view.device],
+      ['country', view.country ?? 'unknown'],
+      ['browser', view.browser],
+    ] as const) {
+      getOrCreate(dimensions, `${view.tag_id}|${day}|${dimension}|${value}`, () => ({
+        tag_id: view.tag_id,
+        day,
+        dimension,
+        value,
+        views: 0,
+      })).views += 1;
+      getOrCreate(monthlyDimensions, `${view.tag_id}|${month}|${dimension}|${value}`, () => ({
+        tag_id: view.tag_id,
+        month,
+        dimension,
+        value,
+        views: 0,
+      })).views += 1;
     }
   }
   // Two round trips on PostgreSQL: the visitor rows first (which of them are new decides the
   // unique counts), then everything else.
-  const [newHours, newDays] = (await insertAll(trx, [repo.visitorHoursInsert(distinctVisitors(views, hourOf)), repo.visitorDaysInsert(distinctVisitors(views, dayOf))])) as [
-    repo.VisitorRow[],
-    repo.VisitorRow[],
-  ];
+  const [newHours, newDays] = (await insertAll(trx, [
+    repo.visitorHoursInsert(distinctVisitors(views, hourOf)),
+    repo.visitorDaysInsert(distinctVisitors(views, dayOf)),
+  ])) as [repo.VisitorRow[], repo.VisitorRow[]];
   for (const row of newHours) hourly.get(`${row.tag_id}|${row.bucket}`)!.unique_visitors += 1;
   for (const row of newDays) daily.get(`${row.tag_id}|${row.bucket}`)!.unique_views += 1;
   await insertAll(trx, [
@@ -149,7 +196,14 @@ async function viewEvents(trx: Db, views: RolledView[]): Promise<EventInput[]> {
       tag: { id: view.tag_id, short_id: view.short_id, title: view.title },
       view: { id: view.id, source: view.source, device: view.device, browser: view.browser, os: view.os, country: view.country },
     };
-    const base = { environment: view.environment, ownerId: view.owner_id, organizationId: view.organization_id, tagId: view.tag_id, data, at: view.occurred_at };
+    const base = {
+      environment: view.environment,
+      ownerId: view.owner_id,
+      organizationId: view.organization_id,
+      tagId: view.tag_id,
+      data,
+      at: view.occurred_at,
+    };
     if (types.has('tag.viewed')) events.push({ ...base, type: 'tag.viewed' });
     if (view.source === 'qr_scan' && types.has('qr.scanned')) events.push({ ...base, type: 'qr.scanned' });
   }

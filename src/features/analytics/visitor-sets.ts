@@ -47,7 +47,7 @@ export function decodeVisitorSet(text: string): number[] {
   const units = unitsOf(text);
   const numbers: number[] = [];
   let n = 0;
-  for (let i = 0; i < units.length; ) {
+  for (let i = 0; i < units.length;) {
     let delta = units[i++]!;
     if (delta === ESCAPE) {
       delta = units[i]! + units[i + 1]! * 0x10000;
@@ -100,7 +100,7 @@ export class DistinctVisitors {
     const units = unitsOf(text);
     let bits = this.bits;
     let n = 0;
-    for (let i = 0; i < units.length; ) {
+    for (let i = 0; i < units.length;) {
       let delta = units[i++]!;
       if (delta === ESCAPE) {
         delta = units[i]! + units[i + 1]! * 0x10000;

@@ -4,7 +4,8 @@ import UAParser from 'ua-parser-js';
 import type { DeviceType } from '../../db/schema.js';
 
 /** Crawlers, previewers and HTTP libraries: their requests are served but not counted. */
-const BOT = /bot|crawl|spider|slurp|scrap|fetch|preview|monitor|curl|wget|httpie|python-requests|python-urllib|aiohttp|go-http-client|java\/|okhttp|axios|node-fetch|undici|headless|phantomjs|lighthouse|pingdom|uptime|facebookexternalhit|embedly|whatsapp|telegram|discord|slack/i;
+const BOT =
+  /bot|crawl|spider|slurp|scrap|fetch|preview|monitor|curl|wget|httpie|python-requests|python-urllib|aiohttp|go-http-client|java\/|okhttp|axios|node-fetch|undici|headless|phantomjs|lighthouse|pingdom|uptime|facebookexternalhit|embedly|whatsapp|telegram|discord|slack/i;
 
 export function isBot(userAgent: string | undefined): boolean {
   return !userAgent || BOT.test(userAgent);

@@ -60,7 +60,17 @@ export async function emit(trx: Db, input: EventInput): Promise<void> {
   await trx.insertInto('events').values(eventRow(input)).execute();
 }
 
-const EVENT_COLUMNS = ['id', 'type', 'environment', 'owner_id', 'organization_id', 'tag_id', 'payload', 'created_at', 'dispatched_at'] as const satisfies ReadonlyArray<keyof EventRow>;
+const EVENT_COLUMNS = [
+  'id',
+  'type',
+  'environment',
+  'owner_id',
+  'organization_id',
+  'tag_id',
+  'payload',
+  'created_at',
+  'dispatched_at',
+] as const satisfies ReadonlyArray<keyof EventRow>;
 const EVENTS: BulkInsert<EventRow> = { table: 'events', columns: EVENT_COLUMNS, values: (row) => EVENT_COLUMNS.map((c) => row[c]) };
 
 /** Several events as one insert, for insertAll() with the change's own rows (views record theirs so). */

@@ -90,7 +90,9 @@ export function ruleForName(name: string): TypeRule {
   const rule = RULES[ALIASES[ext] ?? ext];
   if (!rule) {
     const allowed = ALLOWED_EXTENSIONS.map((e) => `.${e}`).join(', ');
-    throw unsupported(ext ? `Files of type .${ext} are not accepted; allowed: ${allowed}` : `The file name has no extension; allowed: ${allowed}`);
+    throw unsupported(
+      ext ? `Files of type .${ext} are not accepted; allowed: ${allowed}` : `The file name has no extension; allowed: ${allowed}`,
+    );
   }
   return rule;
 }
@@ -103,7 +105,12 @@ export function ruleForMime(mime: string): TypeRule | undefined {
 export function extensionsFor(mime: string): string[] {
   const rule = ruleForMime(mime);
   if (!rule) return [];
-  return [rule.ext, ...Object.entries(ALIASES).filter(([, target]) => target === rule.ext).map(([alias]) => alias)];
+  return [
+    rule.ext,
+    ...Object.entries(ALIASES)
+      .filter(([, target]) => target === rule.ext)
+      .map(([alias]) => alias),
+  ];
 }
 
 /** What was learned while the bytes streamed past (ingest.ts). */
@@ -145,6 +152,9 @@ export async function verifyContent(rule: TypeRule, path: string, facts: Content
     const found = await findExecutableInZip(path).catch(() => {
       throw mismatch();
     });
-    if (found) throw unsupported(`The archive contains an executable (${found}); executables (.exe, .app, .sh) are not accepted, even inside archives`);
+    if (found)
+      throw unsupported(
+        `The archive contains an executable (${found}); executables (.exe, .app, .sh) are not accepted, even inside archives`,
+      );
   }
 }

@@ -28,7 +28,14 @@ export async function listFilesOfTag(db: Db, tagId: string, limit: number, offse
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
     .where('tag_id', '=', tagId)
     .executeTakeFirstOrThrow();
-  const rows = await db.selectFrom('files').selectAll().where('tag_id', '=', tagId).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  const rows = await db
+    .selectFrom('files')
+    .selectAll()
+    .where('tag_id', '=', tagId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
   return { total: Number(total), rows: rows.map(toFileRow) };
 }
 
@@ -81,7 +88,10 @@ export async function findFilesOfTestTagsCreatedBefore(db: Db, before: string) {
 }
 
 export function deleteFilesByIds(db: Db, ids: readonly string[]) {
-  return db.deleteFrom('files').where('id', 'in', [...ids]).execute();
+  return db
+    .deleteFrom('files')
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 // Storage usage: one row per account and environment.
@@ -101,7 +111,14 @@ export async function storageUsed(db: Db, accountId: string, environment: Enviro
  * would not. One conditional UPDATE, so concurrent reservations cannot both pass: PostgreSQL
  * re-checks the condition on the row the other transaction committed, SQLite runs one writer.
  */
-export async function reserveStorage(db: Db, accountId: string, environment: Environment, bytes: number, limit: number, at: string): Promise<boolean> {
+export async function reserveStorage(
+  db: Db,
+  accountId: string,
+  environment: Environment,
+  bytes: number,
+  limit: number,
+  at: string,
+): Promise<boolean> {
   await db
     .insertInto('storage_usage')
     .values({ account_id: accountId, environment, used_bytes: 0, updated_at: at })

@@ -75,7 +75,8 @@ function fromMultipartError(error: unknown): unknown {
     default:
       break;
   }
-  if (error instanceof Error && /multipart|boundary|part/i.test(error.message)) return invalidRequest(`Malformed multipart body: ${error.message}`);
+  if (error instanceof Error && /multipart|boundary|part/i.test(error.message))
+    return invalidRequest(`Malformed multipart body: ${error.message}`);
   return error;
 }
 
@@ -121,7 +122,8 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
           });
           for await (const part of parts) {
             if (part.type === 'file') {
-              if (part.fieldname !== 'file') throw validationError(part.fieldname, `${part.fieldname} is not a known field; send the file as "file"`);
+              if (part.fieldname !== 'file')
+                throw validationError(part.fieldname, `${part.fieldname} is not a known field; send the file as "file"`);
               const originalName = files.originalNameOf(part.filename);
               received = await files.receiveFile(ctx, target, originalName, files.ruleForUpload(originalName), part.file);
               continue;
@@ -217,19 +219,33 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
         const query = request.query;
         const given = (['width', 'height', 'quality', 'format'] as const).filter((key) => query[key] !== undefined);
         const countDownload = () => {
-          files.recordDownload(ctx, file.id).catch((error: unknown) => request.log.warn({ err: error, file_id: file.id }, 'could not count a download'));
+          files
+            .recordDownload(ctx, file.id)
+            .catch((error: unknown) => request.log.warn({ err: error, file_id: file.id }, 'could not count a download'));
         };
         if (given.length > 0) {
           const variant = await files.transformedVariant(ctx, file, { ...query, given });
-          return sendFile(request, reply, variantOf(variant), {
-            'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type, variant.mime)),
-            'cache-control': 'private, no-cache',
-          }, countDownload);
+          return sendFile(
+            request,
+            reply,
+            variantOf(variant),
+            {
+              'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type, variant.mime)),
+              'cache-control': 'private, no-cache',
+            },
+            countDownload,
+          );
         }
-        return sendFile(request, reply, blobOf(ctx, file), {
-          'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type)),
-          'cache-control': 'private, no-cache',
-        }, countDownload);
+        return sendFile(
+          request,
+          reply,
+          blobOf(ctx, file),
+          {
+            'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type)),
+            'cache-control': 'private, no-cache',
+          },
+          countDownload,
+        );
       },
     );
 
@@ -260,9 +276,18 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
       '/files/:file_id',
       {
         config: { permission: 'files:write' },
-        schema: { summary: "Change a file's name or description", tags: FILES, params: FileParams, body: PatchBody, response: { 200: dataEnvelope(File) } },
+        schema: {
+          summary: "Change a file's name or description",
+          tags: FILES,
+          params: FileParams,
+          body: PatchBody,
+          response: { 200: dataEnvelope(File) },
+        },
       },
-      async (request) => ({ success: true as const, data: await files.updateFile(ctx, request.principal, request.params.file_id, request.body) }),
+      async (request) => ({
+        success: true as const,
+        data: await files.updateFile(ctx, request.principal, request.params.file_id, request.body),
+      }),
     );
 
     app.delete(
@@ -286,16 +311,20 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
 export function publicFileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const schema = { params: Type.Object({ shortId: Type.String(), fileId: Type.String() }), hide: true };
-    app.get('/t/:shortId/files/:fileId', { schema }, async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
-      const { shortId, fileId } = request.params;
-      const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx.db, shortId) : undefined;
-      const file = await files.publicImage(ctx, tag, fileId);
-      if (!file) throw new ApiError('not_found', 'Not found');
-      return sendFile(request, reply, blobOf(ctx, file), {
-        'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type)),
-        // Short: a tag made private stops being served by caches soon after.
-        'cache-control': 'public, max-age=300',
-      });
-    });
+    app.get(
+      '/t/:shortId/files/:fileId',
+      { schema },
+      async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
+        const { shortId, fileId } = request.params;
+        const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx.db, shortId) : undefined;
+        const file = await files.publicImage(ctx, tag, fileId);
+        if (!file) throw new ApiError('not_found', 'Not found');
+        return sendFile(request, reply, blobOf(ctx, file), {
+          'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type)),
+          // Short: a tag made private stops being served by caches soon after.
+          'cache-control': 'public, max-age=300',
+        });
+      },
+    );
   };
 }

@@ -21,7 +21,9 @@ export const File = Type.Object({
 });
 
 const name = Type.String({ description: `1-${MAX_NAME} characters, no / \\ or control characters` });
-const description = Type.Union([Type.String({ maxLength: MAX_DESCRIPTION }), Type.Null()], { description: `At most ${MAX_DESCRIPTION} characters` });
+const description = Type.Union([Type.String({ maxLength: MAX_DESCRIPTION }), Type.Null()], {
+  description: `At most ${MAX_DESCRIPTION} characters`,
+});
 
 export const TagFilesParams = Type.Object({ id: Type.String({ description: 'Tag id (tag_…) or short id' }) });
 export const FileParams = Type.Object({ file_id: Type.String({ description: 'file_…' }) });
@@ -59,9 +61,13 @@ export const FromUrlBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const PatchBody = Type.Object({ name: Type.Optional(name), description: Type.Optional(description) }, { additionalProperties: false });
+export const PatchBody = Type.Object(
+  { name: Type.Optional(name), description: Type.Optional(description) },
+  { additionalProperties: false },
+);
 
-const dimension = (what: string) => Type.Integer({ minimum: 1, maximum: MAX_DIMENSION, description: `${what} in pixels (1-${MAX_DIMENSION}); images only` });
+const dimension = (what: string) =>
+  Type.Integer({ minimum: 1, maximum: MAX_DIMENSION, description: `${what} in pixels (1-${MAX_DIMENSION}); images only` });
 
 export const DownloadQuery = Type.Object({
   width: Type.Optional(dimension('Maximum width')),
@@ -77,7 +83,10 @@ export const ThumbnailQuery = Type.Object({
   format: Type.Optional(Type.Enum(OUTPUT_FORMATS, { description: 'Default webp' })),
 });
 
-const binary = (description: string) => ({ description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } });
+const binary = (description: string) => ({
+  description,
+  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+});
 
 export const BinaryResponses = {
   200: binary('The content, with its Content-Type, Content-Disposition and ETag'),

@@ -147,10 +147,20 @@ export function ruleForUpload(originalName: string): TypeRule {
  * Streams `source` into a temp file under the target's limits and checks its type. The temp
  * file is removed again when anything fails.
  */
-export async function receiveFile(ctx: FilesContext, target: UploadTarget, originalName: string, rule: TypeRule, source: Readable): Promise<ReceivedFile> {
+export async function receiveFile(
+  ctx: FilesContext,
+  target: UploadTarget,
+  originalName: string,
+  rule: TypeRule,
+  source: Readable,
+): Promise<ReceivedFile> {
   const tempPath = await newTempPath(ctx.config.dataDir);
   try {
-    const facts = await ingest(source, tempPath, { maxBytes: target.maxBytes, storageLeft: target.storageLeft, text: rule.check.kind === 'text' });
+    const facts = await ingest(source, tempPath, {
+      maxBytes: target.maxBytes,
+      storageLeft: target.storageLeft,
+      text: rule.check.kind === 'text',
+    });
     await verifyContent(rule, tempPath, facts);
     return { ...facts, tempPath, originalName, rule };
   } catch (error) {
@@ -240,7 +250,12 @@ function nameForFetched(dispositionName: string | undefined, url: URL, contentTy
   return { name: fromPath, rule: ruleForName(fromPath || 'download') };
 }
 
-export async function uploadFromUrl(ctx: FilesContext, principal: Principal, tagIdOrShortId: string, input: FromUrlInput): Promise<FileView> {
+export async function uploadFromUrl(
+  ctx: FilesContext,
+  principal: Principal,
+  tagIdOrShortId: string,
+  input: FromUrlInput,
+): Promise<FileView> {
   if (input.name !== undefined) requireValidName(input.name, 'name');
   if (input.description != null) requireValidDescription(input.description);
   const target = await prepareUpload(ctx, principal, tagIdOrShortId);
@@ -349,7 +364,8 @@ export async function transformedVariant(ctx: FilesContext, file: repo.FileRow, 
 }
 
 export async function thumbnail(ctx: FilesContext, file: repo.FileRow, request: TransformRequest): Promise<Variant> {
-  if (!isTransformable(file.mime_type)) throw validationError('file_id', `Thumbnails exist for images only; this file is ${file.mime_type}`);
+  if (!isTransformable(file.mime_type))
+    throw validationError('file_id', `Thumbnails exist for images only; this file is ${file.mime_type}`);
   return ctx.images.variant(file, {
     width: request.width ?? THUMBNAIL.width,
     height: request.height ?? THUMBNAIL.height,

@@ -143,7 +143,8 @@ export class ImageVariants {
   }
 
   private async svgBytes(file: ImageSource): Promise<Buffer> {
-    if (file.size > MAX_SVG_BYTES) throw validationError('file_id', `SVG images larger than ${MAX_SVG_BYTES / 1024 / 1024} MB cannot be transformed`);
+    if (file.size > MAX_SVG_BYTES)
+      throw validationError('file_id', `SVG images larger than ${MAX_SVG_BYTES / 1024 / 1024} MB cannot be transformed`);
     const chunks: Buffer[] = [];
     for await (const chunk of await this.storage.read(file.id)) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);

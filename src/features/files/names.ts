@@ -6,7 +6,6 @@ import { extensionOf, extensionsFor, ruleForMime } from './file-types.js';
 export const MAX_NAME = 255;
 export const MAX_DESCRIPTION = 2000;
 
-
 /** Why `name` is not a valid file name, or undefined when it is. */
 export function nameProblem(name: string): string | undefined {
   if (name.length < 1) return 'must not be empty';
@@ -58,7 +57,10 @@ export function filenameFromContentDisposition(header: string | undefined): stri
     const charset = extended[1]!.trim().toLowerCase();
     try {
       const value = extended[2]!.trim();
-      const decoded = charset === 'utf-8' ? decodeURIComponent(value) : value.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      const decoded =
+        charset === 'utf-8'
+          ? decodeURIComponent(value)
+          : value.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
       if (decoded) return decoded;
     } catch {
       // Malformed escapes: fall back to the plain parameter.

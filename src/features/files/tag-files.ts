@@ -66,7 +66,9 @@ interface ImageBlockLike {
 export async function requireImageFilesOfTag(db: Db, tagId: string | null, blocks: readonly ImageBlockLike[], path: string): Promise<void> {
   const images = blocks.map((block, index) => ({ block, index })).filter(({ block }) => block.type === 'image');
   if (images.length === 0) return;
-  const found = tagId ? await repo.findFileIdsOfTag(db, tagId, [...new Set(images.map(({ block }) => block.file_id!))], IMAGE_MIME_TYPES) : new Set<string>();
+  const found = tagId
+    ? await repo.findFileIdsOfTag(db, tagId, [...new Set(images.map(({ block }) => block.file_id!))], IMAGE_MIME_TYPES)
+    : new Set<string>();
   const missing = images.find(({ block }) => !found.has(block.file_id!));
   if (missing) {
     const field = `${path}[${missing.index}].file_id`;

@@ -44,8 +44,6 @@ export function deleteEmptyTestFoldersCreatedBefore(db: Db, before: string) {
     .where('environment', '=', 'test')
     .where('created_at', '<', before)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('tags').select('tags.id').whereRef('tags.folder_id', '=', 'folders.id'))))
-    .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('folders as child').select('child.id').whereRef('child.parent_id', '=', 'folders.id'))),
-    )
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('folders as child').select('child.id').whereRef('child.parent_id', '=', 'folders.id'))))
     .executeTakeFirst();
 }

@@ -58,7 +58,10 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
 
     app.get(
       '/folders/:id',
-      { config: { permission: 'tags:read' }, schema: { summary: 'Get a folder', tags: FOLDERS, params: FolderParams, response: { 200: dataEnvelope(Folder) } } },
+      {
+        config: { permission: 'tags:read' },
+        schema: { summary: 'Get a folder', tags: FOLDERS, params: FolderParams, response: { 200: dataEnvelope(Folder) } },
+      },
       async (request) => ({ success: true as const, data: await folders.getFolder(ctx.db, scopeOf(request.principal), request.params.id) }),
     );
 

@@ -11,9 +11,13 @@ export function healthRoutes(db: Db): FastifyPluginAsyncTypebox {
     app.get('/healthz', { schema: { summary: 'Liveness', tags: ['Operations'], response: { 200: Status } } }, async () => ({
       status: 'ok',
     }));
-    app.get('/readyz', { schema: { summary: 'Readiness: the database is reachable', tags: ['Operations'], response: { 200: Status } } }, async () => {
-      if (!(await isDatabaseReachable(db))) throw new ApiError('service_unavailable', 'Database is not reachable');
-      return { status: 'ready' };
-    });
+    app.get(
+      '/readyz',
+      { schema: { summary: 'Readiness: the database is reachable', tags: ['Operations'], response: { 200: Status } } },
+      async () => {
+        if (!(await isDatabaseReachable(db))) throw new ApiError('service_unavailable', 'Database is not reachable');
+        return { status: 'ready' };
+      },
+    );
   };
 }

@@ -21,13 +21,15 @@ const PAGE_CSP =
 const SHORT_ID = /^[A-Za-z0-9]{8}$/;
 
 function pageHeaders(reply: FastifyReply): FastifyReply {
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('content-security-policy', PAGE_CSP)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'strict-origin-when-cross-origin')
-    // Every view must reach the server to be counted.
-    .header('cache-control', 'no-store');
+  return (
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'strict-origin-when-cross-origin')
+      // Every view must reach the server to be counted.
+      .header('cache-control', 'no-store')
+  );
 }
 
 /**
@@ -42,7 +44,10 @@ export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox 
     const key = `${tag.id}:${tag.version}`;
     let html = rendered.get(key);
     if (!html) {
-      html = renderTagPage({ title: tag.title, blocks: JSON.parse(tag.content) as Block[] }, (fileId) => `/t/${tag.short_id}/files/${fileId}`);
+      html = renderTagPage(
+        { title: tag.title, blocks: JSON.parse(tag.content) as Block[] },
+        (fileId) => `/t/${tag.short_id}/files/${fileId}`,
+      );
       rendered.set(key, html);
     }
     return html;

@@ -52,7 +52,8 @@ class BlockReader {
   flag(parent: Input, name: string): boolean {
     const value = parent[name];
     if (value === undefined) return false;
-    if (typeof value !== 'boolean') throw validationError(`${this.path}.format.${name}`, `${this.path}.format.${name} must be true or false`);
+    if (typeof value !== 'boolean')
+      throw validationError(`${this.path}.format.${name}`, `${this.path}.format.${name} must be true or false`);
     return value;
   }
 
@@ -89,7 +90,8 @@ function readBlock(r: BlockReader, type: BlockType, id: string): Block {
     case 'text': {
       const format = r.object('format');
       for (const key of Object.keys(format)) {
-        if (key !== 'bold' && key !== 'italic') throw validationError(`${r.path}.format.${key}`, `${r.path}.format.${key} is not a known field`);
+        if (key !== 'bold' && key !== 'italic')
+          throw validationError(`${r.path}.format.${key}`, `${r.path}.format.${key} is not a known field`);
       }
       return { id, type, content: content(), format: { bold: r.flag(format, 'bold'), italic: r.flag(format, 'italic') } };
     }

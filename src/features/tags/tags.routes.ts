@@ -58,7 +58,9 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
           tags: TAGS,
           body: TagBatchBody,
           response: {
-            201: dataEnvelope(Type.Object({ created: Type.Integer(), tags: Type.Array(Type.Object({ id: Type.String(), short_id: Type.String() })) })),
+            201: dataEnvelope(
+              Type.Object({ created: Type.Integer(), tags: Type.Array(Type.Object({ id: Type.String(), short_id: Type.String() })) }),
+            ),
           },
         },
       },

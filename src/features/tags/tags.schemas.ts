@@ -29,7 +29,10 @@ const Permissions = Type.Object({ read: ReadPermission, write: WritePermission }
 
 const tagInputProperties = {
   title: Type.String({ description: '1-255 characters after trimming' }),
-  content: Type.Union([Type.Array(BlockInput, { maxItems: MAX_BLOCKS }), Type.String({ description: 'HTML, stored as one sanitized html block' })]),
+  content: Type.Union([
+    Type.Array(BlockInput, { maxItems: MAX_BLOCKS }),
+    Type.String({ description: 'HTML, stored as one sanitized html block' }),
+  ]),
   folder_id: Type.Union([Type.String(), Type.Null()]),
   permissions: Type.Object({ read: Type.Optional(ReadPermission), write: Type.Optional(WritePermission) }, { additionalProperties: false }),
   readPermission: ReadPermission,
@@ -38,7 +41,9 @@ const tagInputProperties = {
 };
 
 const optional = <T extends Record<string, Parameters<typeof Type.Optional>[0]>>(properties: T) =>
-  Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: ReturnType<typeof Type.Optional<T[K]>> };
+  Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof T]: ReturnType<typeof Type.Optional<T[K]>>;
+  };
 
 const { title: _title, ...rest } = tagInputProperties;
 

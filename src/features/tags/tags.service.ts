@@ -177,7 +177,12 @@ async function insertNewTag(trx: Db, ctx: TagsContext, principal: Principal, fie
   return view;
 }
 
-function eventFor(row: Pick<TagsTable, 'id' | 'environment' | 'owner_id' | 'organization_id'>, type: 'tag.created' | 'tag.updated' | 'tag.deleted' | 'qr.generated', data: Record<string, unknown>, at: string) {
+function eventFor(
+  row: Pick<TagsTable, 'id' | 'environment' | 'owner_id' | 'organization_id'>,
+  type: 'tag.created' | 'tag.updated' | 'tag.deleted' | 'qr.generated',
+  data: Record<string, unknown>,
+  at: string,
+) {
   return { type, environment: row.environment, ownerId: row.owner_id, organizationId: row.organization_id, tagId: row.id, data, at };
 }
 

@@ -98,12 +98,17 @@ export class DeliveryWorker {
           subscribers.set(scope, webhooks);
         }
         for (const webhook of webhooks) {
-          if ((JSON.parse(webhook.events) as string[]).includes(event.type)) deliveries.push(newDelivery(webhook.id, event, now, { test: false }));
+          if ((JSON.parse(webhook.events) as string[]).includes(event.type))
+            deliveries.push(newDelivery(webhook.id, event, now, { test: false }));
         }
       }
       // Chunked: SQLite caps the number of bound parameters in one statement.
       for (let i = 0; i < deliveries.length; i += 200) await repo.insertDeliveries(trx, deliveries.slice(i, i + 200));
-      await repo.markEventsDispatched(trx, events.map((e) => e.id), now);
+      await repo.markEventsDispatched(
+        trx,
+        events.map((e) => e.id),
+        now,
+      );
       return events.length;
     });
   }
@@ -130,7 +135,12 @@ export class DeliveryWorker {
 
   /** At most 1000 deliveries a minute per webhook; the excess waits, it is never dropped. */
   private async withinMinuteCap(delivery: repo.ClaimedDelivery, nowMs: number): Promise<boolean> {
-    const rule: WindowRule = { key: `webhook:${delivery.webhook_id}`, limit: this.ctx.config.webhookDeliveriesPerMinute, windowMs: 60_000, bucketMs: 1000 };
+    const rule: WindowRule = {
+      key: `webhook:${delivery.webhook_id}`,
+      limit: this.ctx.config.webhookDeliveriesPerMinute,
+      windowMs: 60_000,
+      bucketMs: 1000,
+    };
     const decision = await this.limits.check([rule], nowMs, true);
     if (decision.allowed) return true;
     const later = new Date(nowMs + decision.windows[0]!.retryAfterMs).toISOString();

@@ -17,7 +17,13 @@ const BODY_KEPT = 1024;
  * One POST to a receiver: JSON, redirects not followed (node:https never follows them), the
  * whole exchange bounded by `timeoutMs`, the address checked by the outbound agents.
  */
-export function postJson(agents: OutboundAgents, url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendResult> {
+export function postJson(
+  agents: OutboundAgents,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -49,7 +55,11 @@ export function postJson(agents: OutboundAgents, url: string, body: string, head
         }
       });
       const done = () =>
-        finish({ responseCode: response.statusCode ?? null, responseBody: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString('utf8'), error: null });
+        finish({
+          responseCode: response.statusCode ?? null,
+          responseBody: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString('utf8'),
+          error: null,
+        });
       response.on('end', done);
       response.on('error', done);
     });

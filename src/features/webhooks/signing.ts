@@ -23,7 +23,9 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export function secretProblem(secret: string): string | undefined {
   if (!secret.startsWith(PREFIX)) return undefined;
   const encoded = secret.slice(PREFIX.length);
-  return encoded !== '' && BASE64.test(encoded) ? undefined : 'a whsec_ secret must be standard base64 (with its = padding) of at least one byte';
+  return encoded !== '' && BASE64.test(encoded)
+    ? undefined
+    : 'a whsec_ secret must be standard base64 (with its = padding) of at least one byte';
 }
 
 function secretBytes(secret: string): Buffer {
@@ -36,7 +38,15 @@ export function sign(secret: string, id: string, timestampSeconds: number, body:
 }
 
 /** Headers a webhook's custom headers may not replace. */
-export const PROTECTED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'user-agent', 'content-length', 'host'];
+export const PROTECTED_HEADERS = [
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'content-type',
+  'user-agent',
+  'content-length',
+  'host',
+];
 
 export function signedHeaders(secret: string, eventId: string, timestampSeconds: number, body: string): Record<string, string> {
   return {

@@ -28,8 +28,16 @@ export function deleteWebhookRow(db: Db, id: string) {
  */
 export async function lockScope(trx: Db, scope: Scope): Promise<void> {
   await (scope.organizationId
-    ? trx.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', scope.organizationId).execute()
-    : trx.updateTable('users').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', scope.userId).execute());
+    ? trx
+        .updateTable('organizations')
+        .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+        .where('id', '=', scope.organizationId)
+        .execute()
+    : trx
+        .updateTable('users')
+        .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+        .where('id', '=', scope.userId)
+        .execute());
 }
 
 export async function countWebhooks(db: Db, scope: Scope): Promise<number> {
@@ -57,7 +65,12 @@ export async function webhookStats(db: Db, webhookId: string) {
     .groupBy('status')
     .execute();
   const count = (status: DeliveryStatus) => Number(rows.find((r) => r.status === status)?.count ?? 0);
-  const last = rows.map((r) => r.last).filter((v): v is string => v !== null).sort().at(-1) ?? null;
+  const last =
+    rows
+      .map((r) => r.last)
+      .filter((v): v is string => v !== null)
+      .sort()
+      .at(-1) ?? null;
   return {
     total_deliveries: rows.reduce((sum, r) => sum + Number(r.count), 0),
     successful: count('success'),
@@ -71,7 +84,13 @@ export function insertDelivery(db: Db, row: DeliveriesTable) {
 }
 
 export function insertDeliveries(db: Db, rows: DeliveriesTable[]) {
-  return rows.length === 0 ? Promise.resolve() : db.insertInto('deliveries').values(rows).execute().then(() => undefined);
+  return rows.length === 0
+    ? Promise.resolve()
+    : db
+        .insertInto('deliveries')
+        .values(rows)
+        .execute()
+        .then(() => undefined);
 }
 
 export function findDelivery(db: Db, webhookId: string, id: string) {

@@ -60,7 +60,8 @@ const events = Type.Array(EventKind, { minItems: 1 });
 const secret = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: 'Signing secret: whsec_ followed by standard base64 (used as the decoded bytes, as Standard Webhooks verifiers do), or any other text (used as its UTF-8 bytes); generated when omitted',
+  description:
+    'Signing secret: whsec_ followed by standard base64 (used as the decoded bytes, as Standard Webhooks verifiers do), or any other text (used as its UTF-8 bytes); generated when omitted',
 });
 
 const IdParams = Type.Object({ id: Type.String() });
@@ -109,7 +110,12 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
       '/webhooks/:id',
       {
         config: { permission: 'webhooks:read' },
-        schema: { summary: 'Get a webhook with delivery stats', tags: WEBHOOKS, params: IdParams, response: { 200: dataEnvelope(WebhookWithStats) } },
+        schema: {
+          summary: 'Get a webhook with delivery stats',
+          tags: WEBHOOKS,
+          params: IdParams,
+          response: { 200: dataEnvelope(WebhookWithStats) },
+        },
       },
       async (request) => ({ success: true as const, data: await webhooks.getWebhook(ctx, request.principal, request.params.id) }),
     );
@@ -136,14 +142,22 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
           response: { 200: dataEnvelope(WebhookWithStats) },
         },
       },
-      async (request) => ({ success: true as const, data: await webhooks.updateWebhook(ctx, request.principal, request.params.id, request.body) }),
+      async (request) => ({
+        success: true as const,
+        data: await webhooks.updateWebhook(ctx, request.principal, request.params.id, request.body),
+      }),
     );
 
     app.delete(
       '/webhooks/:id',
       {
         config: { permission: 'webhooks:write' },
-        schema: { summary: 'Delete a webhook and its pending deliveries', tags: WEBHOOKS, params: IdParams, response: { 200: DeletedBody } },
+        schema: {
+          summary: 'Delete a webhook and its pending deliveries',
+          tags: WEBHOOKS,
+          params: IdParams,
+          response: { 200: DeletedBody },
+        },
       },
       async (request) => {
         await webhooks.deleteWebhook(ctx, request.principal, request.params.id);
@@ -205,7 +219,12 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
       '/webhooks/:id/deliveries/:delivery_id',
       {
         config: { permission: 'webhooks:read' },
-        schema: { summary: 'A delivery with every attempt', tags: WEBHOOKS, params: DeliveryParams, response: { 200: dataEnvelope(DeliveryWithAttempts) } },
+        schema: {
+          summary: 'A delivery with every attempt',
+          tags: WEBHOOKS,
+          params: DeliveryParams,
+          response: { 200: dataEnvelope(DeliveryWithAttempts) },
+        },
       },
       async (request) => ({
         success: true as const,

@@ -91,7 +91,8 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
   for (const [name, value] of entries) {
     const field = `headers.${name}`;
     if (!HEADER_NAME.test(name)) throw validationError(field, `${name} is not a valid header name`);
-    if (PROTECTED_HEADERS.includes(name.toLowerCase())) throw validationError(field, `${name} is set by the service and cannot be replaced`);
+    if (PROTECTED_HEADERS.includes(name.toLowerCase()))
+      throw validationError(field, `${name} is set by the service and cannot be replaced`);
     if (/[\r\n\0]/.test(value)) throw validationError(field, `${field} must not contain line breaks`);
   }
   return headers;
@@ -101,7 +102,11 @@ async function requireWebhook(db: Db, principal: Principal, id: string): Promise
   return requireAccess(await repo.findWebhook(db, id), scopeOf(principal), 'Webhook');
 }
 
-export async function createWebhook(ctx: WebhooksContext, principal: Principal, input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput) {
+export async function createWebhook(
+  ctx: WebhooksContext,
+  principal: Principal,
+  input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput,
+) {
   const scope = scopeOf(principal);
   const name = cleanLabel(input.name, 'name');
   const url = await checkUrl(input.url, ctx.agents);
@@ -127,7 +132,10 @@ export async function createWebhook(ctx: WebhooksContext, principal: Principal, 
     if (max !== null) {
       await repo.lockScope(trx, scope);
       if ((await repo.countWebhooks(trx, scope)) >= max) {
-        throw new ApiError('webhook_limit_reached', `The ${principal.plan} plan allows ${max} webhooks; delete one or upgrade to Enterprise`);
+        throw new ApiError(
+          'webhook_limit_reached',
+          `The ${principal.plan} plan allows ${max} webhooks; delete one or upgrade to Enterprise`,
+        );
       }
     }
     await repo.insertWebhook(trx, row);
@@ -135,7 +143,11 @@ export async function createWebhook(ctx: WebhooksContext, principal: Principal, 
   return toWebhookView(row);
 }
 
-export async function listWebhooks(ctx: WebhooksContext, principal: Principal, query: { enabled?: boolean; limit: number; offset: number }) {
+export async function listWebhooks(
+  ctx: WebhooksContext,
+  principal: Principal,
+  query: { enabled?: boolean; limit: number; offset: number },
+) {
   const { total, rows } = await repo.listWebhooks(ctx.db, scopeOf(principal), query);
   return { total, webhooks: rows.map(toWebhookView) };
 }
@@ -164,7 +176,12 @@ export async function deleteWebhook(ctx: WebhooksContext, principal: Principal, 
   await repo.deleteWebhookRow(ctx.db, row.id);
 }
 
-export async function listDeliveries(ctx: WebhooksContext, principal: Principal, id: string, query: { status?: DeliveryStatus; limit: number; offset: number }) {
+export async function listDeliveries(
+  ctx: WebhooksContext,
+  principal: Principal,
+  id: string,
+  query: { status?: DeliveryStatus; limit: number; offset: number },
+) {
   const row = await requireWebhook(ctx.db, principal, id);
   const { total, rows } = await repo.listDeliveries(ctx.db, row.id, query);
   return { total, deliveries: rows.map(toDeliveryView) };
@@ -205,7 +222,11 @@ export interface Target {
 }
 
 /** Sends one attempt of a delivery: signed fresh, same webhook-id (the event id) every time. */
-export function sendAttempt(ctx: WebhooksContext, target: Target, delivery: Pick<DeliveriesTable, 'event_id' | 'payload'>): Promise<SendResult> {
+export function sendAttempt(
+  ctx: WebhooksContext,
+  target: Target,
+  delivery: Pick<DeliveriesTable, 'event_id' | 'payload'>,
+): Promise<SendResult> {
   const timestamp = Math.floor(ctx.clock.now().getTime() / 1000);
   const custom = JSON.parse(target.headers) as Record<string, string>;
   const headers = {
@@ -232,7 +253,12 @@ function retryDelayMs(ctx: WebhooksContext, attempt: number): number {
  * Records an attempt and moves the delivery on: success; another automatic attempt later
  * while the schedule has one (`automatic`); else failed. One transaction, lease released.
  */
-export async function recordAttempt(ctx: WebhooksContext, delivery: DeliveriesTable, result: SendResult, automatic: boolean): Promise<DeliveriesTable> {
+export async function recordAttempt(
+  ctx: WebhooksContext,
+  delivery: DeliveriesTable,
+  result: SendResult,
+  automatic: boolean,
+): Promise<DeliveriesTable> {
   const now = ctx.clock.now();
   const attempt = delivery.attempt + 1;
   // A test event gets one attempt: the worker's, too, when it takes over from a request that died.
@@ -265,7 +291,12 @@ export async function recordAttempt(ctx: WebhooksContext, delivery: DeliveriesTa
 }
 
 /** A delivery of an event to a webhook, before any attempt: due now. */
-export function newDelivery(webhookId: string, event: { id: string; type: string; payload: string }, now: string, options: { test: boolean }): DeliveriesTable {
+export function newDelivery(
+  webhookId: string,
+  event: { id: string; type: string; payload: string },
+  now: string,
+  options: { test: boolean },
+): DeliveriesTable {
   return {
     id: newId('dlv'),
     webhook_id: webhookId,
@@ -298,11 +329,19 @@ export async function sendTestEvent(ctx: WebhooksContext, principal: Principal, 
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
   const payload = JSON.stringify({ id: eventId, event, created_at: now, test: true, data: { tag: SAMPLE_TAG } });
-  const delivery = { ...newDelivery(webhook.id, { id: eventId, type: event, payload }, now, { test: true }), claimed_until: manualLeaseEnd(ctx, now) };
+  const delivery = {
+    ...newDelivery(webhook.id, { id: eventId, type: event, payload }, now, { test: true }),
+    claimed_until: manualLeaseEnd(ctx, now),
+  };
   await repo.insertDelivery(ctx.db, delivery);
   const result = await sendAttempt(ctx, webhook, delivery);
   const recorded = await recordAttempt(ctx, delivery, result, false);
-  return { delivery_id: recorded.id, status: recorded.status, response_code: recorded.response_code, response_time_ms: recorded.response_time_ms };
+  return {
+    delivery_id: recorded.id,
+    status: recorded.status,
+    response_code: recorded.response_code,
+    response_time_ms: recorded.response_time_ms,
+  };
 }
 
 /** How long past the timeout a manual attempt holds its delivery (as the worker's lease does). */

@@ -126,6 +126,9 @@ export class RateLimiter {
     reply
       .header('x-ratelimit-limit', String(tightest.rule.limit))
       .header('x-ratelimit-remaining', String(tightest.remaining))
-      .header('x-ratelimit-reset', String(Math.ceil((nowMs + (tightest.remaining === 0 ? tightest.retryAfterMs : tightest.resetMs)) / 1000)));
+      .header(
+        'x-ratelimit-reset',
+        String(Math.ceil((nowMs + (tightest.remaining === 0 ? tightest.retryAfterMs : tightest.resetMs)) / 1000)),
+      );
   }
 }

@@ -62,7 +62,12 @@ export class RedisRateLimitStore implements RateLimitStore {
       allowed: allowed === 1,
       windows: rules.map((rule, i) => {
         const buckets = sortedBuckets(live[i] ?? []);
-        return describeWindow(rule, buckets, buckets.counts.reduce((sum, n) => sum + n, 0), nowMs);
+        return describeWindow(
+          rule,
+          buckets,
+          buckets.counts.reduce((sum, n) => sum + n, 0),
+          nowMs,
+        );
       }),
     };
   }
