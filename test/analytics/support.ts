@@ -124,12 +124,12 @@ export function get(t: TestApp, key: string, path: string, query: Record<string,
 }
 
 /** GET that must succeed; returns `data`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are asserted field by field
 export async function getData(
   t: TestApp,
   key: string,
   path: string,
   query: Record<string, string | number | undefined> = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are asserted field by field
 ): Promise<any> {
   const response = await get(t, key, path, query);
   expect(response.status, response.text).toBe(200);

@@ -757,11 +757,9 @@ export async function numberVisitors(trx: Db, keys: string[], day: string): Prom
       .insertInto('visitors')
       .values(keys.slice(i, i + KEYS_PER_STATEMENT).map((key) => ({ key, last_day: day })))
       .onConflict((oc) =>
-        oc
-          .column('key')
-          .doUpdateSet({
-            last_day: sql`CASE WHEN excluded.last_day > visitors.last_day THEN excluded.last_day ELSE visitors.last_day END`,
-          }),
+        oc.column('key').doUpdateSet({
+          last_day: sql`CASE WHEN excluded.last_day > visitors.last_day THEN excluded.last_day ELSE visitors.last_day END`,
+        }),
       )
       .returning(['id', 'key'])
       .execute();
