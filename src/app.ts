@@ -6,7 +6,7 @@ import type { DatabaseHandle } from './db/database.js';
 import { meRoutes } from './features/accounts/me.routes.js';
 import type { Scope } from './features/accounts/scope.js';
 import { analyticsRoutes } from './features/analytics/analytics.routes.js';
-import { MemoryPresenceStore, RedisPresenceStore } from './features/analytics/presence.js';
+import { MemoryPresenceStore, RedisPresenceStore } from './lib/presence.js';
 import { Tracker } from './features/analytics/tracking.js';
 import { ViewRecorder } from './features/analytics/view-recorder.js';
 import { fileRoutes, publicFileRoutes } from './features/files/files.routes.js';
@@ -16,10 +16,11 @@ import { healthRoutes } from './features/health/health.routes.js';
 import { pageRoutes } from './features/pages/pages.routes.js';
 import { tagRoutes } from './features/tags/tags.routes.js';
 import { webhookRoutes } from './features/webhooks/webhooks.routes.js';
-import { Authenticator, type Principal, type RoutePermission } from './http/auth.js';
+import { Authenticator, type RoutePermission } from './http/auth.js';
+import type { KeyActor } from './features/accounts/actor.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { RateLimiter, type EndpointBucket } from './http/rate-limit/limiter.js';
-import { createRateLimitStore } from './http/rate-limit/store.js';
+import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
+import { createRateLimitStore } from './lib/rate-limit/store.js';
 import { installValidation } from './http/validation.js';
 import { loggerOptions, RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
@@ -112,7 +113,7 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
   });
   app.addHook('onClose', () => limiter.close());
   const authenticator = new Authenticator(database.db, clock, config, app.log, limiter);
-  app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('actor', null as unknown as KeyActor);
   await app.register(
     async (v1) => {
       // Every /v1 route gets the guard as its first onRequest hook, bound to the route's
@@ -138,14 +139,14 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
 /** The order of ARCHITECTURE.md: key → address, plan, permission → rate limits → handler. */
 function routeGuard(authenticator: Authenticator, limiter: RateLimiter, permission: RoutePermission, bucket: EndpointBucket | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const principal = await authenticator.authenticate(request);
-    request.principal = principal;
+    const actor = await authenticator.authenticate(request);
+    request.actor = actor;
     try {
-      authenticator.authorize(request, principal, permission);
+      authenticator.authorize(request, actor, permission);
     } catch (error) {
-      await limiter.annotate(reply, principal, bucket);
+      await limiter.annotate(reply, actor, bucket);
       throw error;
     }
-    await limiter.admit(reply, principal, bucket);
+    await limiter.admit(reply, actor, bucket);
   };
 }

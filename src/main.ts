@@ -1,7 +1,7 @@
 import { ConfigError } from './config.js';
 import { resolveCommand, USAGE } from './cli/commands.js';
 import { UsageError } from './cli/output.js';
-import { ApiError } from './http/errors.js';
+import { ApiError } from './errors.js';
 
 /** Command-line entry: `tagsvc <command>`. Exit 0 on success, 1 on a failed command, 2 on misuse. */
 async function main(argv: string[]): Promise<void> {

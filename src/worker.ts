@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DeliveryWorker } from './features/webhooks/delivery-worker.js';
-import { createRateLimitStore } from './http/rate-limit/store.js';
+import { createRateLimitStore } from './lib/rate-limit/store.js';
 import { jobs } from './jobs/index.js';
 import { startJobs, type JobContext } from './jobs/runner.js';
 import { createOutboundAgents } from './lib/outbound.js';

@@ -6,8 +6,8 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
-import { counterFeed, registerChangeFeed } from './exact-cache.js';
-import { PgChangeFeed } from './pg-change-feed.js';
+import { counterFeed, registerChangeFeed } from '../perf/exact-cache.js';
+import { PgChangeFeed } from '../perf/pg-change-feed.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';

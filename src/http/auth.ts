@@ -2,40 +2,24 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import { exactCache, type ExactCache } from '../db/exact-cache.js';
+import { exactCache, type ExactCache } from '../perf/exact-cache.js';
 import type { Environment, KeyScope } from '../db/schema.js';
 import { findKeyForAuthentication, touchKeyLastUsed } from '../features/accounts/accounts.repository.js';
 import { hashKeyValue, parseKeyValue } from '../features/accounts/key-format.js';
 import type { Permission } from '../features/accounts/permissions.js';
+import type { KeyActor } from '../features/accounts/actor.js';
 import { PLAN_LIMITS, type Plan } from '../features/accounts/plans.js';
 import type { Clock } from '../lib/clock.js';
 import { ipInRanges } from '../lib/ip.js';
-import { ApiError, forbidden, unauthorized } from './errors.js';
-import type { RateLimiter } from './rate-limit/limiter.js';
-
-/** Who is calling: the API key and the account it acts for. */
-export interface Principal {
-  keyId: string;
-  keyName: string;
-  userId: string;
-  email: string;
-  organizationId: string | null;
-  organizationName: string | null;
-  environment: Environment;
-  scope: KeyScope;
-  permissions: readonly Permission[];
-  /** Addresses and CIDR ranges the key may be used from; null when unrestricted. */
-  ipAllowlist: readonly string[] | null;
-  /** The plan that governs this key: the organization's for an organization key, else the user's. */
-  plan: Plan;
-}
+import { ApiError, forbidden, unauthorized } from '../errors.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 /** `permission: null` marks a route any valid key may call; every /v1 route must say which. */
 export type RoutePermission = Permission | null;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: Principal;
+    actor: KeyActor;
   }
   interface FastifyContextConfig {
     permission?: RoutePermission;
@@ -64,11 +48,11 @@ function hostOf(url: string | undefined): string | undefined {
   return url ? new URL(url).host.toLowerCase() : undefined;
 }
 
-/** Turns the API key of a request into a Principal, or throws the spec's 401/403/429. */
+/** Turns the API key of a request into a KeyActor, or throws the spec's 401/403/429. */
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
   /** Enabled keys by hash; exact, not time-based (see exact-cache.ts). */
-  private readonly principals: ExactCache<Principal> | undefined;
+  private readonly actors: ExactCache<KeyActor> | undefined;
   private readonly productionHost: string | undefined;
   private readonly sandboxHost: string | undefined;
 
@@ -86,32 +70,32 @@ export class Authenticator {
       this.productionHost = production;
       this.sandboxHost = sandbox;
     }
-    this.principals = exactCache<Principal>(db, 'keys');
+    this.actors = exactCache<KeyActor>(db, 'keys');
   }
 
-  /** The caller's key as a Principal, or 401; addresses that keep failing get 429. */
-  async authenticate(request: FastifyRequest): Promise<Principal> {
+  /** The caller's key as a KeyActor, or 401; addresses that keep failing get 429. */
+  async authenticate(request: FastifyRequest): Promise<KeyActor> {
     const retryAfter = await this.limiter.authRetryAfter(request.ip);
     if (retryAfter > 0) {
       throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address', { retryAfter });
     }
-    let principal: Principal;
+    let actor: KeyActor;
     try {
-      principal = await this.identify(request);
+      actor = await this.identify(request);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'unauthorized') await this.limiter.recordAuthFailure(request.ip);
       throw error;
     }
-    this.recordUse(principal.keyId, this.clock.now().getTime());
-    return principal;
+    this.recordUse(actor.key.id, this.clock.now().getTime());
+    return actor;
   }
 
-  private async identify(request: FastifyRequest): Promise<Principal> {
+  private async identify(request: FastifyRequest): Promise<KeyActor> {
     const value = keyFromHeaders(request);
     if (!value) throw unauthorized('Missing API key: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"');
     const hash = hashKeyValue(value);
     // Only keys that passed the format check below are ever cached, so a hit needs no new check.
-    const cache = await this.principals?.snapshot();
+    const cache = await this.actors?.snapshot();
     const cached = cache?.get(hash);
     if (cached) {
       this.checkHost(request, cached.environment);
@@ -122,21 +106,23 @@ export class Authenticator {
     if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');
     if (row.enabled !== 1) throw unauthorized('This API key is disabled');
     this.checkHost(request, row.environment);
-    const principal: Principal = {
-      keyId: row.id,
-      keyName: row.name,
+    const actor: KeyActor = {
       userId: row.user_id,
       email: row.email,
       organizationId: row.organization_id,
       organizationName: row.organization_name,
       environment: row.environment,
-      scope: row.scope,
       permissions: JSON.parse(row.permissions) as Permission[],
-      ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
       plan: row.organization_plan ?? row.user_plan,
+      key: {
+        id: row.id,
+        name: row.name,
+        scope: row.scope,
+        ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
+      },
     };
-    cache?.set(hash, principal);
-    return principal;
+    cache?.set(hash, actor);
+    return actor;
   }
 
   private checkHost(request: FastifyRequest, environment: Environment): void {
@@ -151,12 +137,12 @@ export class Authenticator {
   }
 
   /** 403 when the address, the plan or the key's permissions do not allow the route. */
-  authorize(request: FastifyRequest, principal: Principal, permission: RoutePermission): void {
-    if (principal.ipAllowlist && !ipInRanges(request.ip, principal.ipAllowlist)) {
+  authorize(request: FastifyRequest, actor: KeyActor, permission: RoutePermission): void {
+    if (actor.key.ipAllowlist && !ipInRanges(request.ip, actor.key.ipAllowlist)) {
       throw forbidden('This API key is not allowed from this IP address');
     }
-    if (!PLAN_LIMITS[principal.plan].apiAccess) throw forbidden('API access requires the Pro or Enterprise plan');
-    if (permission && !principal.permissions.includes(permission)) {
+    if (!PLAN_LIMITS[actor.plan].apiAccess) throw forbidden('API access requires the Pro or Enterprise plan');
+    if (permission && !actor.permissions.includes(permission)) {
       throw forbidden(`This API key lacks the ${permission} permission`);
     }
   }

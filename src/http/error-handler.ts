@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, invalidRequest, validationError } from './errors.js';
+import { ApiError, invalidRequest, validationError } from '../errors.js';
 
 interface AjvIssue {
   instancePath: string;

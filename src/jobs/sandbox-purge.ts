@@ -5,7 +5,7 @@ import { purgeFilesOfTestTagsCreatedBefore, removeFileBlobs } from '../features/
 import { deleteEmptyTestFoldersCreatedBefore } from '../features/folders/folders.repository.js';
 import { deleteTagRow, findTestTagIdsCreatedBefore } from '../features/tags/tags.repository.js';
 import type { Db } from '../db/database.js';
-import { announceChange } from '../db/exact-cache.js';
+import { announceChange } from '../perf/exact-cache.js';
 import type { Job } from './runner.js';
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_WINDOW_MS, MemoryPresenceStore } from '../../src/features/analytics/presence.js';
+import { ACTIVE_WINDOW_MS, MemoryPresenceStore } from '../../src/lib/presence.js';
 
 /**
  * The in-process presence store is touched by every view of every tag, but read only when an

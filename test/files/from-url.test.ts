@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchUrl } from '../../src/features/files/fetch-url.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 import { createOutboundAgents } from '../../src/lib/outbound.js';
 import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { createTag, filesUnder, sha256 } from './helpers.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { discardTemp, pipeToNewFile } from '../../src/features/files/storage.js';
+import { discardTemp, pipeToNewFile } from '../../src/lib/blob-storage.js';
 
 /**
  * The temp-file writing that uploads and zip inspection share, on the real disk: a write that

@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/http/rate-limit/limiter.js';
-import { MemoryRateLimitStore } from '../../src/http/rate-limit/memory-store.js';
-import type { RateLimitStore } from '../../src/http/rate-limit/window.js';
+import { RateLimiter } from '../../src/http/rate-limiter.js';
+import { MemoryRateLimitStore } from '../../src/lib/rate-limit/memory-store.js';
+import type { RateLimitStore } from '../../src/lib/rate-limit/window.js';
 
 /**
  * With the memory store the limiter skips the failed-authentication look-up while no failure

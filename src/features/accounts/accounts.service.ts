@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
-import { announceChange } from '../../db/exact-cache.js';
+import { announceChange } from '../../perf/exact-cache.js';
 import type { ApiKeysTable, Environment, KeyScope, OrgRole } from '../../db/schema.js';
-import { ApiError, notFound, validationError } from '../../http/errors.js';
+import { ApiError, notFound, validationError } from '../../errors.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { parseCidr } from '../../lib/ip.js';

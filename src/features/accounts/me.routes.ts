@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Principal } from '../../http/auth.js';
+import type { KeyActor } from './actor.js';
 import { dataEnvelope } from '../../http/envelope.js';
-import { SerializedBodies } from '../../http/serialized-bodies.js';
+import { SerializedBodies } from '../../perf/serialized-bodies.js';
 import { PERMISSIONS } from './permissions.js';
 import { PLANS } from './plans.js';
 
@@ -20,20 +20,20 @@ const Me = Type.Object({
   organization: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
 });
 
-function meView(p: Principal) {
+function meView(p: KeyActor) {
   return {
     id: p.userId,
     email: p.email,
     plan: p.plan,
-    key: { id: p.keyId, name: p.keyName, permissions: [...p.permissions], environment: p.environment, scope: p.scope },
+    key: { id: p.key.id, name: p.key.name, permissions: [...p.permissions], environment: p.environment, scope: p.key.scope },
     ...(p.organizationId ? { organization: { id: p.organizationId, name: p.organizationName ?? '' } } : {}),
   };
 }
 
 export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // The principal comes from the key cache (http/auth.ts): one object per key, never mutated,
+  // The actor comes from the key cache (http/auth.ts): one object per key, never mutated,
   // until a change clears the cache; so its body is serialized once.
-  const bodies = new SerializedBodies((principal: Principal) => ({ success: true as const, data: meView(principal) }));
+  const bodies = new SerializedBodies((actor: KeyActor) => ({ success: true as const, data: meView(actor) }));
 
   app.get(
     '/me',
@@ -45,6 +45,6 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: dataEnvelope(Me) },
       },
     },
-    async (request, reply) => bodies.send(reply, request.principal),
+    async (request, reply) => bodies.send(reply, request.actor),
   );
 };

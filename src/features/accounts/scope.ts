@@ -1,8 +1,8 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { forbidden, notFound } from '../../http/errors.js';
-import type { Principal } from '../../http/auth.js';
+import { forbidden, notFound } from '../../errors.js';
+import type { Actor } from './actor.js';
 
 /**
  * What a key reaches: rows of its environment that belong to its user (personal key, the
@@ -14,8 +14,8 @@ export interface Scope {
   organizationId: string | null;
 }
 
-export function scopeOf(principal: Principal): Scope {
-  return { environment: principal.environment, userId: principal.userId, organizationId: principal.organizationId };
+export function scopeOf(actor: Actor): Scope {
+  return { environment: actor.environment, userId: actor.userId, organizationId: actor.organizationId };
 }
 
 interface OwnedRow {

@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
+import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
 import { isPostgres, type Db } from '../../db/database.js';
 import type { Database, Environment, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';

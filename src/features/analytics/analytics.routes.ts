@@ -77,7 +77,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
       },
       async (request) => ({
         success: true as const,
-        data: await analytics.tagReport(ctx, request.principal, request.params.id, request.query),
+        data: await analytics.tagReport(ctx, request.actor, request.params.id, request.query),
       }),
     );
 
@@ -96,7 +96,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
         },
       },
       async (request) => {
-        const { total, views } = await analytics.listTagViews(ctx, request.principal, request.params.id, request.query);
+        const { total, views } = await analytics.listTagViews(ctx, request.actor, request.params.id, request.query);
         return { success: true as const, data: { views }, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -116,7 +116,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
         },
       },
       async (request) => {
-        const { total, logs } = await analytics.listTagLogs(ctx, request.principal, request.params.id, request.query);
+        const { total, logs } = await analytics.listTagLogs(ctx, request.actor, request.params.id, request.query);
         return { success: true as const, data: { logs }, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -141,7 +141,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           },
         },
       },
-      async (request) => ({ success: true as const, data: await analytics.realtime(ctx, request.principal, request.params.id) }),
+      async (request) => ({ success: true as const, data: await analytics.realtime(ctx, request.actor, request.params.id) }),
     );
 
     app.get(
@@ -170,7 +170,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
           },
         },
       },
-      async (request) => ({ success: true as const, data: await analytics.overview(ctx, request.principal, request.query) }),
+      async (request) => ({ success: true as const, data: await analytics.overview(ctx, request.actor, request.query) }),
     );
 
     app.get(
@@ -201,7 +201,7 @@ export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginA
         },
       },
       async (request, reply) => {
-        const prepared = await prepareExport(ctx, request.principal, request.query);
+        const prepared = await prepareExport(ctx, request.actor, request.query);
         // The response schema documents a stream, which the type provider cannot model.
         return reply
           .type(prepared.contentType)

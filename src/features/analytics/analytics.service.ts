@@ -1,8 +1,8 @@
 import { setImmediate } from 'node:timers/promises';
 import { readSnapshot, type Db } from '../../db/database.js';
 import type { ViewsTable } from '../../db/schema.js';
-import type { Principal } from '../../http/auth.js';
-import { ApiError, forbidden } from '../../http/errors.js';
+import type { Actor } from '../accounts/actor.js';
+import { ApiError, forbidden } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { PLAN_LIMITS } from '../accounts/plans.js';
@@ -22,7 +22,7 @@ import {
 } from './period.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
-import type { PresenceStore } from './presence.js';
+import type { PresenceStore } from '../../lib/presence.js';
 
 export interface AnalyticsContext {
   db: Db;
@@ -39,8 +39,8 @@ export interface DateQuery {
 
 const TOP = 10;
 
-function periodFor(ctx: AnalyticsContext, principal: Principal, query: DateQuery): Period {
-  return resolvePeriod(query, ctx.clock, PLAN_LIMITS[principal.plan].analyticsHistoryDays);
+function periodFor(ctx: AnalyticsContext, actor: Actor, query: DateQuery): Period {
+  return resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
 }
 
 const OTHER = 'other';
@@ -108,15 +108,10 @@ async function dimensionTotals(ctx: AnalyticsContext, tagId: string, period: Per
   return [...totals.values()];
 }
 
-export async function tagReport(
-  ctx: AnalyticsContext,
-  principal: Principal,
-  tagId: string,
-  query: DateQuery & { granularity: Granularity },
-) {
+export async function tagReport(ctx: AnalyticsContext, actor: Actor, tagId: string, query: DateQuery & { granularity: Granularity }) {
   // Reports count every view committed before they start: the pending ones are rolled up first.
-  const [tag] = await Promise.all([requireTag(ctx.db, principal, tagId), rollUpViews(ctx.db)]);
-  const period = periodFor(ctx, principal, query);
+  const [tag] = await Promise.all([requireTag(ctx.db, actor, tagId), rollUpViews(ctx.db)]);
+  const period = periodFor(ctx, actor, query);
   const { granularity } = query;
   const buckets = bucketsOf(period, granularity);
   const days = { from: period.start, to: period.end };
@@ -174,12 +169,12 @@ export function toViewRecord(view: ViewsTable) {
 
 export async function listTagViews(
   ctx: AnalyticsContext,
-  principal: Principal,
+  actor: Actor,
   tagId: string,
   query: DateQuery & { limit: number; offset: number },
 ) {
-  const tag = await requireTag(ctx.db, principal, tagId);
-  const period = periodFor(ctx, principal, query);
+  const tag = await requireTag(ctx.db, actor, tagId);
+  const period = periodFor(ctx, actor, query);
   const range = instantRange(period);
   const [total, rows] = await Promise.all([
     repo.countViews(ctx.db, tag.id, range, false),
@@ -228,13 +223,13 @@ export function requireAccessLogging(tag: { id: string; access_logging: number }
 
 export async function listTagLogs(
   ctx: AnalyticsContext,
-  principal: Principal,
+  actor: Actor,
   tagId: string,
   query: DateQuery & { limit: number; offset: number; level: LogLevel },
 ) {
-  const tag = await requireTag(ctx.db, principal, tagId);
+  const tag = await requireTag(ctx.db, actor, tagId);
   // A malformed request is refused as such (400) before the tag's state is (403).
-  const period = periodFor(ctx, principal, query);
+  const period = periodFor(ctx, actor, query);
   requireAccessLogging(tag);
   const range = instantRange(period);
   const [total, rows] = await Promise.all([
@@ -297,9 +292,9 @@ function scopeVisitors(ctx: AnalyticsContext, scope: Scope, period: Period): Pro
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */
 const OVERVIEW_MAX_DAYS = Math.max(...Object.values(PLAN_LIMITS).map((limits) => limits.analyticsHistoryDays)) + 366;
 
-export async function overview(ctx: AnalyticsContext, principal: Principal, query: DateQuery) {
-  const scope = scopeOf(principal);
-  const period = periodFor(ctx, principal, query);
+export async function overview(ctx: AnalyticsContext, actor: Actor, query: DateQuery) {
+  const scope = scopeOf(actor);
+  const period = periodFor(ctx, actor, query);
   const days = daysOf(period, OVERVIEW_MAX_DAYS);
   const range = instantRange(period);
   await rollUpViews(ctx.db);
@@ -329,9 +324,9 @@ export async function overview(ctx: AnalyticsContext, principal: Principal, quer
   };
 }
 
-export async function realtime(ctx: AnalyticsContext, principal: Principal, tagId: string) {
-  const tag = await requireTag(ctx.db, principal, tagId);
-  if (!PLAN_LIMITS[principal.plan].realtimeAnalytics) throw forbidden('Real-time analytics require the Enterprise plan');
+export async function realtime(ctx: AnalyticsContext, actor: Actor, tagId: string) {
+  const tag = await requireTag(ctx.db, actor, tagId);
+  if (!PLAN_LIMITS[actor.plan].realtimeAnalytics) throw forbidden('Real-time analytics require the Enterprise plan');
   const now = ctx.clock.now().getTime();
   const [sessions, lastHour, lastDay] = await Promise.all([
     ctx.presence.active(tag.id, now),

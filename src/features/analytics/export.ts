@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type { Principal } from '../../http/auth.js';
-import { validationError } from '../../http/errors.js';
+import type { Actor } from '../accounts/actor.js';
+import { validationError } from '../../errors.js';
 import { PLAN_LIMITS } from '../accounts/plans.js';
 import { scopeOf, type Scope } from '../accounts/scope.js';
 import { requireTag, tagsInScope } from '../tags/tags.service.js';
@@ -53,9 +53,9 @@ interface Exported {
  * The tags exported: those named (each must be the caller's: 403/404, and with logs included,
  * must have access logging on, as for /logs: 403), else every tag the key reaches.
  */
-async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds: string | undefined, withLogs: boolean): Promise<Exported> {
+async function exportedTags(ctx: AnalyticsContext, actor: Actor, tagIds: string | undefined, withLogs: boolean): Promise<Exported> {
   if (!tagIds) {
-    const scope = scopeOf(principal);
+    const scope = scopeOf(actor);
     return { tags: await tagsInScope(ctx.db, scope), rows: { scope } };
   }
   const ids = [
@@ -69,7 +69,7 @@ async function exportedTags(ctx: AnalyticsContext, principal: Principal, tagIds:
   if (ids.length === 0) throw validationError('tag_ids', 'tag_ids must name at least one tag');
   const tags = [];
   for (const id of ids) {
-    const tag = await requireTag(ctx.db, principal, id);
+    const tag = await requireTag(ctx.db, actor, id);
     if (withLogs) requireAccessLogging(tag);
     tags.push({ id: tag.id, title: tag.title, access_logging: tag.access_logging });
   }
@@ -170,10 +170,10 @@ async function* json(ctx: AnalyticsContext, exported: Exported, period: Period, 
  * parameter shapes JSON only). JSON: data.rows, plus data.views and data.logs when included.
  * Both are streamed.
  */
-export async function prepareExport(ctx: AnalyticsContext, principal: Principal, query: ExportQuery): Promise<PreparedExport> {
+export async function prepareExport(ctx: AnalyticsContext, actor: Actor, query: ExportQuery): Promise<PreparedExport> {
   const include = parseInclude(query.include);
-  const period = resolvePeriod(query, ctx.clock, PLAN_LIMITS[principal.plan].analyticsHistoryDays);
-  const exported = await exportedTags(ctx, principal, query.tag_ids, query.format === 'json' && include.has('logs'));
+  const period = resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
+  const exported = await exportedTags(ctx, actor, query.tag_ids, query.format === 'json' && include.has('logs'));
   await rollUpViews(ctx.db);
   const filename = `tagsvc-analytics-${period.start}-to-${period.end}.${query.format}`;
   const body =

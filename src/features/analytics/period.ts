@@ -1,4 +1,4 @@
-import { ApiError, validationError } from '../../http/errors.js';
+import { ApiError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 
 /**

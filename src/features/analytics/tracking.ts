@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { maskIp } from '../../lib/ip.js';
 import * as repo from './analytics.repository.js';
 import { locate } from './geo.js';
-import type { PresenceStore, Session } from './presence.js';
+import type { PresenceStore, Session } from '../../lib/presence.js';
 import { hourOf } from './period.js';
 import type { ViewRecorder } from './view-recorder.js';
 import { anonymousVisitor, describeClient, isBot, VISITOR_COOKIE, visitorFromCookie } from './visitor.js';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isPostgres, type Db } from '../../db/database.js';
 import type { ViewsTable } from '../../db/schema.js';
-import { insertAllAtomically } from '../../db/bulk-insert.js';
+import { insertAllAtomically } from '../../perf/bulk-insert.js';
 import * as repo from './analytics.repository.js';
 
 interface Pending {

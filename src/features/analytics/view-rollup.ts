@@ -7,7 +7,7 @@ import type {
   TagMonthlyDimensionsTable,
   TagMonthlyTable,
 } from '../../db/schema.js';
-import { insertAll } from '../../db/bulk-insert.js';
+import { insertAll } from '../../perf/bulk-insert.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { eventsInsert, type EventInput, type EventType } from '../events/outbox.js';
 import { subscribedWebhooks } from '../webhooks/webhooks.repository.js';

@@ -1,4 +1,4 @@
-import type { BulkInsert, InsertPart } from '../../db/bulk-insert.js';
+import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../errors.js';
 import { agentFor, type OutboundAgents } from '../../lib/outbound.js';
 
 /** How files/from-url fetches (DECISIONS.md "Files"): every hop is checked, redirects are counted. */

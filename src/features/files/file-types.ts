@@ -1,5 +1,5 @@
 import { fileTypeFromFile } from 'file-type';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../errors.js';
 import { findExecutableInZip } from './zip-inspect.js';
 
 /**

@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { Type } from 'typebox';
 import { closeAfterResponse } from '../../http/linger.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import { ApiError, invalidRequest, validationError } from '../../http/errors.js';
+import { ApiError, invalidRequest, validationError } from '../../errors.js';
 import { findTag } from '../tags/tags.service.js';
 import type { FileRow } from './files.repository.js';
 import {
@@ -25,7 +25,7 @@ import type { Variant } from './images.js';
 import { fileTooLarge } from './ingest.js';
 import { contentDisposition, downloadName, requireValidDescription, requireValidName } from './names.js';
 import { sendFile, type Sendable } from './send-file.js';
-import { sweepStaleTemp } from './storage.js';
+import { sweepStaleTemp } from '../../lib/blob-storage.js';
 
 const FILES = ['Files'];
 
@@ -112,7 +112,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
           if (!request.isMultipart()) {
             throw new ApiError('unsupported_media_type', 'Send the file as multipart/form-data (parts: file, name, description)');
           }
-          const target = await files.prepareUpload(ctx, request.principal, request.params.id);
+          const target = await files.prepareUpload(ctx, request.actor, request.params.id);
           const declared = Number(request.headers['content-length']);
           if (Number.isFinite(declared) && declared > target.maxBytes + MULTIPART_OVERHEAD) throw fileTooLarge(target.maxBytes);
           const fields: files.FileFields = {};
@@ -166,7 +166,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const file = await files.uploadFromUrl(ctx, request.principal, request.params.id, request.body);
+        const file = await files.uploadFromUrl(ctx, request.actor, request.params.id, request.body);
         return reply.code(201).send({ success: true as const, data: file });
       },
     );
@@ -185,7 +185,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const { limit, offset } = request.query;
-        const { total, files: items } = await files.listFiles(ctx, request.principal, request.params.id, limit, offset);
+        const { total, files: items } = await files.listFiles(ctx, request.actor, request.params.id, limit, offset);
         return { success: true as const, data: items, pagination: pagination(total, limit, offset) };
       },
     );
@@ -196,7 +196,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
         config: { permission: 'files:read' },
         schema: { summary: "A file's metadata", tags: FILES, params: FileParams, response: { 200: dataEnvelope(File) } },
       },
-      async (request) => ({ success: true as const, data: await files.getFile(ctx, request.principal, request.params.file_id) }),
+      async (request) => ({ success: true as const, data: await files.getFile(ctx, request.actor, request.params.file_id) }),
     );
 
     app.get(
@@ -215,7 +215,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const file = await files.requireFile(ctx, request.principal, request.params.file_id);
+        const file = await files.requireFile(ctx, request.actor, request.params.file_id);
         const query = request.query;
         const given = (['width', 'height', 'quality', 'format'] as const).filter((key) => query[key] !== undefined);
         const countDownload = () => {
@@ -262,7 +262,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const file = await files.requireFile(ctx, request.principal, request.params.file_id);
+        const file = await files.requireFile(ctx, request.actor, request.params.file_id);
         const variant = await files.thumbnail(ctx, file, request.query);
         return sendFile(request, reply, variantOf(variant), {
           'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type, variant.mime)),
@@ -286,7 +286,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
       },
       async (request) => ({
         success: true as const,
-        data: await files.updateFile(ctx, request.principal, request.params.file_id, request.body),
+        data: await files.updateFile(ctx, request.actor, request.params.file_id, request.body),
       }),
     );
 
@@ -297,7 +297,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
         schema: { summary: 'Delete a file and its content', tags: FILES, params: FileParams, response: { 200: DeletedBody } },
       },
       async (request) => {
-        await files.deleteFile(ctx, request.principal, request.params.file_id);
+        await files.deleteFile(ctx, request.actor, request.params.file_id);
         return { success: true as const, message: 'File deleted' };
       },
     );

@@ -3,8 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import type { Principal } from '../../http/auth.js';
-import { notFound, validationError } from '../../http/errors.js';
+import type { Actor } from '../accounts/actor.js';
+import { notFound, validationError } from '../../errors.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { createOutboundAgents, refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
@@ -19,7 +19,7 @@ import * as repo from './files.repository.js';
 import { ImageVariants, isTransformable, THUMBNAIL, type TransformRequest, type Variant } from './images.js';
 import { fileTooLarge, ingest, storageExceeded, type IngestResult } from './ingest.js';
 import { cleanExternalName, filenameFromContentDisposition, filenameFromUrl, requireValidDescription, requireValidName } from './names.js';
-import { createBlobStorage, discardTemp, newTempPath, type BlobStorage } from './storage.js';
+import { createBlobStorage, discardTemp, newTempPath, type BlobStorage } from '../../lib/blob-storage.js';
 
 export type FilesConfig = Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl' | 'dataDir' | 'allowPrivateNetworks' | 'outboundCaFile'>;
 
@@ -115,10 +115,10 @@ export interface UploadTarget {
   storageLeft: number;
 }
 
-export async function prepareUpload(ctx: FilesContext, principal: Principal, tagIdOrShortId: string): Promise<UploadTarget> {
-  const tag = await requireTag(ctx.db, principal, tagIdOrShortId);
-  requireWritable(tag, principal);
-  const plan = PLAN_LIMITS[principal.plan];
+export async function prepareUpload(ctx: FilesContext, actor: Actor, tagIdOrShortId: string): Promise<UploadTarget> {
+  const tag = await requireTag(ctx.db, actor, tagIdOrShortId);
+  requireWritable(tag, actor);
+  const plan = PLAN_LIMITS[actor.plan];
   const used = await repo.storageUsed(ctx.db, accountOf(tag), tag.environment);
   if (used >= plan.storageBytes) throw storageExceeded();
   return { tag, maxBytes: plan.maxFileBytes, storageLimit: plan.storageBytes, storageLeft: plan.storageBytes - used };
@@ -250,15 +250,10 @@ function nameForFetched(dispositionName: string | undefined, url: URL, contentTy
   return { name: fromPath, rule: ruleForName(fromPath || 'download') };
 }
 
-export async function uploadFromUrl(
-  ctx: FilesContext,
-  principal: Principal,
-  tagIdOrShortId: string,
-  input: FromUrlInput,
-): Promise<FileView> {
+export async function uploadFromUrl(ctx: FilesContext, actor: Actor, tagIdOrShortId: string, input: FromUrlInput): Promise<FileView> {
   if (input.name !== undefined) requireValidName(input.name, 'name');
   if (input.description != null) requireValidDescription(input.description);
-  const target = await prepareUpload(ctx, principal, tagIdOrShortId);
+  const target = await prepareUpload(ctx, actor, tagIdOrShortId);
   const fetched = await fetchUrl(input.url, ctx.fetch);
   let received: ReceivedFile | undefined;
   try {
@@ -288,42 +283,42 @@ export async function uploadFromUrl(
 // Reading, changing, deleting
 
 /** 404 when no such file in the caller's environment, 403 when it is another account's. */
-export async function requireFile(ctx: FilesContext, principal: Principal, fileId: string): Promise<repo.FileRow> {
+export async function requireFile(ctx: FilesContext, actor: Actor, fileId: string): Promise<repo.FileRow> {
   const row = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
-  return requireAccess(row, scopeOf(principal), 'File');
+  return requireAccess(row, scopeOf(actor), 'File');
 }
 
-export async function getFile(ctx: FilesContext, principal: Principal, fileId: string): Promise<FileView> {
-  return toFileView(ctx.config, await requireFile(ctx, principal, fileId));
+export async function getFile(ctx: FilesContext, actor: Actor, fileId: string): Promise<FileView> {
+  return toFileView(ctx.config, await requireFile(ctx, actor, fileId));
 }
 
-export async function listFiles(ctx: FilesContext, principal: Principal, tagIdOrShortId: string, limit: number, offset: number) {
-  const tag = await requireTag(ctx.db, principal, tagIdOrShortId);
+export async function listFiles(ctx: FilesContext, actor: Actor, tagIdOrShortId: string, limit: number, offset: number) {
+  const tag = await requireTag(ctx.db, actor, tagIdOrShortId);
   const { total, rows } = await repo.listFilesOfTag(ctx.db, tag.id, limit, offset);
   return { total, files: rows.map((row) => toFileView(ctx.config, row)) };
 }
 
 /** The file and its tag, for changes: the tag's write permission applies to its files. */
-async function requireWritableFile(ctx: FilesContext, principal: Principal, fileId: string) {
-  const file = await requireFile(ctx, principal, fileId);
-  const tag = await requireTag(ctx.db, principal, file.tag_id);
-  requireWritable(tag, principal);
+async function requireWritableFile(ctx: FilesContext, actor: Actor, fileId: string) {
+  const file = await requireFile(ctx, actor, fileId);
+  const tag = await requireTag(ctx.db, actor, file.tag_id);
+  requireWritable(tag, actor);
   return { file, tag };
 }
 
-export async function updateFile(ctx: FilesContext, principal: Principal, fileId: string, input: FileFields): Promise<FileView> {
+export async function updateFile(ctx: FilesContext, actor: Actor, fileId: string, input: FileFields): Promise<FileView> {
   const changes: { name?: string; description?: string | null } = {};
   if (input.name !== undefined) changes.name = requireValidName(input.name, 'name');
   if (input.description !== undefined) changes.description = input.description === null ? null : requireValidDescription(input.description);
-  const { file } = await requireWritableFile(ctx, principal, fileId);
+  const { file } = await requireWritableFile(ctx, actor, fileId);
   if (Object.keys(changes).length === 0) return toFileView(ctx.config, file);
   const updated = { ...file, ...changes, updated_at: isoNow(ctx.clock) };
   await repo.updateFileRow(ctx.db, file.id, { ...changes, updated_at: updated.updated_at });
   return toFileView(ctx.config, updated);
 }
 
-export async function deleteFile(ctx: FilesContext, principal: Principal, fileId: string): Promise<void> {
-  const { file, tag } = await requireWritableFile(ctx, principal, fileId);
+export async function deleteFile(ctx: FilesContext, actor: Actor, fileId: string): Promise<void> {
+  const { file, tag } = await requireWritableFile(ctx, actor, fileId);
   const now = isoNow(ctx.clock);
   const deleted = await ctx.db.transaction().execute(async (trx) => {
     const result = await repo.deleteFileRow(trx, file.id);

@@ -1,8 +1,8 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { validationError } from '../../http/errors.js';
-import { discardTemp, filesLayout, newTempPath, type BlobStorage } from './storage.js';
+import { validationError } from '../../errors.js';
+import { discardTemp, filesLayout, newTempPath, type BlobStorage } from '../../lib/blob-storage.js';
 
 /** Image transforms (DECISIONS.md "Files"): sizes 1-4096, quality 1-100 (default 80). */
 export const OUTPUT_FORMATS = ['webp', 'jpeg', 'png', 'avif'] as const;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../errors.js';
 import type { ContentFacts } from './file-types.js';
-import { pipeToNewFile } from './storage.js';
+import { pipeToNewFile } from '../../lib/blob-storage.js';
 
 const HEAD_BYTES = 64 * 1024;
 const MAGIC_BYTES = 16;

@@ -1,5 +1,5 @@
-import { validationError } from '../../http/errors.js';
-import { hasControlCharacters, longerThan, withoutControlCharacters } from '../../http/text-fields.js';
+import { validationError } from '../../errors.js';
+import { hasControlCharacters, longerThan, withoutControlCharacters } from '../../lib/text-fields.js';
 import { extensionOf, extensionsFor, ruleForMime } from './file-types.js';
 
 /** File names (DECISIONS.md "Files"): 1-255 characters, no path separators, no control characters. */

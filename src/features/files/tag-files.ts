@@ -1,11 +1,11 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { TagsTable } from '../../db/schema.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../errors.js';
 import { IMAGE_MIME_TYPES } from './file-types.js';
 import * as repo from './files.repository.js';
 import { ImageVariants } from './images.js';
-import { createBlobStorage } from './storage.js';
+import { createBlobStorage } from '../../lib/blob-storage.js';
 
 /**
  * What other features need from files, without depending on the files service (which itself

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { Transform } from 'node:stream';
 import yauzl from 'yauzl';
-import { discardTemp, pipeToNewFile } from './storage.js';
+import { discardTemp, pipeToNewFile } from '../../lib/blob-storage.js';
 import { randomBytes } from 'node:crypto';
 
 /** Extensions refused inside archives; scripts (.js, .py, .rb) are allowed there. */

@@ -34,7 +34,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         },
       },
       async (request) => {
-        const { total, folders: items } = await folders.listFolders(ctx.db, scopeOf(request.principal), request.query);
+        const { total, folders: items } = await folders.listFolders(ctx.db, scopeOf(request.actor), request.query);
         return { success: true as const, data: items, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -51,7 +51,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         },
       },
       async (request, reply) => {
-        const folder = await folders.createFolder(ctx.db, ctx.clock, scopeOf(request.principal), request.body);
+        const folder = await folders.createFolder(ctx.db, ctx.clock, scopeOf(request.actor), request.body);
         return reply.code(201).send({ success: true as const, data: folder });
       },
     );
@@ -62,7 +62,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         config: { permission: 'tags:read' },
         schema: { summary: 'Get a folder', tags: FOLDERS, params: FolderParams, response: { 200: dataEnvelope(Folder) } },
       },
-      async (request) => ({ success: true as const, data: await folders.getFolder(ctx.db, scopeOf(request.principal), request.params.id) }),
+      async (request) => ({ success: true as const, data: await folders.getFolder(ctx.db, scopeOf(request.actor), request.params.id) }),
     );
 
     app.patch(
@@ -79,7 +79,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
       },
       async (request) => ({
         success: true as const,
-        data: await folders.updateFolder(ctx.db, ctx.clock, scopeOf(request.principal), request.params.id, request.body),
+        data: await folders.updateFolder(ctx.db, ctx.clock, scopeOf(request.actor), request.params.id, request.body),
       }),
     );
 
@@ -90,7 +90,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         schema: { summary: 'Delete an empty folder', tags: FOLDERS, params: FolderParams, response: { 200: DeletedBody } },
       },
       async (request) => {
-        await folders.deleteFolder(ctx.db, scopeOf(request.principal), request.params.id);
+        await folders.deleteFolder(ctx.db, scopeOf(request.actor), request.params.id);
         return { success: true as const, message: 'Folder deleted' };
       },
     );

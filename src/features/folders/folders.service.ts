@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { FoldersTable } from '../../db/schema.js';
-import { invalidRequest, validationError } from '../../http/errors.js';
-import { cleanLabel } from '../../http/text-fields.js';
+import { invalidRequest, validationError } from '../../errors.js';
+import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isInScope, requireAccess, type Scope } from '../accounts/scope.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { isDatabaseReachable, type Db } from '../../db/database.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../errors.js';
 
 const Status = Type.Object({ status: Type.String() });
 

@@ -1,5 +1,5 @@
-import { validationError } from '../../http/errors.js';
-import { longerThan } from '../../http/text-fields.js';
+import { validationError } from '../../errors.js';
+import { longerThan } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { sanitizeUserHtml } from './sanitize.js';
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { matchesIfNoneMatch } from '../../http/conditional.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import { SerializedBodies } from '../../http/serialized-bodies.js';
+import { SerializedBodies } from '../../perf/serialized-bodies.js';
 import { qrImage } from './qr.js';
 import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
 import * as tags from './tags.service.js';
@@ -32,7 +32,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const { limit, offset } = request.query;
-        const { total, tags: items } = await tags.listTags(ctx, request.principal, request.query);
+        const { total, tags: items } = await tags.listTags(ctx, request.actor, request.query);
         return { success: true as const, data: items, pagination: pagination(total, limit, offset) };
       },
     );
@@ -44,7 +44,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
         schema: { summary: 'Create a tag', tags: TAGS, body: TagCreateBody, response: { 201: dataEnvelope(Tag) } },
       },
       async (request, reply) => {
-        const tag = await tags.createTag(ctx, request.principal, request.body);
+        const tag = await tags.createTag(ctx, request.actor, request.body);
         return reply.code(201).send({ success: true as const, data: tag });
       },
     );
@@ -65,7 +65,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const result = await tags.createTags(ctx, request.principal, request.body.tags);
+        const result = await tags.createTags(ctx, request.actor, request.body.tags);
         return reply.code(201).send({ success: true as const, data: result });
       },
     );
@@ -76,7 +76,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
         config: { permission: 'tags:read' },
         schema: { summary: 'Get a tag by id or short id', tags: TAGS, params: TagIdParams, response: { 200: dataEnvelope(Tag) } },
       },
-      async (request, reply) => tagBodies.send(reply, await tags.getTag(ctx, request.principal, request.params.id)),
+      async (request, reply) => tagBodies.send(reply, await tags.getTag(ctx, request.actor, request.params.id)),
     );
 
     app.put(
@@ -91,7 +91,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
           response: { 200: dataEnvelope(Tag) },
         },
       },
-      async (request) => ({ success: true as const, data: await tags.updateTag(ctx, request.principal, request.params.id, request.body) }),
+      async (request) => ({ success: true as const, data: await tags.updateTag(ctx, request.actor, request.params.id, request.body) }),
     );
 
     app.delete(
@@ -101,7 +101,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
         schema: { summary: 'Delete a tag, its files and its analytics', tags: TAGS, params: TagIdParams, response: { 200: DeletedBody } },
       },
       async (request) => {
-        await tags.deleteTag(ctx, request.principal, request.params.id);
+        await tags.deleteTag(ctx, request.actor, request.params.id);
         return { success: true as const, message: 'Tag deleted' };
       },
     );
@@ -125,7 +125,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const tag = await tags.requireTag(ctx.db, request.principal, request.params.id);
+        const tag = await tags.requireTag(ctx.db, request.actor, request.params.id);
         const { format, size, color, background } = request.query;
         const options = { format, size, color: color.toLowerCase(), background: background.toLowerCase() };
         const image = await qrImage(tags.scanUrl(ctx.config, tag), options);

@@ -1,10 +1,10 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { announceChange, exactCache } from '../../db/exact-cache.js';
+import { announceChange, exactCache } from '../../perf/exact-cache.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
-import type { Principal } from '../../http/auth.js';
-import { forbidden, validationError } from '../../http/errors.js';
-import { cleanLabel } from '../../http/text-fields.js';
+import type { Actor } from '../accounts/actor.js';
+import { forbidden, validationError } from '../../errors.js';
+import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { countCreatedInScope, requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
@@ -153,14 +153,14 @@ async function issueShortId(db: Db, at: string): Promise<string> {
   throw new Error('could not issue a unique short id');
 }
 
-async function insertNewTag(trx: Db, ctx: TagsContext, principal: Principal, fields: ResolvedFields) {
+async function insertNewTag(trx: Db, ctx: TagsContext, actor: Actor, fields: ResolvedFields) {
   const now = isoNow(ctx.clock);
   const row: TagsTable = {
     id: newId('tag'),
     short_id: await issueShortId(trx, now),
-    environment: principal.environment,
-    owner_id: principal.userId,
-    organization_id: principal.organizationId,
+    environment: actor.environment,
+    owner_id: actor.userId,
+    organization_id: actor.organizationId,
     folder_id: fields.folder_id ?? null,
     title: fields.title!,
     content: JSON.stringify(fields.content ?? []),
@@ -172,7 +172,7 @@ async function insertNewTag(trx: Db, ctx: TagsContext, principal: Principal, fie
     updated_at: now,
   };
   await repo.insertTag(trx, row);
-  const view = toTagView(ctx.config, { ...row, owner_email: principal.email });
+  const view = toTagView(ctx.config, { ...row, owner_email: actor.email });
   await emit(trx, eventFor(row, 'tag.created', { tag: view }, now));
   return view;
 }
@@ -186,15 +186,15 @@ function eventFor(
   return { type, environment: row.environment, ownerId: row.owner_id, organizationId: row.organization_id, tagId: row.id, data, at };
 }
 
-export async function createTag(ctx: TagsContext, principal: Principal, input: TagInput): Promise<TagView> {
+export async function createTag(ctx: TagsContext, actor: Actor, input: TagInput): Promise<TagView> {
   requireTitle(input, '');
-  const fields = await resolveFields(ctx.db, scopeOf(principal), input, '');
-  return ctx.db.transaction().execute((trx) => insertNewTag(trx, ctx, principal, fields));
+  const fields = await resolveFields(ctx.db, scopeOf(actor), input, '');
+  return ctx.db.transaction().execute((trx) => insertNewTag(trx, ctx, actor, fields));
 }
 
 /** All or nothing: every item is validated before anything is written, then one transaction. */
-export async function createTags(ctx: TagsContext, principal: Principal, inputs: TagInput[]) {
-  const scope = scopeOf(principal);
+export async function createTags(ctx: TagsContext, actor: Actor, inputs: TagInput[]) {
+  const scope = scopeOf(actor);
   const resolved: ResolvedFields[] = [];
   for (const [index, input] of inputs.entries()) {
     const prefix = `tags[${index}].`;
@@ -203,7 +203,7 @@ export async function createTags(ctx: TagsContext, principal: Principal, inputs:
   }
   const views = await ctx.db.transaction().execute(async (trx) => {
     const created: TagView[] = [];
-    for (const fields of resolved) created.push(await insertNewTag(trx, ctx, principal, fields));
+    for (const fields of resolved) created.push(await insertNewTag(trx, ctx, actor, fields));
     return created;
   });
   return { created: views.length, tags: views.map((v) => ({ id: v.id, short_id: v.short_id })) };
@@ -225,24 +225,24 @@ export async function findTag(db: Db, idOrShortId: string): Promise<repo.TagRow 
   return row;
 }
 
-export async function requireTag(db: Db, principal: Principal, idOrShortId: string): Promise<repo.TagRow> {
-  return requireAccess(await findTag(db, idOrShortId), scopeOf(principal), 'Tag');
+export async function requireTag(db: Db, actor: Actor, idOrShortId: string): Promise<repo.TagRow> {
+  return requireAccess(await findTag(db, idOrShortId), scopeOf(actor), 'Tag');
 }
 
 /** `write: owner` lets only the tag's owner change it; `organization` any key of its organization. */
-export function requireWritable(tag: repo.TagRow, principal: Principal): void {
-  if (tag.write_permission === 'owner' && tag.owner_id !== principal.userId) {
+export function requireWritable(tag: repo.TagRow, actor: Actor): void {
+  if (tag.write_permission === 'owner' && tag.owner_id !== actor.userId) {
     throw forbidden('Only the owner of this tag may change it (permissions.write is owner)');
   }
 }
 
 /** The tag's view: the same object for as long as its row is cached unchanged (never mutate it). */
-export async function getTag(ctx: TagsContext, principal: Principal, idOrShortId: string): Promise<TagView> {
-  return cachedView(ctx.config, await requireTag(ctx.db, principal, idOrShortId));
+export async function getTag(ctx: TagsContext, actor: Actor, idOrShortId: string): Promise<TagView> {
+  return cachedView(ctx.config, await requireTag(ctx.db, actor, idOrShortId));
 }
 
-export async function listTags(ctx: TagsContext, principal: Principal, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
-  const scope = scopeOf(principal);
+export async function listTags(ctx: TagsContext, actor: Actor, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
+  const scope = scopeOf(actor);
   if (query.folder) await requireOwnFolder(ctx.db, scope, query.folder, 'folder');
   const { total, rows } = await repo.listTags(ctx.db, scope, { ...query, folderId: query.folder });
   const tags = rows.map((row) => ({
@@ -258,10 +258,10 @@ export async function listTags(ctx: TagsContext, principal: Principal, query: Om
 }
 
 /** PUT: omitted fields keep their value; content, when given, replaces the whole list. */
-export async function updateTag(ctx: TagsContext, principal: Principal, idOrShortId: string, input: TagInput): Promise<TagView> {
-  const tag = await requireTag(ctx.db, principal, idOrShortId);
-  requireWritable(tag, principal);
-  const fields = await resolveFields(ctx.db, scopeOf(principal), input, '', tag);
+export async function updateTag(ctx: TagsContext, actor: Actor, idOrShortId: string, input: TagInput): Promise<TagView> {
+  const tag = await requireTag(ctx.db, actor, idOrShortId);
+  requireWritable(tag, actor);
+  const fields = await resolveFields(ctx.db, scopeOf(actor), input, '', tag);
   const now = isoNow(ctx.clock);
   const changes: Partial<TagsTable> = {
     ...fields,
@@ -280,9 +280,9 @@ export async function updateTag(ctx: TagsContext, principal: Principal, idOrShor
   return view;
 }
 
-export async function deleteTag(ctx: TagsContext, principal: Principal, idOrShortId: string): Promise<void> {
-  const tag = await requireTag(ctx.db, principal, idOrShortId);
-  requireWritable(tag, principal);
+export async function deleteTag(ctx: TagsContext, actor: Actor, idOrShortId: string): Promise<void> {
+  const tag = await requireTag(ctx.db, actor, idOrShortId);
+  requireWritable(tag, actor);
   const now = isoNow(ctx.clock);
   const fileIds = await ctx.db.transaction().execute(async (trx) => {
     const ids = await deleteFilesOfTag(trx, tag, now);

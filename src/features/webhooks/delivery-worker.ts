@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import type { DeliveriesTable } from '../../db/schema.js';
-import type { RateLimitStore, WindowRule } from '../../http/rate-limit/window.js';
+import type { RateLimitStore, WindowRule } from '../../lib/rate-limit/window.js';
 import * as repo from './webhooks.repository.js';
 import { newDelivery, recordAttempt, sendAttempt, type WebhooksContext } from './webhooks.service.js';
 

@@ -81,7 +81,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
         },
       },
       async (request) => {
-        const { total, webhooks: items } = await webhooks.listWebhooks(ctx, request.principal, request.query);
+        const { total, webhooks: items } = await webhooks.listWebhooks(ctx, request.actor, request.query);
         return { success: true as const, data: items, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -101,7 +101,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
         },
       },
       async (request, reply) => {
-        const webhook = await webhooks.createWebhook(ctx, request.principal, request.body);
+        const webhook = await webhooks.createWebhook(ctx, request.actor, request.body);
         return reply.code(201).send({ success: true as const, data: webhook });
       },
     );
@@ -117,7 +117,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
           response: { 200: dataEnvelope(WebhookWithStats) },
         },
       },
-      async (request) => ({ success: true as const, data: await webhooks.getWebhook(ctx, request.principal, request.params.id) }),
+      async (request) => ({ success: true as const, data: await webhooks.getWebhook(ctx, request.actor, request.params.id) }),
     );
 
     app.put(
@@ -144,7 +144,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
       },
       async (request) => ({
         success: true as const,
-        data: await webhooks.updateWebhook(ctx, request.principal, request.params.id, request.body),
+        data: await webhooks.updateWebhook(ctx, request.actor, request.params.id, request.body),
       }),
     );
 
@@ -160,7 +160,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
         },
       },
       async (request) => {
-        await webhooks.deleteWebhook(ctx, request.principal, request.params.id);
+        await webhooks.deleteWebhook(ctx, request.actor, request.params.id);
         return { success: true as const, message: 'Webhook deleted' };
       },
     );
@@ -192,7 +192,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
       },
       async (request) => {
         const event = request.body.event ?? 'tag.created';
-        const result = await webhooks.sendTestEvent(ctx, request.principal, request.params.id, event);
+        const result = await webhooks.sendTestEvent(ctx, request.actor, request.params.id, event);
         return { success: true as const, data: { ...result, status: result.status as 'success' | 'failed' } };
       },
     );
@@ -210,7 +210,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
         },
       },
       async (request) => {
-        const { total, deliveries } = await webhooks.listDeliveries(ctx, request.principal, request.params.id, request.query);
+        const { total, deliveries } = await webhooks.listDeliveries(ctx, request.actor, request.params.id, request.query);
         return { success: true as const, data: deliveries, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -228,7 +228,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
       },
       async (request) => ({
         success: true as const,
-        data: await webhooks.getDelivery(ctx, request.principal, request.params.id, request.params.delivery_id),
+        data: await webhooks.getDelivery(ctx, request.actor, request.params.id, request.params.delivery_id),
       }),
     );
 
@@ -245,7 +245,7 @@ export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsync
       },
       async (request) => ({
         success: true as const,
-        data: await webhooks.retryDelivery(ctx, request.principal, request.params.id, request.params.delivery_id),
+        data: await webhooks.retryDelivery(ctx, request.actor, request.params.id, request.params.delivery_id),
       }),
     );
   };

@@ -1,9 +1,9 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../../db/schema.js';
-import type { Principal } from '../../http/auth.js';
-import { ApiError, invalidRequest, notFound, validationError } from '../../http/errors.js';
-import { cleanLabel } from '../../http/text-fields.js';
+import type { Actor } from '../accounts/actor.js';
+import { ApiError, invalidRequest, notFound, validationError } from '../../errors.js';
+import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
@@ -98,20 +98,20 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
   return headers;
 }
 
-async function requireWebhook(db: Db, principal: Principal, id: string): Promise<WebhooksTable> {
-  return requireAccess(await repo.findWebhook(db, id), scopeOf(principal), 'Webhook');
+async function requireWebhook(db: Db, actor: Actor, id: string): Promise<WebhooksTable> {
+  return requireAccess(await repo.findWebhook(db, id), scopeOf(actor), 'Webhook');
 }
 
 export async function createWebhook(
   ctx: WebhooksContext,
-  principal: Principal,
+  actor: Actor,
   input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput,
 ) {
-  const scope = scopeOf(principal);
+  const scope = scopeOf(actor);
   const name = cleanLabel(input.name, 'name');
   const url = await checkUrl(input.url, ctx.agents);
   const headers = checkHeaders(input.headers ?? {});
-  const max = PLAN_LIMITS[principal.plan].maxWebhooks;
+  const max = PLAN_LIMITS[actor.plan].maxWebhooks;
   const now = isoNow(ctx.clock);
   const row: WebhooksTable = {
     id: newId('wh'),
@@ -132,10 +132,7 @@ export async function createWebhook(
     if (max !== null) {
       await repo.lockScope(trx, scope);
       if ((await repo.countWebhooks(trx, scope)) >= max) {
-        throw new ApiError(
-          'webhook_limit_reached',
-          `The ${principal.plan} plan allows ${max} webhooks; delete one or upgrade to Enterprise`,
-        );
+        throw new ApiError('webhook_limit_reached', `The ${actor.plan} plan allows ${max} webhooks; delete one or upgrade to Enterprise`);
       }
     }
     await repo.insertWebhook(trx, row);
@@ -143,22 +140,18 @@ export async function createWebhook(
   return toWebhookView(row);
 }
 
-export async function listWebhooks(
-  ctx: WebhooksContext,
-  principal: Principal,
-  query: { enabled?: boolean; limit: number; offset: number },
-) {
-  const { total, rows } = await repo.listWebhooks(ctx.db, scopeOf(principal), query);
+export async function listWebhooks(ctx: WebhooksContext, actor: Actor, query: { enabled?: boolean; limit: number; offset: number }) {
+  const { total, rows } = await repo.listWebhooks(ctx.db, scopeOf(actor), query);
   return { total, webhooks: rows.map(toWebhookView) };
 }
 
-export async function getWebhook(ctx: WebhooksContext, principal: Principal, id: string) {
-  const row = await requireWebhook(ctx.db, principal, id);
+export async function getWebhook(ctx: WebhooksContext, actor: Actor, id: string) {
+  const row = await requireWebhook(ctx.db, actor, id);
   return { ...toWebhookView(row), stats: await repo.webhookStats(ctx.db, row.id) };
 }
 
-export async function updateWebhook(ctx: WebhooksContext, principal: Principal, id: string, input: WebhookInput) {
-  const row = await requireWebhook(ctx.db, principal, id);
+export async function updateWebhook(ctx: WebhooksContext, actor: Actor, id: string, input: WebhookInput) {
+  const row = await requireWebhook(ctx.db, actor, id);
   const changes: Partial<WebhooksTable> = { updated_at: isoNow(ctx.clock) };
   if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
   if (input.url !== undefined) changes.url = await checkUrl(input.url, ctx.agents);
@@ -171,31 +164,31 @@ export async function updateWebhook(ctx: WebhooksContext, principal: Principal, 
 }
 
 /** Deleting a webhook removes its deliveries too, so pending ones are never sent. */
-export async function deleteWebhook(ctx: WebhooksContext, principal: Principal, id: string): Promise<void> {
-  const row = await requireWebhook(ctx.db, principal, id);
+export async function deleteWebhook(ctx: WebhooksContext, actor: Actor, id: string): Promise<void> {
+  const row = await requireWebhook(ctx.db, actor, id);
   await repo.deleteWebhookRow(ctx.db, row.id);
 }
 
 export async function listDeliveries(
   ctx: WebhooksContext,
-  principal: Principal,
+  actor: Actor,
   id: string,
   query: { status?: DeliveryStatus; limit: number; offset: number },
 ) {
-  const row = await requireWebhook(ctx.db, principal, id);
+  const row = await requireWebhook(ctx.db, actor, id);
   const { total, rows } = await repo.listDeliveries(ctx.db, row.id, query);
   return { total, deliveries: rows.map(toDeliveryView) };
 }
 
-async function requireDelivery(ctx: WebhooksContext, principal: Principal, webhookId: string, deliveryId: string) {
-  const webhook = await requireWebhook(ctx.db, principal, webhookId);
+async function requireDelivery(ctx: WebhooksContext, actor: Actor, webhookId: string, deliveryId: string) {
+  const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const delivery = await repo.findDelivery(ctx.db, webhook.id, deliveryId);
   if (!delivery) throw notFound('Delivery');
   return { webhook, delivery };
 }
 
-export async function getDelivery(ctx: WebhooksContext, principal: Principal, webhookId: string, deliveryId: string) {
-  const { delivery } = await requireDelivery(ctx, principal, webhookId, deliveryId);
+export async function getDelivery(ctx: WebhooksContext, actor: Actor, webhookId: string, deliveryId: string) {
+  const { delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   return withAttempts(ctx.db, delivery);
 }
 
@@ -324,8 +317,8 @@ const SAMPLE_TAG = { id: 'tag_00000000000000000000000000', short_id: 'Sample01',
  * mid-send, the worker makes the attempt once the lease runs out, instead of the delivery
  * staying pending for ever.
  */
-export async function sendTestEvent(ctx: WebhooksContext, principal: Principal, webhookId: string, event: EventType) {
-  const webhook = await requireWebhook(ctx.db, principal, webhookId);
+export async function sendTestEvent(ctx: WebhooksContext, actor: Actor, webhookId: string, event: EventType) {
+  const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
   const payload = JSON.stringify({ id: eventId, event, created_at: now, test: true, data: { tag: SAMPLE_TAG } });
@@ -352,8 +345,8 @@ function manualLeaseEnd(ctx: WebhooksContext, now: string): string {
 }
 
 /** POST /retry: one attempt now for a failed delivery; the result is final either way. */
-export async function retryDelivery(ctx: WebhooksContext, principal: Principal, webhookId: string, deliveryId: string) {
-  const { webhook, delivery } = await requireDelivery(ctx, principal, webhookId, deliveryId);
+export async function retryDelivery(ctx: WebhooksContext, actor: Actor, webhookId: string, deliveryId: string) {
+  const { webhook, delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   if (delivery.status !== 'failed') throw invalidRequest(`Only failed deliveries can be retried; this one is ${delivery.status}`);
   const now = isoNow(ctx.clock);
   if (!(await repo.claimFailedDelivery(ctx.db, delivery.id, { now, leaseUntil: manualLeaseEnd(ctx, now) }))) {

@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { isPostgres, type Db } from './database.js';
+import { isPostgres, type Db } from '../db/database.js';
 
 /**
  * Multi-row INSERTs written as SQL text with parameters. View recording writes a dozen

@@ -1,4 +1,4 @@
-import { validationError } from './errors.js';
+import { validationError } from '../errors.js';
 
 // C0 and C1 controls, and the bidirectional overrides that can disguise text
 // ("evil\u202Efdp.exe" displays as "evilexe.pdf").

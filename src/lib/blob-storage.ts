@@ -5,7 +5,7 @@ import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Config } from '../../config.js';
+import type { Config } from '../config.js';
 
 /**
  * Where file contents live. Uploads are first written to a local temp file (they have to be

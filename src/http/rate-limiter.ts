@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { ENDPOINT_LIMITS_PER_MINUTE, PLAN_LIMITS } from '../../features/accounts/plans.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Principal } from '../auth.js';
+import { ENDPOINT_LIMITS_PER_MINUTE, PLAN_LIMITS } from '../features/accounts/plans.js';
+import type { Clock } from '../lib/clock.js';
+import type { KeyActor } from '../features/accounts/actor.js';
 import { ApiError } from '../errors.js';
-import { tightestWindow, type RateDecision, type RateLimitStore, type WindowRule, type WindowState } from './window.js';
+import { tightestWindow, type RateDecision, type RateLimitStore, type WindowRule, type WindowState } from '../lib/rate-limit/window.js';
 
 export type EndpointBucket = keyof typeof ENDPOINT_LIMITS_PER_MINUTE;
 
@@ -26,9 +26,9 @@ export const AUTH_FAILURES_PER_MINUTE = 100;
  * The minute rolls exactly (1-second buckets). Hour and day are sliding windows counted in
  * 1-minute and 15-minute buckets: they may refuse up to one bucket early, never admit too many.
  */
-export function keyRules(principal: Principal, bucket: EndpointBucket | undefined, multiplier = 1): WindowRule[] {
-  const plan = PLAN_LIMITS[principal.plan];
-  const id = principal.keyId;
+export function keyRules(actor: KeyActor, bucket: EndpointBucket | undefined, multiplier = 1): WindowRule[] {
+  const plan = PLAN_LIMITS[actor.plan];
+  const id = actor.key.id;
   const rules: WindowRule[] = [
     { key: `key:${id}:minute`, limit: plan.requestsPerMinute * multiplier, windowMs: MINUTE, bucketMs: SECOND },
     { key: `key:${id}:hour`, limit: plan.requestsPerHour * multiplier, windowMs: HOUR, bucketMs: MINUTE },
@@ -61,10 +61,10 @@ export class RateLimiter {
   ) {}
 
   /** Counts the request against its key (and endpoint bucket), or throws 429. Sets the headers. */
-  async admit(reply: FastifyReply, principal: Principal, bucket: EndpointBucket | undefined): Promise<void> {
+  async admit(reply: FastifyReply, actor: KeyActor, bucket: EndpointBucket | undefined): Promise<void> {
     if (!this.settings.enforceKeyLimits) return;
     const nowMs = this.clock.now().getTime();
-    const decision = await this.check(keyRules(principal, bucket, this.settings.multiplier), nowMs, true);
+    const decision = await this.check(keyRules(actor, bucket, this.settings.multiplier), nowMs, true);
     this.setHeaders(reply, decision.windows, nowMs);
     if (!decision.allowed) {
       const retryAfter = seconds(Math.max(...decision.windows.map((w) => w.retryAfterMs)));
@@ -73,10 +73,10 @@ export class RateLimiter {
   }
 
   /** Headers without counting, for authenticated requests refused before the limiter (403). */
-  async annotate(reply: FastifyReply, principal: Principal, bucket: EndpointBucket | undefined): Promise<void> {
+  async annotate(reply: FastifyReply, actor: KeyActor, bucket: EndpointBucket | undefined): Promise<void> {
     if (!this.settings.enforceKeyLimits) return;
     const nowMs = this.clock.now().getTime();
-    const decision = await this.check(keyRules(principal, bucket, this.settings.multiplier), nowMs, false).catch(() => undefined);
+    const decision = await this.check(keyRules(actor, bucket, this.settings.multiplier), nowMs, false).catch(() => undefined);
     if (decision) this.setHeaders(reply, decision.windows, nowMs);
   }
 

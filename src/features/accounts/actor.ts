@@ -1,0 +1,33 @@
+import type { Environment, KeyScope } from '../../db/schema.js';
+import type { Permission } from './permissions.js';
+import type { Plan } from './plans.js';
+
+/**
+ * Who acts, for every service operation `(ctx, actor, input)`: the account an API key acts for
+ * (the API), or a signed-in user (the dashboard). The services decide with these fields only;
+ * how the actor proved who it is stays with the front door that built it.
+ */
+export interface Actor {
+  userId: string;
+  email: string;
+  /** Set when acting for an organization: an organization key, or the dashboard's chosen organization. */
+  organizationId: string | null;
+  organizationName: string | null;
+  environment: Environment;
+  permissions: readonly Permission[];
+  /** The plan that governs the action: the organization's when acting for one, else the user's. */
+  plan: Plan;
+  /** The API key the request came with; absent for a signed-in dashboard user. */
+  key?: ActorKey;
+}
+
+export interface ActorKey {
+  id: string;
+  name: string;
+  scope: KeyScope;
+  /** Addresses and CIDR ranges the key may be used from; null when unrestricted. */
+  ipAllowlist: readonly string[] | null;
+}
+
+/** An actor that came with an API key (every /v1 request). */
+export type KeyActor = Actor & { key: ActorKey };
