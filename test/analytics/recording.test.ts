@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockTagRow } from '../../src/features/analytics/analytics.repository.js';
+import { lockTagRow } from '../../src/db/locks.js';
 import { locate } from '../../src/features/analytics/geo.js';
 import { anonymousVisitor } from '../../src/features/analytics/visitor.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
-import { isPostgres, type Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
+import { forUpdate, lockTagRow } from '../../db/locks.js';
 import type { Database, Environment, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/scope.js';
 import { monthOf } from './period.js';
@@ -42,39 +43,13 @@ export async function anyPendingView(db: Db): Promise<boolean> {
   return (await db.selectFrom('pending_views').select('view_id').limit(1).executeTakeFirst()) !== undefined;
 }
 
-// pg_advisory_xact_lock's key for "rolling up views": any constant no other lock of ours uses.
-const VIEW_ROLLUP_LOCK = 7_400_117;
-
-/**
- * Holds the view rollup's lock until the transaction ends: one roller at a time, so a report's
- * catch-up waits for a roll in progress elsewhere and then sees its views counted. On SQLite,
- * which runs one write transaction at a time, there is nothing to take.
- */
-export async function lockViewRollup(trx: Db): Promise<void> {
-  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${VIEW_ROLLUP_LOCK})`.execute(trx);
-}
-
-/**
- * Locks a tag's row until the transaction ends (PostgreSQL; SQLite runs one writer at a time):
- * `update` for its deletion, before it touches any of the tag's views or rollups; `key share`
- * for a beacon, before it locks its view's row and then the tag's rollup rows. A beacon and
- * its tag's deletion then never hold locks the other waits for: the one that comes second
- * waits at the tag's row, holding nothing. Beacons of a tag share its row with one another, and
- * with edits of the tag (which do not change its key).
- */
-export async function lockTagRow(trx: Db, tagId: string, mode: 'update' | 'key share'): Promise<void> {
-  if (!isPostgres(trx)) return;
-  const query = trx.selectFrom('tags').select('id').where('id', '=', tagId);
-  await (mode === 'update' ? query.forUpdate() : query.forKeyShare()).execute();
-}
-
 /**
  * The oldest pending views, their rows locked (PostgreSQL): a beacon of one of them waits until
  * the rollup has counted it, or the rollup waits for the beacon and reads its time on page.
  */
 export async function claimPendingViews(trx: Db, limit: number): Promise<string[]> {
   let query = trx.selectFrom('pending_views').select('view_id').orderBy('view_id').limit(limit);
-  if (isPostgres(trx)) query = query.forUpdate();
+  query = forUpdate(trx, query);
   return (await query.execute()).map((row) => row.view_id);
 }
 
@@ -146,7 +121,7 @@ export async function tagHasPendingViews(trx: Db, tagId: string): Promise<boolea
 /** Whether the view is still pending, its pending row locked (PostgreSQL) until the transaction ends. */
 export async function isPendingView(trx: Db, viewId: string): Promise<boolean> {
   let query = trx.selectFrom('pending_views').select('view_id').where('view_id', '=', viewId);
-  if (isPostgres(trx)) query = query.forUpdate();
+  query = forUpdate(trx, query);
   return (await query.executeTakeFirst()) !== undefined;
 }
 
@@ -463,7 +438,7 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
   // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
   // Rollups, which lock views' pending rows first, wait for the rollup lock (tag-analytics.ts).
-  if (isPostgres(trx)) await trx.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId).forUpdate().execute();
+  await forUpdate(trx, trx.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId)).execute();
   // Its scope's sets of its closed days still hold its visitors: rebuilt without them later.
   await sql`UPDATE scope_day_visitors SET stale = 1
     FROM tag_daily d
@@ -512,7 +487,7 @@ const whereScopeDay = (key: ScopeDay) => (eb: ExpressionBuilder<Database, 'scope
 /** The scope-day's visitor set, its row locked (PostgreSQL) until the transaction ends; undefined if it has none. */
 export async function lockScopeDaySet(trx: Db, key: ScopeDay) {
   let query = trx.selectFrom('scope_day_visitors').select(['visitors', 'stale']).where(whereScopeDay(key));
-  if (isPostgres(trx)) query = query.forUpdate();
+  query = forUpdate(trx, query);
   return query.executeTakeFirst();
 }
 

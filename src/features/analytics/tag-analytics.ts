@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { lockTagRow, lockViewRollup } from '../../db/locks.js';
 import * as repo from './analytics.repository.js';
 import { rollUpViewsIn } from './view-rollup.js';
 
@@ -14,8 +15,8 @@ import { rollUpViewsIn } from './view-rollup.js';
  * goes (view-rollup.ts).
  */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
-  await repo.lockViewRollup(trx);
-  await repo.lockTagRow(trx, tagId, 'update');
+  await lockViewRollup(trx);
+  await lockTagRow(trx, tagId, 'update');
   if (await repo.tagHasPendingViews(trx, tagId)) await rollUpViewsIn(trx);
   await repo.deleteTagAnalytics(trx, tagId);
 }

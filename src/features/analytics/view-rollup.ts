@@ -11,6 +11,7 @@ import { insertAll } from '../../perf/bulk-insert.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { eventsInsert, type EventInput, type EventType } from '../events/outbox.js';
 import { subscribedWebhooks } from '../webhooks/webhooks.repository.js';
+import { lockViewRollup } from '../../db/locks.js';
 import * as repo from './analytics.repository.js';
 import { dayOf, hourOf, monthOf } from './period.js';
 
@@ -42,7 +43,7 @@ export async function rollUpViewsIn(trx: Db): Promise<void> {
 }
 
 async function rollUpBatch(trx: Db): Promise<number> {
-  await repo.lockViewRollup(trx);
+  await lockViewRollup(trx);
   const ids = await repo.claimPendingViews(trx, VIEWS_PER_TRANSACTION);
   if (ids.length === 0) return 0;
   const views = await repo.viewsWithTags(trx, ids);

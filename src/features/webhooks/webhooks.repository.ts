@@ -21,25 +21,6 @@ export function deleteWebhookRow(db: Db, id: string) {
   return db.deleteFrom('webhooks').where('id', '=', id).execute();
 }
 
-/**
- * Serializes webhook creation within one owner scope until the transaction ends, so the plan
- * maximum is counted and enforced atomically: a no-op UPDATE takes the owner's row lock on
- * PostgreSQL and the write lock on SQLite (both dialects, no FOR UPDATE needed).
- */
-export async function lockScope(trx: Db, scope: Scope): Promise<void> {
-  await (scope.organizationId
-    ? trx
-        .updateTable('organizations')
-        .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-        .where('id', '=', scope.organizationId)
-        .execute()
-    : trx
-        .updateTable('users')
-        .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-        .where('id', '=', scope.userId)
-        .execute());
-}
-
 export async function countWebhooks(db: Db, scope: Scope): Promise<number> {
   const row = await db
     .selectFrom('webhooks')

@@ -10,6 +10,7 @@ import { refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
 import { requireAccess, scopeOf } from '../accounts/scope.js';
 import { PLAN_LIMITS } from '../accounts/plans.js';
 import type { EventType } from '../events/outbox.js';
+import { lockAccount } from '../../db/locks.js';
 import * as repo from './webhooks.repository.js';
 import { postJson, type SendResult } from './sender.js';
 import { generateSecret, PROTECTED_HEADERS, secretProblem, signedHeaders } from './signing.js';
@@ -130,7 +131,7 @@ export async function createWebhook(
   // Count and insert under the scope's lock: parallel creations cannot pass the maximum.
   await ctx.db.transaction().execute(async (trx) => {
     if (max !== null) {
-      await repo.lockScope(trx, scope);
+      await lockAccount(trx, scope);
       if ((await repo.countWebhooks(trx, scope)) >= max) {
         throw new ApiError('webhook_limit_reached', `The ${actor.plan} plan allows ${max} webhooks; delete one or upgrade to Enterprise`);
       }
