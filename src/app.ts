@@ -1,47 +1,29 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
-import type { Config } from './config.js';
-import type { DatabaseHandle } from './db/database.js';
-import { meRoutes } from './features/accounts/me.routes.js';
-import type { Scope } from './features/accounts/scope.js';
-import { analyticsRoutes } from './features/analytics/analytics.routes.js';
-import { MemoryPresenceStore, RedisPresenceStore } from './lib/presence.js';
-import { Tracker } from './features/analytics/tracking.js';
-import { ViewRecorder } from './features/analytics/view-recorder.js';
-import { fileRoutes, publicFileRoutes } from './features/files/files.routes.js';
-import { countFilesUploaded, createFilesContext } from './features/files/files.service.js';
-import { folderRoutes } from './features/folders/folders.routes.js';
-import { healthRoutes } from './features/health/health.routes.js';
-import { pageRoutes } from './features/pages/pages.routes.js';
-import { tagRoutes } from './features/tags/tags.routes.js';
-import { webhookRoutes } from './features/webhooks/webhooks.routes.js';
+import { meRoutes, type KeyActor } from './features/accounts/index.js';
+import { analyticsRoutes, Tracker, ViewRecorder } from './features/analytics/index.js';
+import { fileRoutes, publicFileRoutes } from './features/files/index.js';
+import { folderRoutes } from './features/folders/index.js';
+import { healthRoutes } from './features/health/index.js';
+import { pageRoutes } from './features/pages/index.js';
+import { tagRoutes } from './features/tags/index.js';
+import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';
-import type { KeyActor } from './features/accounts/actor.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
-import { createRateLimitStore } from './lib/rate-limit/store.js';
-import { installValidation } from './http/validation.js';
-import { loggerOptions, RequestLogController } from './http/logging.js';
+import { RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
-import type { Clock } from './lib/clock.js';
-import { createOutboundAgents } from './lib/outbound.js';
+import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
+import { installValidation } from './http/validation.js';
 import { newId } from './lib/ids.js';
-
-export interface AppServices {
-  config: Config;
-  database: DatabaseHandle;
-  clock: Clock;
-  /** REDIS_URL's connection (lib/redis.ts), opened and closed by the caller like the database. */
-  redis: Redis | undefined;
-}
+import type { Services } from './services.js';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** Builds the HTTP application: cross-cutting plugins, then every feature's routes. */
-export async function buildApp({ config, database, clock, redis }: AppServices): Promise<FastifyInstance> {
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config, database } = services;
   const app = Fastify({
-    logger: loggerOptions(config.logLevel),
+    loggerInstance: services.log,
     genReqId: () => newId('req'),
     logController: new RequestLogController(),
     bodyLimit: JSON_BODY_LIMIT,
@@ -82,37 +64,17 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes(database.db));
-  const presence = redis ? new RedisPresenceStore(redis) : new MemoryPresenceStore();
-  const recorder = new ViewRecorder(database.db, app.log, config.databasePoolSize);
-  app.addHook('onClose', async () => {
-    await recorder.flush();
-    await presence.close();
-  });
-  const tracker = new Tracker(database.db, config, clock, recorder, presence, app.log);
-  await app.register(pageRoutes(database.db, tracker));
-  const analyticsContext = {
-    db: database.db,
-    clock,
-    presence,
-    countFilesUploaded: (scope: Scope, range: { from: string; to: string }) => countFilesUploaded(database.db, scope, range),
-  };
-  const filesContext = createFilesContext({ db: database.db, clock, config });
-  await app.register(publicFileRoutes(filesContext));
+  const recorder = new ViewRecorder(database.db, services.log, config.databasePoolSize);
+  app.addHook('onClose', () => recorder.flush());
+  await app.register(pageRoutes(services, new Tracker(services, recorder)));
+  await app.register(publicFileRoutes(services));
 
-  const tagsContext = { db: database.db, clock, config };
-  const agents = createOutboundAgents(config);
-  app.addHook('onClose', async () => {
-    agents.http.destroy();
-    agents.https.destroy();
-  });
-  const webhooksContext = { db: database.db, clock, config, agents };
   // RATE_LIMITS=false lifts key limits (benchmarks, trusted on-premise); failed-auth limits stay.
-  const limiter = new RateLimiter(createRateLimitStore(redis), clock, app.log, {
+  const limiter = new RateLimiter(services.limits, services.clock, services.log, {
     enforceKeyLimits: config.rateLimits,
     multiplier: config.rateLimitMultiplier,
   });
-  app.addHook('onClose', () => limiter.close());
-  const authenticator = new Authenticator(database.db, clock, config, app.log, limiter);
+  const authenticator = new Authenticator(services, limiter);
   app.decorateRequest('actor', null as unknown as KeyActor);
   await app.register(
     async (v1) => {
@@ -124,11 +86,11 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
         route.onRequest = [guard, ...[route.onRequest ?? []].flat()];
       });
       await v1.register(meRoutes);
-      await v1.register(tagRoutes(tagsContext));
-      await v1.register(folderRoutes(tagsContext));
-      await v1.register(fileRoutes(filesContext));
-      await v1.register(webhookRoutes(webhooksContext));
-      await v1.register(analyticsRoutes(analyticsContext));
+      await v1.register(tagRoutes(services));
+      await v1.register(folderRoutes(services));
+      await v1.register(fileRoutes(services));
+      await v1.register(webhookRoutes(services));
+      await v1.register(analyticsRoutes(services));
     },
     { prefix: '/v1' },
   );

@@ -43,7 +43,12 @@ export interface DependentTag {
  */
 export interface TagDependent {
   /** Refuses blocks that reference this feature's data wrongly (400 naming `field[i]…`). */
-  checkBlocks?(ctx: ServiceContext, tagId: string | null, blocks: readonly { type: string; file_id?: string }[], field: string): Promise<void>;
+  checkBlocks?(
+    ctx: ServiceContext,
+    tagId: string | null,
+    blocks: readonly { type: string; file_id?: string }[],
+    field: string,
+  ): Promise<void>;
   /** Deletes the tag's data inside the transaction that deletes the tag, before its row goes. */
   deleteWithTag(ctx: ServiceContext, trx: Db, tag: DependentTag): Promise<void>;
 }

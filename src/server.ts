@@ -1,10 +1,7 @@
-import pino from 'pino';
+import type pino from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { migrateToLatest, openDatabase } from './db/database.js';
-import { loggerOptions } from './http/logging.js';
-import { systemClock } from './lib/clock.js';
-import { closeRedis, openRedis } from './lib/redis.js';
+import { createServices } from './services.js';
 import { startWorker } from './worker.js';
 
 /** Stops cleanly on SIGTERM/SIGINT: no new connections, in-flight requests finish, then the database closes. */
@@ -27,31 +24,23 @@ function onShutdownSignal(stop: () => Promise<void>, log: pino.Logger): void {
 
 /** `tagsvc serve`: the HTTP API, public pages and (unless disabled) the worker in one process. */
 export async function serve(config: Config, options: { worker: boolean }): Promise<void> {
-  const database = await openDatabase(config);
-  await migrateToLatest(database);
-  // One Redis connection for the app and the worker alike.
-  const redis = await openRedis(config);
-  const app = await buildApp({ config, database, clock: systemClock, redis });
+  const services = await createServices(config);
+  const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
-  const stopWorker = options.worker ? await startWorker({ config, database, clock: systemClock, log: app.log }, redis) : undefined;
+  const stopWorker = options.worker ? startWorker(services) : undefined;
   onShutdownSignal(async () => {
     await app.close();
     await stopWorker?.();
-    await closeRedis(redis);
-    await database.close();
-  }, app.log as pino.Logger);
+    await services.close();
+  }, services.log as pino.Logger);
 }
 
 /** `tagsvc worker`: only the background work, for deployments that scale it separately. */
 export async function work(config: Config): Promise<void> {
-  const log = pino(loggerOptions(config.logLevel));
-  const database = await openDatabase(config);
-  await migrateToLatest(database);
-  const redis = await openRedis(config);
-  const stopWorker = await startWorker({ config, database, clock: systemClock, log }, redis);
+  const services = await createServices(config);
+  const stopWorker = startWorker(services);
   onShutdownSignal(async () => {
     await stopWorker();
-    await closeRedis(redis);
-    await database.close();
-  }, log);
+    await services.close();
+  }, services.log as pino.Logger);
 }

@@ -4,7 +4,8 @@ import type { LoadRequest, RunStats } from './load.js';
 import type { Metric } from './metrics.js';
 import type { Service } from './service.js';
 import type { BenchSettings } from './settings.js';
-import type { VariantContext, VariantName } from './variants.js';
+import type { VariantContext } from './variant-context.js';
+import type { VariantName } from './variants.js';
 
 /** What a scenario gets to set itself up. */
 export interface ScenarioContext {

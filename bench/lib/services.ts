@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { startService, type Service } from './service.js';
-import { describeVariant, variant, type VariantContext, type VariantName } from './variants.js';
+import type { VariantContext } from './variant-context.js';
+import { describeVariant, variant, type VariantName } from './variants.js';
 
 /**
  * The service variants of a run, each started the first time a scenario asks for it and kept

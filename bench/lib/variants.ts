@@ -1,16 +1,8 @@
 import { analyticsLocation, ensureAnalyticsDataset } from '../views/dataset.js';
-import type { BenchData } from './data.js';
 import { receiverCaFile, writeReceiverCertificate } from './receiver.js';
-import type { BenchSettings } from './settings.js';
+import type { VariantContext } from './variant-context.js';
 
 /** What a variant's settings and preparation may depend on. */
-export interface VariantContext {
-  root: string;
-  /** Scratch directory of the run. */
-  workDir: string;
-  settings: BenchSettings;
-  data: BenchData;
-}
 
 /**
  * Service variants: the same build, started with different settings (and, for some, other

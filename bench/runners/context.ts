@@ -1,7 +1,7 @@
 import type { ScenarioContext } from '../lib/scenario.js';
 import type { Service } from '../lib/service.js';
 import type { Services } from '../lib/services.js';
-import type { VariantContext } from '../lib/variants.js';
+import type { VariantContext } from '../lib/variant-context.js';
 
 /** What every runner needs from the run. */
 export interface RunContext extends VariantContext {

@@ -1,4 +1,4 @@
-import type { ScenarioContext } from '../lib/scenario.js';
+import type { Account } from '../lib/data.js';
 
 export interface BenchTag {
   id: string;
@@ -39,7 +39,13 @@ export function pageBody(title = 'Conference room B — equipment and booking') 
  * A public tag with content like a real page, made through the API as a client would. Each
  * scenario makes its own so any one runs alone.
  */
-export async function createBenchTag({ baseUrl, createAccount }: Pick<ScenarioContext, 'baseUrl' | 'createAccount'>): Promise<BenchTag> {
+export async function createBenchTag({
+  baseUrl,
+  createAccount,
+}: {
+  baseUrl: string;
+  createAccount(plan?: 'pro' | 'enterprise'): Promise<Account>;
+}): Promise<BenchTag> {
   const account = await createAccount('enterprise');
   const response = await fetch(new URL('/v1/tags', baseUrl), {
     method: 'POST',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { utcDay } from '../lib/api.js';
 import { dropSchema } from '../lib/data.js';
 import { progress } from '../lib/measure.js';
-import type { VariantContext } from '../lib/variants.js';
+import type { VariantContext } from '../lib/variant-context.js';
 import { DATASET_VERSION, describeDatabase, generateDataset, type DatasetManifest } from './generate.js';
 
 /** Where the analytics variant's data lives. */

@@ -1,10 +1,16 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { migrateToLatest, openDatabase, type Db } from '../db/database.js';
-import * as accounts from '../features/accounts/accounts.service.js';
-import { systemClock } from '../lib/clock.js';
+import type { ServiceContext } from '../context.js';
+import { migrateToLatest, openDatabase } from '../db/database.js';
+import * as accounts from '../features/accounts/index.js';
+import { OPERATOR } from '../features/accounts/index.js';
 import { serve, work } from '../server.js';
+import { createServices } from '../services.js';
 import { printResult, UsageError } from './output.js';
+import pino from 'pino';
+
+/** Administrative commands print their result; the services' own log lines would only get in the way. */
+const silentLog = pino({ level: 'silent' });
 
 type Options = Record<string, { type: 'string' | 'boolean' }>;
 
@@ -34,20 +40,17 @@ function parse(args: string[], options: Options, required: string[]) {
 
 const str = (value: string | boolean | undefined) => (typeof value === 'string' ? value : undefined);
 
-/** Runs an administrative command against the configured database, then closes it. */
-async function withDatabase(action: (db: Db) => Promise<unknown>, json: boolean): Promise<void> {
-  const database = await openDatabase(loadConfig());
+/** Runs an administrative command, as the operator, on the configured services, then closes them. */
+async function withServices(action: (ctx: ServiceContext) => Promise<unknown>, json: boolean): Promise<void> {
+  const services = await createServices(loadConfig(), { log: silentLog });
   try {
-    await migrateToLatest(database);
-    printResult(await action(database.db), json);
+    printResult(await action(services), json);
   } finally {
-    await database.close();
+    await services.close();
   }
 }
 
 type Handler = (args: string[]) => Promise<void>;
-
-const clock = systemClock;
 
 const handlers: Record<string, Handler> = {
   serve: async (args) => {
@@ -73,22 +76,22 @@ const handlers: Record<string, Handler> = {
       'password',
       'plan',
     ]);
-    await withDatabase(
-      (db) => accounts.createUser(db, clock, { email: str(v.email)!, password: str(v.password)!, plan: str(v.plan)! }),
+    await withServices(
+      (ctx) => accounts.createUser(ctx, OPERATOR, { email: str(v.email)!, password: str(v.password)!, plan: str(v.plan)! }),
       Boolean(v.json),
     );
   },
   'org create': async (args) => {
     const v = parse(args, { name: { type: 'string' }, owner: { type: 'string' }, plan: { type: 'string' } }, ['name', 'owner', 'plan']);
-    await withDatabase(
-      (db) => accounts.createOrganization(db, clock, { name: str(v.name)!, ownerEmail: str(v.owner)!, plan: str(v.plan)! }),
+    await withServices(
+      (ctx) => accounts.createOrganization(ctx, OPERATOR, { name: str(v.name)!, ownerEmail: str(v.owner)!, plan: str(v.plan)! }),
       Boolean(v.json),
     );
   },
   'org add-member': async (args) => {
     const v = parse(args, { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } }, ['org', 'email', 'role']);
-    await withDatabase(
-      (db) => accounts.addMember(db, clock, { organizationId: str(v.org)!, email: str(v.email)!, role: str(v.role)! }),
+    await withServices(
+      (ctx) => accounts.addMember(ctx, OPERATOR, { organizationId: str(v.org)!, email: str(v.email)!, role: str(v.role)! }),
       Boolean(v.json),
     );
   },
@@ -105,9 +108,9 @@ const handlers: Record<string, Handler> = {
       },
       ['email', 'name'],
     );
-    await withDatabase(
-      (db) =>
-        accounts.createKey(db, clock, {
+    await withServices(
+      (ctx) =>
+        accounts.createKey(ctx, OPERATOR, {
           email: str(v.email)!,
           name: str(v.name)!,
           permissions: str(v.permissions),
@@ -120,18 +123,18 @@ const handlers: Record<string, Handler> = {
   },
   'key list': async (args) => {
     const v = parse(args, { email: { type: 'string' } }, ['email']);
-    await withDatabase((db) => accounts.listKeys(db, str(v.email)!), Boolean(v.json));
+    await withServices((ctx) => accounts.listKeys(ctx, OPERATOR, { email: str(v.email)! }), Boolean(v.json));
   },
-  'key disable': keyCommand((db, id) => accounts.setKeyEnabled(db, clock, id, false)),
-  'key enable': keyCommand((db, id) => accounts.setKeyEnabled(db, clock, id, true)),
-  'key regenerate': keyCommand((db, id) => accounts.regenerateKey(db, clock, id)),
-  'key delete': keyCommand((db, id) => accounts.deleteKey(db, id)),
+  'key disable': keyCommand((ctx, id) => accounts.setKeyEnabled(ctx, OPERATOR, { id, enabled: false })),
+  'key enable': keyCommand((ctx, id) => accounts.setKeyEnabled(ctx, OPERATOR, { id, enabled: true })),
+  'key regenerate': keyCommand((ctx, id) => accounts.regenerateKey(ctx, OPERATOR, { id })),
+  'key delete': keyCommand((ctx, id) => accounts.deleteKey(ctx, OPERATOR, { id })),
 };
 
-function keyCommand(action: (db: Db, id: string) => Promise<unknown>): Handler {
+function keyCommand(action: (ctx: ServiceContext, id: string) => Promise<unknown>): Handler {
   return async (args) => {
     const v = parse(args, { id: { type: 'string' } }, ['id']);
-    await withDatabase((db) => action(db, str(v.id)!), Boolean(v.json));
+    await withServices((ctx) => action(ctx, str(v.id)!), Boolean(v.json));
   };
 }
 

@@ -156,3 +156,9 @@ export async function isDatabaseReachable(db: Db): Promise<boolean> {
     return false;
   }
 }
+
+/** True for a write refused by a foreign key (SQLite and PostgreSQL word it differently). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+}

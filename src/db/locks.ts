@@ -25,9 +25,10 @@ export function forUpdate<Q extends SelectQueryBuilder<Database, any, any>>(db: 
 /** 1. Serializes changes counted per account (its webhooks) without writing the row. */
 export async function lockAccount(trx: Db, account: { userId: string; organizationId: string | null }): Promise<void> {
   if (!isPostgres(trx)) return;
-  await (account.organizationId
-    ? trx.selectFrom('organizations').select('id').where('id', '=', account.organizationId)
-    : trx.selectFrom('users').select('id').where('id', '=', account.userId)
+  await (
+    account.organizationId
+      ? trx.selectFrom('organizations').select('id').where('id', '=', account.organizationId)
+      : trx.selectFrom('users').select('id').where('id', '=', account.userId)
   )
     .forUpdate()
     .execute();
@@ -50,4 +51,10 @@ export async function lockTagRow(trx: Db, tagId: string, mode: 'update' | 'key s
   if (!isPostgres(trx)) return;
   const query = trx.selectFrom('tags').select('id').where('id', '=', tagId);
   await (mode === 'update' ? query.forUpdate() : query.forKeyShare()).execute();
+}
+
+/** Claims the rows a select returns, passing over rows another worker holds (PostgreSQL). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any select of any table
+export function claimSkippingLocked<Q extends SelectQueryBuilder<Database, any, any>>(db: Db, query: Q, of?: keyof Database): Q {
+  return isPostgres(db) ? (query.forUpdate(of).skipLocked() as Q) : query;
 }

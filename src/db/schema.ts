@@ -4,8 +4,9 @@
  * queries serves SQLite and PostgreSQL alike.
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { Plan } from '../features/accounts/plans.js';
 
+/** An account's plan; its limits are features/accounts/plans.ts. */
+export type Plan = 'free' | 'pro' | 'enterprise';
 export type Environment = 'live' | 'test';
 export type KeyScope = 'personal' | 'organization';
 export type OrgRole = 'owner' | 'admin' | 'member';

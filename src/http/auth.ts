@@ -1,17 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
-import { exactCache, type ExactCache } from '../perf/exact-cache.js';
+import type { FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
 import type { Environment } from '../db/schema.js';
-import { findKeyForAuthentication, touchKeyLastUsed } from '../features/accounts/accounts.repository.js';
-import { hashKeyValue, parseKeyValue } from '../features/accounts/key-format.js';
-import type { Permission } from '../features/accounts/permissions.js';
-import type { KeyActor } from '../features/accounts/actor.js';
-import { PLAN_LIMITS } from '../features/accounts/plans.js';
-import type { Clock } from '../lib/clock.js';
-import { ipInRanges } from '../lib/ip.js';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
+import { actorOfKey, recordKeyUse, type KeyActor, type Permission } from '../features/accounts/index.js';
+import { PLAN_LIMITS } from '../features/accounts/index.js';
+import { ipInRanges } from '../lib/ip.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** `permission: null` marks a route any valid key may call; every /v1 route must say which. */
@@ -38,12 +31,6 @@ function keyFromHeaders(request: FastifyRequest): string | undefined {
   return Array.isArray(header) ? header[0] : header;
 }
 
-function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 function hostOf(url: string | undefined): string | undefined {
   return url ? new URL(url).host.toLowerCase() : undefined;
 }
@@ -52,25 +39,20 @@ function hostOf(url: string | undefined): string | undefined {
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
   /** Enabled keys by hash; exact, not time-based (see exact-cache.ts). */
-  private readonly actors: ExactCache<KeyActor> | undefined;
   private readonly productionHost: string | undefined;
   private readonly sandboxHost: string | undefined;
 
   constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl'>,
-    private readonly log: FastifyBaseLogger,
+    private readonly ctx: ServiceContext,
     private readonly limiter: RateLimiter,
   ) {
-    const production = hostOf(config.publicBaseUrl);
-    const sandbox = hostOf(config.sandboxBaseUrl);
+    const production = hostOf(ctx.config.publicBaseUrl);
+    const sandbox = hostOf(ctx.config.sandboxBaseUrl);
     // The host rule only applies when the operator runs a distinct sandbox address.
     if (sandbox && sandbox !== production) {
       this.productionHost = production;
       this.sandboxHost = sandbox;
     }
-    this.actors = exactCache<KeyActor>(db, 'keys');
   }
 
   /** The caller's key as a KeyActor, or 401; addresses that keep failing get 429. */
@@ -86,42 +68,15 @@ export class Authenticator {
       if (error instanceof ApiError && error.code === 'unauthorized') await this.limiter.recordAuthFailure(request.ip);
       throw error;
     }
-    this.recordUse(actor.key.id, this.clock.now().getTime());
+    this.recordUse(actor.key.id, this.ctx.clock.now().getTime());
     return actor;
   }
 
   private async identify(request: FastifyRequest): Promise<KeyActor> {
     const value = keyFromHeaders(request);
     if (!value) throw unauthorized('Missing API key: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"');
-    const hash = hashKeyValue(value);
-    // Only keys that passed the format check below are ever cached, so a hit needs no new check.
-    const cache = await this.actors?.snapshot();
-    const cached = cache?.get(hash);
-    if (cached) {
-      this.checkHost(request, cached.environment);
-      return cached;
-    }
-    if (!parseKeyValue(value)) throw unauthorized('Invalid API key');
-    const row = await findKeyForAuthentication(this.db, hash);
-    if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');
-    if (row.enabled !== 1) throw unauthorized('This API key is disabled');
-    this.checkHost(request, row.environment);
-    const actor: KeyActor = {
-      userId: row.user_id,
-      email: row.email,
-      organizationId: row.organization_id,
-      organizationName: row.organization_name,
-      environment: row.environment,
-      permissions: JSON.parse(row.permissions) as Permission[],
-      plan: row.organization_plan ?? row.user_plan,
-      key: {
-        id: row.id,
-        name: row.name,
-        scope: row.scope,
-        ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
-      },
-    };
-    cache?.set(hash, actor);
+    const actor = await actorOfKey(this.ctx, value);
+    this.checkHost(request, actor.environment);
     return actor;
   }
 
@@ -129,10 +84,10 @@ export class Authenticator {
     if (!this.sandboxHost) return;
     const host = request.host.toLowerCase();
     if (environment === 'live' && host === this.sandboxHost) {
-      throw unauthorized(`Live keys (svc_live_) cannot be used with the sandbox; use ${this.config.publicBaseUrl}/v1`);
+      throw unauthorized(`Live keys (svc_live_) cannot be used with the sandbox; use ${this.ctx.config.publicBaseUrl}/v1`);
     }
     if (environment === 'test' && host === this.productionHost) {
-      throw unauthorized(`Test keys (svc_test_) only work with the sandbox; use ${this.config.sandboxBaseUrl}/v1`);
+      throw unauthorized(`Test keys (svc_test_) only work with the sandbox; use ${this.ctx.config.sandboxBaseUrl}/v1`);
     }
   }
 
@@ -152,8 +107,8 @@ export class Authenticator {
     const last = this.lastUsedWrites.get(keyId) ?? 0;
     if (nowMs - last < LAST_USED_INTERVAL_MS) return;
     this.lastUsedWrites.set(keyId, nowMs);
-    touchKeyLastUsed(this.db, keyId, new Date(nowMs).toISOString()).catch((error: unknown) => {
-      this.log.warn({ err: error, key_id: keyId }, 'could not record last_used_at');
+    recordKeyUse(this.ctx, keyId, new Date(nowMs).toISOString()).catch((error: unknown) => {
+      this.ctx.log.warn({ err: error, key_id: keyId }, 'could not record last_used_at');
     });
   }
 }

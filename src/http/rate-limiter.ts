@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { ENDPOINT_LIMITS_PER_MINUTE, PLAN_LIMITS } from '../features/accounts/plans.js';
+import { ENDPOINT_LIMITS_PER_MINUTE, PLAN_LIMITS, type KeyActor } from '../features/accounts/index.js';
 import type { Clock } from '../lib/clock.js';
-import type { KeyActor } from '../features/accounts/actor.js';
 import { ApiError } from '../errors.js';
 import { tightestWindow, type RateDecision, type RateLimitStore, type WindowRule, type WindowState } from '../lib/rate-limit/window.js';
 

@@ -1,22 +1,15 @@
-import { purgeAnalyticsBefore, purgeVisitorsBefore } from '../features/analytics/analytics.repository.js';
-import { toDay } from '../features/analytics/period.js';
-import { PLAN_LIMITS, PLANS } from '../features/accounts/plans.js';
+import { purgeAnalyticsPastHistory } from '../features/analytics/index.js';
 import type { Job } from './runner.js';
 
-/** Views past each plan's analytics history (Free 7 days, Pro 1 year, Enterprise 3 years) are deleted. */
+/** Analytics past each plan's history are deleted (features/analytics/retention.ts). */
 export const analyticsRetentionJob: Job = {
   name: 'analytics-retention',
   intervalMs: 60 * 60 * 1000,
-  async run({ database, clock, log }) {
-    const today = Date.parse(`${toDay(clock.now().getTime())}T00:00:00.000Z`);
-    for (const plan of PLANS) {
-      // The oldest kept day matches the clamp reports apply: today and history - 1 days before it.
-      const cutoff = toDay(today - (PLAN_LIMITS[plan].analyticsHistoryDays - 1) * 86_400_000);
-      const views = await purgeAnalyticsBefore(database.db, plan, cutoff);
-      if (views > 0) log.info({ plan, cutoff, views }, 'analytics past the plan history purged');
+  async run(ctx) {
+    const purged = await purgeAnalyticsPastHistory(ctx);
+    for (const { plan, cutoff, views } of purged.views) {
+      if (views > 0) ctx.log.info({ plan, cutoff, views }, 'analytics past the plan history purged');
     }
-    const longest = Math.max(...PLANS.map((plan) => PLAN_LIMITS[plan].analyticsHistoryDays));
-    const visitors = await purgeVisitorsBefore(database.db, toDay(today - (longest - 1) * 86_400_000));
-    if (visitors > 0) log.info({ visitors }, 'visitors seen last before the longest history forgotten');
+    if (purged.visitors > 0) ctx.log.info({ visitors: purged.visitors }, 'visitors seen last before the longest history forgotten');
   },
 };

@@ -1,4 +1,4 @@
-import { rollUpViews } from '../features/analytics/view-rollup.js';
+import { rollUpViews } from '../features/analytics/index.js';
 import type { Job } from './runner.js';
 
 /**
@@ -8,7 +8,7 @@ import type { Job } from './runner.js';
 export const analyticsRollupJob: Job = {
   name: 'analytics-rollup',
   intervalMs: 1000,
-  async run({ database }) {
-    await rollUpViews(database.db);
+  async run({ db }) {
+    await rollUpViews(db);
   },
 };

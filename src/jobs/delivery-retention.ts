@@ -1,4 +1,4 @@
-import { purgeDeliveriesBefore } from '../features/webhooks/webhooks.repository.js';
+import { purgeDeliveriesBefore } from '../features/webhooks/index.js';
 import type { Job } from './runner.js';
 
 export const DELIVERY_RETENTION_DAYS = 30;
@@ -7,9 +7,10 @@ export const DELIVERY_RETENTION_DAYS = 30;
 export const deliveryRetentionJob: Job = {
   name: 'delivery-retention',
   intervalMs: 60 * 60 * 1000,
-  async run({ database, clock, log }) {
+  async run(ctx) {
+    const { clock, log } = ctx;
     const before = new Date(clock.now().getTime() - DELIVERY_RETENTION_DAYS * 86_400_000).toISOString();
-    const purged = await purgeDeliveriesBefore(database.db, before);
+    const purged = await purgeDeliveriesBefore(ctx, before);
     if (purged.deliveries + purged.events > 0) log.info({ purged, before }, 'old deliveries purged');
   },
 };

@@ -1,27 +1,17 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.js';
-import type { DatabaseHandle } from '../db/database.js';
-import type { Clock } from '../lib/clock.js';
-
-export interface JobContext {
-  config: Config;
-  database: DatabaseHandle;
-  clock: Clock;
-  log: FastifyBaseLogger;
-}
+import type { ServiceContext } from '../context.js';
 
 /** Background work that runs every `intervalMs` in the worker (in-process or `tagsvc worker`). */
 export interface Job {
   name: string;
   intervalMs: number;
-  run(context: JobContext): Promise<void>;
+  run(context: ServiceContext): Promise<void>;
 }
 
 /**
  * Runs each job on its interval, never overlapping with itself. Returns a stop function that
  * waits for runs in progress, so shutdown does not cut a job's transaction in half.
  */
-export function startJobs(jobs: readonly Job[], context: JobContext): () => Promise<void> {
+export function startJobs(jobs: readonly Job[], context: ServiceContext): () => Promise<void> {
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<void>>();
   let stopped = false;

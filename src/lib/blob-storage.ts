@@ -20,7 +20,7 @@ export interface BlobStorage {
   read(key: string, range?: { start: number; end: number }): Promise<Readable>;
   /** A local file holding the bytes of `key` (for image processing); call `release` when done. */
   localCopy(key: string): Promise<{ path: string; release(): Promise<void> }>;
-  /** Removes `key`; removing a missing key is not an error. */
+  /** Removes `key` and what was derived from it (resized images); removing a missing key is not an error. */
   delete(key: string): Promise<void>;
 }
 
@@ -42,9 +42,12 @@ const KEY = /^[a-z]+_[0-9a-z]{26}$/;
 
 export class LocalDiskStorage implements BlobStorage {
   private readonly dir: string;
+  private readonly derived: string;
 
   constructor(dataDir: string) {
-    this.dir = filesLayout(dataDir).blobs;
+    const layout = filesLayout(dataDir);
+    this.dir = layout.blobs;
+    this.derived = layout.cache;
   }
 
   /** blobs/{fan-out}/{key}; the id's random tail spreads files over 1,296 directories. */
@@ -77,11 +80,11 @@ export class LocalDiskStorage implements BlobStorage {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    await Promise.all([rm(this.pathOf(key), { force: true }), rm(join(this.derived, key), { recursive: true, force: true })]);
   }
 }
 
-/** The configured storage. Stateless and cheap, so any component may build its own. */
+/** The configured storage: one per process, built by createServices. */
 export function createBlobStorage(config: Pick<Config, 'dataDir'>): BlobStorage {
   return new LocalDiskStorage(config.dataDir);
 }

@@ -95,3 +95,8 @@ export class RedisPresenceStore implements PresenceStore {
   /** The connection is the process's (see lib/redis.ts): its opener closes it. */
   async close(): Promise<void> {}
 }
+
+/** Redis when REDIS_URL is set (viewers seen by every instance), else this process's memory. */
+export function createPresenceStore(redis: Redis | undefined): PresenceStore {
+  return redis ? new RedisPresenceStore(redis) : new MemoryPresenceStore();
+}

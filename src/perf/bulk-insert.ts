@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../db/database.js';
+import { transaction } from '../db/transaction.js';
 
 /**
  * Multi-row INSERTs written as SQL text with parameters. View recording writes a dozen
@@ -100,5 +101,5 @@ export async function insertAll(db: Db, parts: ReadonlyArray<InsertPart<any>>): 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parts of any row type
 export function insertAllAtomically(db: Db, parts: ReadonlyArray<InsertPart<any>>): Promise<unknown[][]> {
   if (isPostgres(db) && parameterCountOf(parts) <= MAX_PARAMETERS) return insertAll(db, parts);
-  return db.transaction().execute((trx) => insertAll(trx, parts));
+  return transaction(db, (trx) => insertAll(trx, parts));
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
 import { createTag, get, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
@@ -103,15 +104,15 @@ describe('analytics isolation and permissions', () => {
   });
 
   it("an organization's analytics are its keys' alone: a member's personal key, or another organization's, gets 403", async () => {
-    const org = await accounts.createOrganization(t.database.db, t.clock, {
+    const org = await accounts.createOrganization(t.services, OPERATOR, {
       name: 'Analytics org',
       ownerEmail: alice.email,
       plan: 'enterprise',
     });
-    await accounts.addMember(t.database.db, t.clock, { organizationId: org.id, email: mallory.email, role: 'admin' });
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: mallory.email, role: 'admin' });
     const aliceOrgKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
     const malloryOrgKey = (await createKey(t, mallory.email, { organizationId: org.id })).key;
-    const other = await accounts.createOrganization(t.database.db, t.clock, {
+    const other = await accounts.createOrganization(t.services, OPERATOR, {
       name: 'Other org',
       ownerEmail: mallory.email,
       plan: 'enterprise',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import { closeVisitorDays, rebuildStaleScopeDays } from '../../src/features/analytics/sealing.js';
 import { decodeVisitorSet } from '../../src/features/analytics/visitor-sets.js';
 import { createAccount, createKey, request, type Account, type TestApp } from '../helpers/app.js';
@@ -42,7 +43,7 @@ describe('overview: distinct visitors of an account over any period', () => {
     t = await startAnalyticsApp();
     t.clock.freeze(new Date('2026-06-01T08:00:00.000Z'));
     owner = await createAccount(t, 'pro');
-    const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Visitors org', ownerEmail: owner.email, plan: 'pro' });
+    const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Visitors org', ownerEmail: owner.email, plan: 'pro' });
     orgKey = (await createKey(t, owner.email, { organizationId: org.id })).key;
     [A, B, C] = [
       await createTag(t, owner.key, { title: 'A' }),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
@@ -102,7 +103,7 @@ describe('analytics retention and deletion', () => {
   }
 
   function runRetention() {
-    return analyticsRetentionJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
+    return analyticsRetentionJob.run(t.services);
   }
 
   beforeAll(async () => {
@@ -127,7 +128,7 @@ describe('analytics retention and deletion', () => {
       pro = await createAccount(t, 'pro');
       ent = await createAccount(t, 'enterprise');
       // An organization on Pro owned by the Enterprise user: its tags follow the organization's plan.
-      const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Pro org', ownerEmail: ent.email, plan: 'pro' });
+      const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Pro org', ownerEmail: ent.email, plan: 'pro' });
       const orgKey = (await createKey(t, ent.email, { organizationId: org.id })).key;
       proTag = await createTag(t, pro.key, { title: 'Pro history' });
       entTag = await createTag(t, ent.key, { title: 'Enterprise history' });
@@ -376,7 +377,7 @@ describe('analytics retention and deletion', () => {
       { environment: 'live', day: '2027-04-01', stale: 0 },
       { environment: 'test', day: '2027-04-01', stale: 0 },
     ]);
-    await sandboxPurgeJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
+    await sandboxPurgeJob.run(t.services);
     expect(await analyticsOf(sandboxTag.id)).toEqual(EMPTY);
     expect((await analyticsOf(liveTag.id)).views).toEqual(['2027-04-01T10:00:00.000Z']);
     // The test scope's set no longer counts the purged tag's visitor, and goes once rebuilt.

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import { storageUsed } from '../../src/features/files/files.repository.js';
 import { purgeSandbox } from '../../src/jobs/sandbox-purge.js';
 import { createAccount, createKey, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
@@ -150,8 +151,8 @@ describe('files API', () => {
     });
 
     it('files of organization tags belong to the organization; write: owner applies to them', async () => {
-      const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Files Org', ownerEmail: alice.email, plan: 'pro' });
-      await accounts.addMember(t.database.db, t.clock, { organizationId: org.id, email: bob.email, role: 'admin' });
+      const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Files Org', ownerEmail: alice.email, plan: 'pro' });
+      await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: bob.email, role: 'admin' });
       const aliceOrg = (await createKey(t, alice.email, { organizationId: org.id })).key;
       const bobOrg = (await createKey(t, bob.email, { organizationId: org.id })).key;
       const shared = await createTag(t, aliceOrg, { permissions: { read: 'public', write: 'organization' } });
@@ -236,7 +237,7 @@ describe('files API', () => {
       const file = (await upload(t, sandbox, old.id, 'old.txt', Buffer.from('old'))).body.data;
       expect(await storageUsed(t.database.db, alice.userId, 'test')).toBeGreaterThan(0);
       const before = blobs().length;
-      const purged = await purgeSandbox(t.database.db, new Date(Date.now() + 60_000).toISOString(), t.config);
+      const purged = await purgeSandbox(t.services, new Date(Date.now() + 60_000).toISOString());
       expect(purged.tags).toBeGreaterThan(0);
       expect(blobs().length).toBe(before - 1);
       expectError(await request(t, 'GET', `/v1/files/${file.id}`, { key: sandbox }), 404, 'not_found');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../src/features/accounts/permissions.js';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
 
 describe('authentication', () => {
@@ -34,25 +35,27 @@ describe('authentication', () => {
   it('answers 401 for a well-formed key that does not exist', async () => {
     const account = await createAccount(t);
     const { key } = await createKey(t, account.email);
-    await accounts.deleteKey(t.database.db, (await accounts.listKeys(t.database.db, account.email)).at(-1)!.id);
+    await accounts.deleteKey(t.services, OPERATOR, {
+      id: (await accounts.listKeys(t.services, OPERATOR, { email: account.email })).at(-1)!.id,
+    });
     expectError(await request(t, 'GET', '/v1/me', { key }), 401, 'unauthorized');
   });
 
   it('answers 401 for a disabled key and accepts it again once enabled', async () => {
     const account = await createAccount(t);
     const created = await createKey(t, account.email);
-    await accounts.setKeyEnabled(t.database.db, t.clock, created.id, false);
+    await accounts.setKeyEnabled(t.services, OPERATOR, { id: created.id, enabled: false });
     const denied = await request(t, 'GET', '/v1/me', { key: created.key });
     expectError(denied, 401, 'unauthorized');
     expect(denied.body.error.message).toMatch(/disabled/);
-    await accounts.setKeyEnabled(t.database.db, t.clock, created.id, true);
+    await accounts.setKeyEnabled(t.services, OPERATOR, { id: created.id, enabled: true });
     expect((await request(t, 'GET', '/v1/me', { key: created.key })).status).toBe(200);
   });
 
   it('stops the old value at once when a key is regenerated', async () => {
     const account = await createAccount(t);
     const created = await createKey(t, account.email);
-    const regenerated = await accounts.regenerateKey(t.database.db, t.clock, created.id);
+    const regenerated = await accounts.regenerateKey(t.services, OPERATOR, { id: created.id });
     expectError(await request(t, 'GET', '/v1/me', { key: created.key }), 401, 'unauthorized');
     const fresh = await request(t, 'GET', '/v1/me', { key: regenerated.key });
     expect(fresh.status).toBe(200);
@@ -78,7 +81,7 @@ describe('authentication', () => {
 
   it('describes the key and organization in /v1/me', async () => {
     const owner = await createAccount(t, 'pro');
-    const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Acme', ownerEmail: owner.email, plan: 'enterprise' });
+    const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: owner.email, plan: 'enterprise' });
     const orgKey = await createKey(t, owner.email, { organizationId: org.id, permissions: 'tags:read,tags:write', test: true, name: 'ci' });
     const response = await request(t, 'GET', '/v1/me', { key: orgKey.key });
     expect(response.status).toBe(200);
@@ -199,7 +202,7 @@ describe('authentication', () => {
 
 async function waitForLastUsed(t: TestApp, email: string, keyId: string, done: (value: string | null) => boolean) {
   for (let i = 0; i < 100; i++) {
-    const key = (await accounts.listKeys(t.database.db, email)).find((k) => k.id === keyId)!;
+    const key = (await accounts.listKeys(t.services, OPERATOR, { email: email })).find((k) => k.id === keyId)!;
     if (done(key.last_used_at)) return key.last_used_at;
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -8,10 +8,11 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
+import { createServices, type Services } from '../../src/services.js';
 import { startWorker } from '../../src/worker.js';
-import { closeRedis, openRedis } from '../../src/lib/redis.js';
 import { TestClock } from './clock.js';
 
 /**
@@ -21,6 +22,8 @@ import { TestClock } from './clock.js';
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
+  /** The server's own context, for tests that call services or jobs directly. */
+  services: Services;
   database: DatabaseHandle;
   clock: TestClock;
   baseUrl: string;
@@ -56,28 +59,26 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   };
   const config = loadConfig(env);
-  const database = await openDatabase(config);
-  await migrateToLatest(database);
   const clock = new TestClock();
-  const redis = await openRedis(config);
-  const app = await buildApp({ config, database, clock, redis });
+  const services = await createServices(config, { clock });
+  const app = await buildApp(services);
   await options.extend?.(app);
   await app.listen({ port: 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const stopWorker = options.worker ? await startWorker({ config, database, clock, log: app.log }, redis) : undefined;
+  const stopWorker = options.worker ? startWorker(services) : undefined;
   return {
     app,
     config,
-    database,
+    services,
+    database: services.database,
     clock,
     baseUrl: `http://127.0.0.1:${port}`,
     env,
     async close() {
       await stopWorker?.();
       await app.close();
-      await closeRedis(redis);
-      await database.close();
+      await services.close();
       if (databaseUrl && schema) {
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
@@ -101,8 +102,8 @@ export interface Account {
 /** A user on `plan` with one all-permission live key. */
 export async function createAccount(t: TestApp, plan: 'free' | 'pro' | 'enterprise' = 'pro'): Promise<Account> {
   const email = `user${++accountCounter}-${randomBytes(3).toString('hex')}@example.com`;
-  const user = await accounts.createUser(t.database.db, t.clock, { email, password: 'correct horse battery', plan });
-  const key = await accounts.createKey(t.database.db, t.clock, { email, name: 'default' });
+  const user = await accounts.createUser(t.services, OPERATOR, { email, password: 'correct horse battery', plan });
+  const key = await accounts.createKey(t.services, OPERATOR, { email, name: 'default' });
   return { userId: user.id, email, key: key.key };
 }
 
@@ -111,7 +112,7 @@ export async function createKey(
   email: string,
   options: { permissions?: string; test?: boolean; organizationId?: string; ip?: string; name?: string } = {},
 ) {
-  return accounts.createKey(t.database.db, t.clock, { email, name: options.name ?? 'key', ...options });
+  return accounts.createKey(t.services, OPERATOR, { email, name: options.name ?? 'key', ...options });
 }
 
 export interface ApiResponse {

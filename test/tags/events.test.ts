@@ -128,7 +128,7 @@ describe('sandbox purge job', () => {
     t.clock.freeze(new Date('2026-03-01T00:00:00.000Z'));
     const recentTest = (await request(t, 'POST', '/v1/tags', { key: testKey, body: { title: 'recent test' } })).body.data;
 
-    const purged = await purgeSandbox(t.database.db, '2026-02-01T00:00:00.000Z');
+    const purged = await purgeSandbox(t.services, '2026-02-01T00:00:00.000Z');
     expect(purged).toEqual({ tags: 1, folders: 1, events: 1 });
     const status = async (key: string, id: string) => (await request(t, 'GET', `/v1/tags/${id}`, { key })).status;
     expect(await status(testKey, oldTest.id)).toBe(404);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createAccount, createKey, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { upload } from '../files/helpers.js';
 import { image } from '../files/samples.js';
@@ -371,7 +372,7 @@ describe('public tag pages', () => {
 
     it('answers 404 for an organization tag to the public, 200 for a public one of the same organization', async () => {
       const orgOwner = await createAccount(t);
-      const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Acme', ownerEmail: orgOwner.email, plan: 'pro' });
+      const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: orgOwner.email, plan: 'pro' });
       const { key } = await createKey(t, orgOwner.email, { organizationId: org.id });
       const internal = await createTag(t, key, { title: 'Org only', permissions: { read: 'organization' } });
       const shared = await createTag(t, key, { title: 'Org public' });

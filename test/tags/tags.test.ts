@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import {
   createAccount,
   createKey,
@@ -516,8 +517,8 @@ describe('tag access: accounts, organizations, environments, permissions', () =>
   });
 
   it('separates personal and organization space, and applies write: owner vs organization', async () => {
-    const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Org', ownerEmail: alice.email, plan: 'pro' });
-    await accounts.addMember(t.database.db, t.clock, { organizationId: org.id, email: bob.email, role: 'admin' });
+    const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Org', ownerEmail: alice.email, plan: 'pro' });
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: bob.email, role: 'admin' });
     const aliceOrgKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
     const bobOrgKey = (await createKey(t, bob.email, { organizationId: org.id })).key;
 

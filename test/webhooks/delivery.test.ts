@@ -1,7 +1,8 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/accounts.service.js';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
 import { view } from '../analytics/support.js';
@@ -220,7 +221,7 @@ describe('webhook delivery (worker running)', () => {
     const liveHook = await createWebhook(t, alice.key, { url: liveReceiver.url, events: ['tag.created'] });
     const testHook = await createWebhook(t, aliceTestKey, { url: testReceiver.url, events: ['tag.created'] });
     // An organization alice owns: its events belong to the organization, not to alice.
-    const org = await accounts.createOrganization(t.database.db, t.clock, { name: 'Acme', ownerEmail: alice.email, plan: 'pro' });
+    const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: alice.email, plan: 'pro' });
     const orgKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
 
     const malloryTag = (await request(t, 'POST', '/v1/tags', { key: mallory.key, body: { title: 'Not yours' } })).body.data;

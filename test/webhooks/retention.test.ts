@@ -49,7 +49,7 @@ it('deletes deliveries (with their attempts) older than 30 days and keeps newer 
   expect((await deliveryRows(t, hook.id)).map((d) => d.id)).toEqual([old, oldFailed, recent, today]);
   expect(await attemptsOf([old, oldFailed])).toHaveLength(2);
 
-  await deliveryRetentionJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
+  await deliveryRetentionJob.run(t.services);
 
   expect((await deliveryRows(t, hook.id)).map((d) => d.id)).toEqual([recent, today]);
   expect(await attemptsOf([old, oldFailed])).toEqual([]);
@@ -62,6 +62,6 @@ it('deletes deliveries (with their attempts) older than 30 days and keeps newer 
   expect((await eventRows(t, [tags[0].id, tags[1].id])).map((e) => e.id)).toEqual([undispatched!.id]);
 
   // Running it again changes nothing.
-  await deliveryRetentionJob.run({ config: t.config, database: t.database, clock: t.clock, log: t.app.log });
+  await deliveryRetentionJob.run(t.services);
   expect((await deliveryRows(t, hook.id)).map((d) => d.id)).toEqual([recent, today]);
 });

@@ -1,5 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, UsersTable } from '../../db/schema.js';
+import { afterCommit } from '../../db/transaction.js';
+import { announceChange } from '../../perf/exact-cache.js';
 
 /** All SQL for users, organizations and API keys. */
 
@@ -10,6 +12,13 @@ export function insertUser(db: Db, user: UsersTable) {
 export function findUserByEmail(db: Db, email: string) {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
+
+export function findUserById(db: Db, id: string) {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Every write that can change what a key authenticates as drops this process's key cache once committed. */
+const keysChanged = () => announceChange('keys');
 
 export function insertOrganization(db: Db, org: OrganizationsTable) {
   return db.insertInto('organizations').values(org).execute();
@@ -48,12 +57,18 @@ export function listKeysOfUser(db: Db, userId: string) {
   return db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).orderBy('id').execute();
 }
 
-export function updateKey(db: Db, id: string, changes: Partial<Pick<ApiKeysTable, 'enabled' | 'key_hash' | 'prefix' | 'updated_at'>>) {
-  return db.updateTable('api_keys').set(changes).where('id', '=', id).executeTakeFirst();
+export async function updateKey(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<ApiKeysTable, 'enabled' | 'key_hash' | 'prefix' | 'updated_at'>>,
+) {
+  await db.updateTable('api_keys').set(changes).where('id', '=', id).execute();
+  await afterCommit(db, keysChanged);
 }
 
-export function deleteKeyRow(db: Db, id: string) {
-  return db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
+export async function deleteKeyRow(db: Db, id: string) {
+  await db.deleteFrom('api_keys').where('id', '=', id).execute();
+  await afterCommit(db, keysChanged);
 }
 
 export function touchKeyLastUsed(db: Db, id: string, at: string) {

@@ -1,8 +1,9 @@
+import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
-import { announceChange } from '../../perf/exact-cache.js';
+import { transaction } from '../../db/transaction.js';
 import type { ApiKeysTable, Environment, KeyScope, OrgRole } from '../../db/schema.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
-import { isoNow, type Clock } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { parseCidr } from '../../lib/ip.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -11,10 +12,12 @@ import { displayPrefix, generateKeyValue, hashKeyValue } from './key-format.js';
 import { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 import { isPlan, type Plan } from './plans.js';
 
-/** Account administration: used by the command line (and later the dashboard). */
+import { isOperator, type AccountActor } from './actor.js';
 
-/** Authentication caches in this process drop at once; other processes see it in the database. */
-const announceKeyChange = () => announceChange('keys');
+/**
+ * Account administration. The operator (the command line) may administer every account; a
+ * signed-in user administers their own keys and those of the organizations they own or admin.
+ */
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -35,7 +38,9 @@ async function requireUser(db: Db, email: string) {
   return user;
 }
 
-export async function createUser(db: Db, clock: Clock, input: { email: string; password: string; plan: string }) {
+export async function createUser(ctx: ServiceContext, actor: AccountActor, input: { email: string; password: string; plan: string }) {
+  requireOperator(actor);
+  const { db, clock } = ctx;
   const email = normalizeEmail(input.email);
   if (input.password.length < 8) throw validationError('password', 'password must be at least 8 characters');
   const plan = requirePlan(input.plan);
@@ -46,7 +51,13 @@ export async function createUser(db: Db, clock: Clock, input: { email: string; p
   return { id: user.id, email, plan, created_at: now };
 }
 
-export async function createOrganization(db: Db, clock: Clock, input: { name: string; ownerEmail: string; plan: string }) {
+export async function createOrganization(
+  ctx: ServiceContext,
+  actor: AccountActor,
+  input: { name: string; ownerEmail: string; plan: string },
+) {
+  requireOperator(actor);
+  const { db, clock } = ctx;
   const name = input.name.trim();
   if (name.length < 1 || name.length > 255) throw validationError('name', 'name must be 1-255 characters');
   const plan = requirePlan(input.plan);
@@ -54,14 +65,16 @@ export async function createOrganization(db: Db, clock: Clock, input: { name: st
   const owner = await requireUser(db, input.ownerEmail);
   const now = isoNow(clock);
   const org = { id: newId('org'), name, plan, created_at: now, updated_at: now };
-  await db.transaction().execute(async (trx) => {
+  await transaction(db, async (trx) => {
     await repo.insertOrganization(trx, org);
     await repo.upsertMember(trx, { organization_id: org.id, user_id: owner.id, role: 'owner', created_at: now });
   });
   return { id: org.id, name, plan, owner: { id: owner.id, email: owner.email }, created_at: now };
 }
 
-export async function addMember(db: Db, clock: Clock, input: { organizationId: string; email: string; role: string }) {
+export async function addMember(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; email: string; role: string }) {
+  requireOperator(actor);
+  const { db, clock } = ctx;
   if (input.role !== 'admin' && input.role !== 'member') throw validationError('role', 'role must be admin or member');
   const org = await repo.findOrganization(db, input.organizationId);
   if (!org) throw notFound(`Organization ${input.organizationId}`);
@@ -72,12 +85,14 @@ export async function addMember(db: Db, clock: Clock, input: { organizationId: s
   return { organization_id: org.id, user_id: user.id, email: user.email, role: input.role };
 }
 
-function parsePermissions(text: string | undefined): Permission[] {
-  if (text === undefined || text.trim() === 'all') return [...PERMISSIONS];
-  const names = text
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
+/** A comma-separated string (the command line) or a list (a form), trimmed, without empties. */
+function listOf(value: string | readonly string[]): string[] {
+  return (typeof value === 'string' ? value.split(',') : value).map((item) => item.trim()).filter(Boolean);
+}
+
+function parsePermissions(given: string | readonly string[] | undefined): Permission[] {
+  if (given === undefined || (typeof given === 'string' && given.trim() === 'all')) return [...PERMISSIONS];
+  const names = listOf(given);
   if (names.length === 0) throw validationError('permissions', 'give at least one permission, or all');
   for (const name of names) {
     if (!isPermission(name)) throw validationError('permissions', `unknown permission "${name}"; known: ${PERMISSIONS.join(', ')}`);
@@ -85,12 +100,9 @@ function parsePermissions(text: string | undefined): Permission[] {
   return [...new Set(names)] as Permission[];
 }
 
-function parseIpAllowlist(text: string | undefined): string[] | null {
-  if (text === undefined || text.trim() === '') return null;
-  const ranges = text
-    .split(',')
-    .map((r) => r.trim())
-    .filter(Boolean);
+function parseIpAllowlist(given: string | readonly string[] | undefined): string[] | null {
+  const ranges = given === undefined ? [] : listOf(given);
+  if (ranges.length === 0) return null;
   for (const range of ranges) {
     if (!parseCidr(range)) throw validationError('ip', `"${range}" is not an IP address or CIDR range`);
   }
@@ -127,12 +139,21 @@ function toKeyView(row: ApiKeysTable): KeyView {
   };
 }
 
-export async function createKey(
-  db: Db,
-  clock: Clock,
-  input: { email: string; name: string; permissions?: string; test?: boolean; organizationId?: string; ip?: string },
-) {
-  const user = await requireUser(db, input.email);
+export interface KeyInput {
+  /** Whose key (operator only): a signed-in user's keys are their own. */
+  email?: string;
+  name: string;
+  /** Names, given as a list or comma-separated; `all` or absent for every permission. */
+  permissions?: string | readonly string[];
+  test?: boolean;
+  organizationId?: string;
+  /** Addresses and CIDR ranges, given as a list or comma-separated; absent or empty for any. */
+  ip?: string | readonly string[];
+}
+
+export async function createKey(ctx: ServiceContext, actor: AccountActor, input: KeyInput) {
+  const { db, clock } = ctx;
+  const user = await keyOwner(db, actor, input.email);
   const name = input.name.trim();
   if (name.length < 1 || name.length > 255) throw validationError('name', 'name must be 1-255 characters');
   const permissions = parsePermissions(input.permissions);
@@ -167,38 +188,52 @@ export async function createKey(
   return { id: row.id, key: value, prefix: row.prefix, name, permissions, environment, scope: row.scope };
 }
 
-export async function listKeys(db: Db, email: string): Promise<KeyView[]> {
-  const user = await requireUser(db, email);
-  return (await repo.listKeysOfUser(db, user.id)).map(toKeyView);
+/** The operator lists the keys of the user named by `email`; a user lists their own. */
+export async function listKeys(ctx: ServiceContext, actor: AccountActor, input: { email?: string }): Promise<KeyView[]> {
+  const user = await keyOwner(ctx.db, actor, input.email);
+  return (await repo.listKeysOfUser(ctx.db, user.id)).map(toKeyView);
 }
 
-async function requireKey(db: Db, id: string) {
+/** 404 for a key the actor may not administer, as for one that does not exist. */
+async function requireKey(db: Db, actor: AccountActor, id: string) {
   const key = await repo.findKey(db, id);
-  if (!key) throw notFound(`API key ${id}`);
+  if (!key || !(isOperator(actor) || key.user_id === actor.userId)) throw notFound(`API key ${id}`);
   return key;
 }
 
-export async function setKeyEnabled(db: Db, clock: Clock, id: string, enabled: boolean): Promise<KeyView> {
-  const key = await requireKey(db, id);
-  const updated_at = isoNow(clock);
-  await repo.updateKey(db, id, { enabled: enabled ? 1 : 0, updated_at });
-  announceKeyChange();
-  return toKeyView({ ...key, enabled: enabled ? 1 : 0, updated_at });
+export async function setKeyEnabled(ctx: ServiceContext, actor: AccountActor, input: { id: string; enabled: boolean }): Promise<KeyView> {
+  const key = await requireKey(ctx.db, actor, input.id);
+  const changes = { enabled: input.enabled ? 1 : 0, updated_at: isoNow(ctx.clock) };
+  await repo.updateKey(ctx.db, key.id, changes);
+  return toKeyView({ ...key, ...changes });
 }
 
 /** Gives the key a new value; the old value stops working at once. */
-export async function regenerateKey(db: Db, clock: Clock, id: string) {
-  const key = await requireKey(db, id);
+export async function regenerateKey(ctx: ServiceContext, actor: AccountActor, input: { id: string }) {
+  const key = await requireKey(ctx.db, actor, input.id);
   const value = generateKeyValue(key.environment);
-  const changes = { key_hash: hashKeyValue(value), prefix: displayPrefix(value), updated_at: isoNow(clock) };
-  await repo.updateKey(db, id, changes);
-  announceKeyChange();
+  const changes = { key_hash: hashKeyValue(value), prefix: displayPrefix(value), updated_at: isoNow(ctx.clock) };
+  await repo.updateKey(ctx.db, key.id, changes);
   return { ...toKeyView({ ...key, ...changes }), key: value };
 }
 
-export async function deleteKey(db: Db, id: string) {
-  await requireKey(db, id);
-  await repo.deleteKeyRow(db, id);
-  announceKeyChange();
-  return { id, deleted: true };
+export async function deleteKey(ctx: ServiceContext, actor: AccountActor, input: { id: string }) {
+  const key = await requireKey(ctx.db, actor, input.id);
+  await repo.deleteKeyRow(ctx.db, key.id);
+  return { id: key.id, deleted: true };
+}
+
+function requireOperator(actor: AccountActor): void {
+  if (!isOperator(actor)) throw new ApiError('forbidden', 'only the operator can do this');
+}
+
+/** The user whose keys are meant: the one named (operator), or the acting user. */
+async function keyOwner(db: Db, actor: AccountActor, email: string | undefined) {
+  if (!isOperator(actor)) {
+    const user = await repo.findUserById(db, actor.userId);
+    if (!user) throw notFound('User');
+    return user;
+  }
+  if (email === undefined) throw validationError('email', 'email is required');
+  return requireUser(db, email);
 }

@@ -31,3 +31,14 @@ export interface ActorKey {
 
 /** An actor that came with an API key (every /v1 request). */
 export type KeyActor = Actor & { key: ActorKey };
+
+/** The operator at the server's command line: administers every account. */
+export const OPERATOR = Object.freeze({ operator: true as const });
+export type Operator = typeof OPERATOR;
+
+/** Who may call the account administration: the operator, or a user for their own account. */
+export type AccountActor = Actor | Operator;
+
+export function isOperator(actor: AccountActor): actor is Operator {
+  return 'operator' in actor;
+}

@@ -1,6 +1,8 @@
 /** Every plan's limits in one place (spec "Limits", DECISIONS.md "Accounts, plans, keys"). */
-export const PLANS = ['free', 'pro', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
+import type { Plan } from '../../db/schema.js';
+
+export type { Plan };
+export const PLANS = ['free', 'pro', 'enterprise'] as const satisfies readonly Plan[];
 
 const MB = 1024 * 1024;
 const GB = 1024 * MB;

@@ -3,7 +3,7 @@ import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
 import { forUpdate, lockTagRow } from '../../db/locks.js';
 import type { Database, Environment, ViewsTable } from '../../db/schema.js';
-import { inScope, type Scope } from '../accounts/scope.js';
+import { inScope, type Scope } from '../accounts/index.js';
 import { monthOf } from './period.js';
 
 /** All SQL for views and their rollups. */

@@ -1,3 +1,4 @@
+import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../../http/envelope.js';
@@ -61,7 +62,7 @@ const LogRecord = Type.Object(
   { description: 'level=basic: id, timestamp, event, source, device.type, location.country, duration_seconds' },
 );
 
-export function analyticsRoutes(ctx: analytics.AnalyticsContext): FastifyPluginAsyncTypebox {
+export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/tags/:id/analytics',

@@ -1,13 +1,12 @@
+import type { ServiceContext } from '../../context.js';
 import { setImmediate } from 'node:timers/promises';
-import { readSnapshot, type Db } from '../../db/database.js';
+import { readSnapshot } from '../../db/database.js';
 import type { ViewsTable } from '../../db/schema.js';
-import type { Actor } from '../accounts/actor.js';
 import { ApiError, forbidden } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
 import { getOrCreate } from '../../lib/maps.js';
-import { PLAN_LIMITS } from '../accounts/plans.js';
-import { scopeOf, type Scope } from '../accounts/scope.js';
-import { countTagsCreated, requireTag } from '../tags/tags.service.js';
+import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { countFilesUploaded } from '../files/index.js';
+import { countTagsCreated, requireTag } from '../tags/index.js';
 import * as repo from './analytics.repository.js';
 import {
   bucketOf,
@@ -22,15 +21,6 @@ import {
 } from './period.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
-import type { PresenceStore } from '../../lib/presence.js';
-
-export interface AnalyticsContext {
-  db: Db;
-  clock: Clock;
-  presence: PresenceStore;
-  /** Files uploaded in a scope and period (from the files feature). */
-  countFilesUploaded: (scope: ReturnType<typeof scopeOf>, range: { from: string; to: string }) => Promise<number>;
-}
 
 export interface DateQuery {
   start_date?: string;
@@ -39,7 +29,7 @@ export interface DateQuery {
 
 const TOP = 10;
 
-function periodFor(ctx: AnalyticsContext, actor: Actor, query: DateQuery): Period {
+function periodFor(ctx: ServiceContext, actor: Actor, query: DateQuery): Period {
   return resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
 }
 
@@ -62,7 +52,7 @@ function topWithOther(rows: Array<{ value: string; views: number }>): Record<str
  * Distinct visitors of the tag over the period, and per bucket when `bucketOfDay` groups days
  * (weeks, months): the union of closed days' visitor sets and of open days' visitor rows.
  */
-async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
+async function distinctVisitors(ctx: ServiceContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
   const days = { from: period.start, to: period.end };
   // One snapshot: sealing moves a day's visitors from its open rows into its set.
   const [sets, open] = await readSnapshot(ctx.db, (db) =>
@@ -93,7 +83,7 @@ async function distinctVisitors(ctx: AnalyticsContext, tagId: string, period: Pe
 }
 
 /** Views per dimension and value over the period (see splitByMonths). */
-async function dimensionTotals(ctx: AnalyticsContext, tagId: string, period: Period) {
+async function dimensionTotals(ctx: ServiceContext, tagId: string, period: Period) {
   const { months, days } = splitByMonths(period);
   const parts = [
     ...(months ? [repo.monthlyDimensionTotals(ctx.db, tagId, months)] : []),
@@ -108,9 +98,9 @@ async function dimensionTotals(ctx: AnalyticsContext, tagId: string, period: Per
   return [...totals.values()];
 }
 
-export async function tagReport(ctx: AnalyticsContext, actor: Actor, tagId: string, query: DateQuery & { granularity: Granularity }) {
+export async function tagReport(ctx: ServiceContext, actor: Actor, tagId: string, query: DateQuery & { granularity: Granularity }) {
   // Reports count every view committed before they start: the pending ones are rolled up first.
-  const [tag] = await Promise.all([requireTag(ctx.db, actor, tagId), rollUpViews(ctx.db)]);
+  const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, actor, query);
   const { granularity } = query;
   const buckets = bucketsOf(period, granularity);
@@ -167,13 +157,8 @@ export function toViewRecord(view: ViewsTable) {
   };
 }
 
-export async function listTagViews(
-  ctx: AnalyticsContext,
-  actor: Actor,
-  tagId: string,
-  query: DateQuery & { limit: number; offset: number },
-) {
-  const tag = await requireTag(ctx.db, actor, tagId);
+export async function listTagViews(ctx: ServiceContext, actor: Actor, tagId: string, query: DateQuery & { limit: number; offset: number }) {
+  const tag = await requireTag(ctx, actor, tagId);
   const period = periodFor(ctx, actor, query);
   const range = instantRange(period);
   const [total, rows] = await Promise.all([
@@ -222,12 +207,12 @@ export function requireAccessLogging(tag: { id: string; access_logging: number }
 }
 
 export async function listTagLogs(
-  ctx: AnalyticsContext,
+  ctx: ServiceContext,
   actor: Actor,
   tagId: string,
   query: DateQuery & { limit: number; offset: number; level: LogLevel },
 ) {
-  const tag = await requireTag(ctx.db, actor, tagId);
+  const tag = await requireTag(ctx, actor, tagId);
   // A malformed request is refused as such (400) before the tag's state is (403).
   const period = periodFor(ctx, actor, query);
   requireAccessLogging(tag);
@@ -240,7 +225,7 @@ export async function listTagLogs(
 }
 
 /** The most viewed tags of the period (see splitByMonths). */
-async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
+async function topTags(ctx: ServiceContext, scope: Scope, period: Period) {
   const { months, days } = splitByMonths(period);
   const parts = [
     ...(months ? [repo.monthlyTagViews(ctx.db, scope, months)] : []),
@@ -267,7 +252,7 @@ async function topTags(ctx: AnalyticsContext, scope: Scope, period: Period) {
  * a day whose set is stale, its tags' own sets), and the visitors of days not closed yet. Read
  * on one snapshot, as the sealing moves a day's visitors from its open rows into the sets.
  */
-function scopeVisitors(ctx: AnalyticsContext, scope: Scope, period: Period): Promise<number> {
+function scopeVisitors(ctx: ServiceContext, scope: Scope, period: Period): Promise<number> {
   const days = { from: period.start, to: period.end };
   return readSnapshot(ctx.db, async (db) => {
     const scopeSets = await repo.scopeDaySets(db, scope, days);
@@ -292,7 +277,7 @@ function scopeVisitors(ctx: AnalyticsContext, scope: Scope, period: Period): Pro
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */
 const OVERVIEW_MAX_DAYS = Math.max(...Object.values(PLAN_LIMITS).map((limits) => limits.analyticsHistoryDays)) + 366;
 
-export async function overview(ctx: AnalyticsContext, actor: Actor, query: DateQuery) {
+export async function overview(ctx: ServiceContext, actor: Actor, query: DateQuery) {
   const scope = scopeOf(actor);
   const period = periodFor(ctx, actor, query);
   const days = daysOf(period, OVERVIEW_MAX_DAYS);
@@ -302,8 +287,8 @@ export async function overview(ctx: AnalyticsContext, actor: Actor, query: DateQ
     repo.scopeDailyRows(ctx.db, scope, { from: period.start, to: period.end }),
     scopeVisitors(ctx, scope, period),
     topTags(ctx, scope, period),
-    countTagsCreated(ctx.db, scope, range),
-    ctx.countFilesUploaded(scope, range),
+    countTagsCreated(ctx, scope, range),
+    countFilesUploaded(ctx, scope, range),
   ]);
   const byDay = new Map(days.map((day) => [day, { views: 0, scans: 0 }]));
   const totals = { views: 0, unique_views: uniqueVisitors, qr_scans: 0, tags_created: tagsCreated, files_uploaded: filesUploaded };
@@ -324,8 +309,8 @@ export async function overview(ctx: AnalyticsContext, actor: Actor, query: DateQ
   };
 }
 
-export async function realtime(ctx: AnalyticsContext, actor: Actor, tagId: string) {
-  const tag = await requireTag(ctx.db, actor, tagId);
+export async function realtime(ctx: ServiceContext, actor: Actor, tagId: string) {
+  const tag = await requireTag(ctx, actor, tagId);
   if (!PLAN_LIMITS[actor.plan].realtimeAnalytics) throw forbidden('Real-time analytics require the Enterprise plan');
   const now = ctx.clock.now().getTime();
   const [sessions, lastHour, lastDay] = await Promise.all([

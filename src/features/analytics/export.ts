@@ -1,11 +1,9 @@
+import type { ServiceContext } from '../../context.js';
 import { Readable } from 'node:stream';
-import type { Actor } from '../accounts/actor.js';
 import { validationError } from '../../errors.js';
-import { PLAN_LIMITS } from '../accounts/plans.js';
-import { scopeOf, type Scope } from '../accounts/scope.js';
-import { requireTag, tagsInScope } from '../tags/tags.service.js';
+import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { requireTag, tagsInScope } from '../tags/index.js';
 import * as repo from './analytics.repository.js';
-import type { AnalyticsContext } from './analytics.service.js';
 import { requireAccessLogging, toLogRecord, toViewRecord } from './analytics.service.js';
 import { instantRange, resolvePeriod, type Period } from './period.js';
 import { rollUpViews } from './view-rollup.js';
@@ -53,10 +51,10 @@ interface Exported {
  * The tags exported: those named (each must be the caller's: 403/404, and with logs included,
  * must have access logging on, as for /logs: 403), else every tag the key reaches.
  */
-async function exportedTags(ctx: AnalyticsContext, actor: Actor, tagIds: string | undefined, withLogs: boolean): Promise<Exported> {
+async function exportedTags(ctx: ServiceContext, actor: Actor, tagIds: string | undefined, withLogs: boolean): Promise<Exported> {
   if (!tagIds) {
     const scope = scopeOf(actor);
-    return { tags: await tagsInScope(ctx.db, scope), rows: { scope } };
+    return { tags: await tagsInScope(ctx, scope), rows: { scope } };
   }
   const ids = [
     ...new Set(
@@ -69,7 +67,7 @@ async function exportedTags(ctx: AnalyticsContext, actor: Actor, tagIds: string 
   if (ids.length === 0) throw validationError('tag_ids', 'tag_ids must name at least one tag');
   const tags = [];
   for (const id of ids) {
-    const tag = await requireTag(ctx.db, actor, id);
+    const tag = await requireTag(ctx, actor, id);
     if (withLogs) requireAccessLogging(tag);
     tags.push({ id: tag.id, title: tag.title, access_logging: tag.access_logging });
   }
@@ -88,7 +86,7 @@ function csvTitle(title: string): string {
 }
 
 /** Per tag and day rows, page by page. */
-async function* dailyRows(ctx: AnalyticsContext, exported: Exported, period: Period) {
+async function* dailyRows(ctx: ServiceContext, exported: Exported, period: Period) {
   const titles = new Map(exported.tags.map((t) => [t.id, t.title]));
   if (titles.size === 0) return;
   let after: { day: string; tagId: string } | undefined;
@@ -111,7 +109,7 @@ async function* dailyRows(ctx: AnalyticsContext, exported: Exported, period: Per
   }
 }
 
-async function* viewRows(ctx: AnalyticsContext, tagIds: string[], period: Period, loggedOnly: boolean) {
+async function* viewRows(ctx: ServiceContext, tagIds: string[], period: Period, loggedOnly: boolean) {
   if (tagIds.length === 0) return;
   let after: { at: string; id: string } | undefined;
   for (;;) {
@@ -123,7 +121,7 @@ async function* viewRows(ctx: AnalyticsContext, tagIds: string[], period: Period
   }
 }
 
-async function* csv(ctx: AnalyticsContext, exported: Exported, period: Period) {
+async function* csv(ctx: ServiceContext, exported: Exported, period: Period) {
   yield `${CSV_HEADER}\n`;
   // Dates, ids and counts never need quoting; titles are quoted once per tag.
   const titles = new Map(exported.tags.map((t) => [t.id, csvTitle(t.title)]));
@@ -148,7 +146,7 @@ async function* jsonArray<T>(items: AsyncIterable<T>, map: (item: T) => unknown)
   yield ']';
 }
 
-async function* json(ctx: AnalyticsContext, exported: Exported, period: Period, include: Set<Include>, exportDate: string) {
+async function* json(ctx: ServiceContext, exported: Exported, period: Period, include: Set<Include>, exportDate: string) {
   const ids = exported.tags.map((t) => t.id);
   yield `{"success":true,"data":{"export_date":${JSON.stringify(exportDate)},"period":${JSON.stringify(period)},"rows":`;
   yield* include.has('summary') ? jsonArray(dailyRows(ctx, exported, period), (row) => row) : ['[]'];
@@ -170,7 +168,7 @@ async function* json(ctx: AnalyticsContext, exported: Exported, period: Period, 
  * parameter shapes JSON only). JSON: data.rows, plus data.views and data.logs when included.
  * Both are streamed.
  */
-export async function prepareExport(ctx: AnalyticsContext, actor: Actor, query: ExportQuery): Promise<PreparedExport> {
+export async function prepareExport(ctx: ServiceContext, actor: Actor, query: ExportQuery): Promise<PreparedExport> {
   const include = parseInclude(query.include);
   const period = resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
   const exported = await exportedTags(ctx, actor, query.tag_ids, query.format === 'json' && include.has('logs'));

@@ -4,6 +4,7 @@ import { decodeVisitorSet, unionVisitorSet } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 import { hourOf, toDay } from './period.js';
 import { getOrCreate } from '../../lib/maps.js';
+import { transaction } from '../../db/transaction.js';
 
 /**
  * Views are stamped when they arrive and committed within moments, so a day is closed a little
@@ -37,7 +38,7 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
         row.tag_id,
       );
     }
-    for (const group of groups.values()) closed += await db.transaction().execute((trx) => closeScopeDay(trx, group));
+    for (const group of groups.values()) closed += await transaction(db, (trx) => closeScopeDay(trx, group));
     if (open.length < TAG_DAYS_PER_PASS) break;
   }
   await repo.deleteVisitorHoursBefore(db, hourOf(new Date(nowMs - HOUR_ROWS_KEPT_MS).toISOString()));
@@ -92,7 +93,7 @@ async function closeScopeDay(trx: Db, group: { day: string; scopeDay: repo.Scope
 export async function rebuildStaleScopeDays(db: Db, limit: number): Promise<number> {
   const stale = await repo.staleScopeDays(db, limit);
   for (const key of stale) {
-    await db.transaction().execute(async (trx) => {
+    await transaction(db, async (trx) => {
       const current = await repo.lockScopeDaySet(trx, key);
       // Rebuilt (or gone) meanwhile.
       if (!current?.stale) return;

@@ -1,3 +1,4 @@
+import type { ServiceContext } from '../../context.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
@@ -6,6 +7,7 @@ import type { Environment, ViewSource, ViewsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { maskIp } from '../../lib/ip.js';
+import { transaction } from '../../db/transaction.js';
 import * as repo from './analytics.repository.js';
 import { locate } from './geo.js';
 import type { PresenceStore, Session } from '../../lib/presence.js';
@@ -30,14 +32,18 @@ const YEAR_SECONDS = 365 * 24 * 3600;
  * committed before the page is answered, through the group-committing ViewRecorder.
  */
 export class Tracker {
+  private readonly db: Db;
+  private readonly config: Pick<Config, 'secretKey' | 'publicBaseUrl'>;
+  private readonly clock: Clock;
+  private readonly presence: PresenceStore;
+  private readonly log: FastifyBaseLogger;
+
   constructor(
-    private readonly db: Db,
-    private readonly config: Pick<Config, 'secretKey' | 'publicBaseUrl'>,
-    private readonly clock: Clock,
+    ctx: ServiceContext,
     private readonly recorder: ViewRecorder,
-    private readonly presence: PresenceStore,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    ({ db: this.db, config: this.config, clock: this.clock, presence: this.presence, log: this.log } = ctx);
+  }
 
   /** Presence is best effort: a Redis hiccup must not fail a page whose view is already stored. */
   private touch(tagId: string, session: Session, nowMs: number): Promise<void> {
@@ -118,9 +124,9 @@ export class Tracker {
     const seconds = Math.min(Math.max(0, Math.round(durationSeconds)), MAX_DURATION_SECONDS);
     if (view.duration_seconds === null || seconds > view.duration_seconds) {
       // Re-read under a lock: another beacon of this view may be applying its time right now.
-      await this.db
-        .transaction()
-        .execute((trx) => repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds));
+      await transaction(this.db, (trx) =>
+        repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds),
+      );
     }
     await this.touch(
       view.tag_id,

@@ -9,11 +9,12 @@ import type {
 } from '../../db/schema.js';
 import { insertAll } from '../../perf/bulk-insert.js';
 import { getOrCreate } from '../../lib/maps.js';
-import { eventsInsert, type EventInput, type EventType } from '../events/outbox.js';
-import { subscribedWebhooks } from '../webhooks/webhooks.repository.js';
+import { eventsInsert, type EventInput, type EventType } from '../events/index.js';
+import { subscribedEventTypes } from '../webhooks/index.js';
 import { lockViewRollup } from '../../db/locks.js';
 import * as repo from './analytics.repository.js';
 import { dayOf, hourOf, monthOf } from './period.js';
+import { transaction } from '../../db/transaction.js';
 
 /** Views rolled up in one transaction: short enough not to hold the database (or SQLite's thread) for long. */
 const VIEWS_PER_TRANSACTION = 2000;
@@ -31,7 +32,7 @@ export async function rollUpViews(db: Db): Promise<number> {
   // Outside a transaction first: the common case, nothing pending, costs one read.
   if (!(await repo.anyPendingView(db))) return 0;
   for (;;) {
-    const count = await db.transaction().execute((trx) => rollUpBatch(trx));
+    const count = await transaction(db, (trx) => rollUpBatch(trx));
     rolled += count;
     if (count < VIEWS_PER_TRANSACTION) return rolled;
   }
@@ -213,8 +214,6 @@ async function viewEvents(trx: Db, views: RolledView[]): Promise<EventInput[]> {
 
 async function subscribedViewEvents(trx: Db, view: RolledView): Promise<Set<EventType>> {
   const types = new Set<EventType>();
-  for (const webhook of await subscribedWebhooks(trx, view)) {
-    for (const type of JSON.parse(webhook.events) as EventType[]) if (type === 'tag.viewed' || type === 'qr.scanned') types.add(type);
-  }
+  for (const type of await subscribedEventTypes(trx, view)) if (type === 'tag.viewed' || type === 'qr.scanned') types.add(type);
   return types;
 }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
+import { afterCommit } from '../../db/transaction.js';
 import type { Environment, FilesTable } from '../../db/schema.js';
 
 /** All SQL for files and storage usage. */
@@ -43,8 +45,23 @@ export function updateFileRow(db: Db, id: string, changes: Partial<Pick<FilesTab
   return db.updateTable('files').set(changes).where('id', '=', id).execute();
 }
 
-export function deleteFileRow(db: Db, id: string) {
-  return db.deleteFrom('files').where('id', '=', id).executeTakeFirst();
+/** Removes deleted files' blobs once their rows are gone for good; a failure leaves only garbage. */
+function removeBlobsAfterCommit(db: Db, ctx: Pick<ServiceContext, 'blobs' | 'log'>, ids: readonly string[]): Promise<void> {
+  return afterCommit(db, async () => {
+    for (const id of ids) {
+      await ctx.blobs.delete(id).catch((error: unknown) => {
+        ctx.log.warn({ err: error, file_id: id }, 'could not remove a deleted file from storage');
+      });
+    }
+  });
+}
+
+/** Deletes a file's row; false when a concurrent deletion got there first. */
+export async function deleteFileRow(db: Db, ctx: Pick<ServiceContext, 'blobs' | 'log'>, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('files').where('id', '=', id).executeTakeFirst();
+  if (Number(result.numDeletedRows) !== 1) return false;
+  await removeBlobsAfterCommit(db, ctx, [id]);
+  return true;
 }
 
 export function incrementDownloadCount(db: Db, id: string) {
@@ -68,30 +85,17 @@ export async function findFileIdsOfTag(db: Db, tagId: string, ids: readonly stri
   return new Set(rows.map((r) => r.id));
 }
 
-/** Deletes every file row of a tag; returns the ids and the bytes they held. */
-export async function deleteFilesOfTag(db: Db, tagId: string): Promise<{ ids: string[]; bytes: number }> {
+/** Deletes every file row of a tag; returns the bytes they held. */
+export async function deleteFilesOfTag(db: Db, ctx: Pick<ServiceContext, 'blobs' | 'log'>, tagId: string): Promise<number> {
   const rows = await db.selectFrom('files').select(['id', 'size']).where('tag_id', '=', tagId).execute();
-  if (rows.length > 0) await db.deleteFrom('files').where('tag_id', '=', tagId).execute();
-  return { ids: rows.map((r) => r.id), bytes: rows.reduce((sum, r) => sum + Number(r.size), 0) };
-}
-
-/** Files of test-environment tags created before `before` (sandbox purge). */
-export async function findFilesOfTestTagsCreatedBefore(db: Db, before: string) {
-  const rows = await db
-    .selectFrom('files')
-    .innerJoin('tags', 'tags.id', 'files.tag_id')
-    .select(['files.id', 'files.size', 'files.owner_id', 'files.organization_id', 'files.environment'])
-    .where('tags.environment', '=', 'test')
-    .where('tags.created_at', '<', before)
-    .execute();
-  return rows.map(toFileRow);
-}
-
-export function deleteFilesByIds(db: Db, ids: readonly string[]) {
-  return db
-    .deleteFrom('files')
-    .where('id', 'in', [...ids])
-    .execute();
+  if (rows.length === 0) return 0;
+  await db.deleteFrom('files').where('tag_id', '=', tagId).execute();
+  await removeBlobsAfterCommit(
+    db,
+    ctx,
+    rows.map((r) => r.id),
+  );
+  return rows.reduce((sum, r) => sum + Number(r.size), 0);
 }
 
 // Storage usage: one row per account and environment.

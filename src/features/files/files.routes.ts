@@ -1,31 +1,39 @@
+import type { ServiceContext } from '../../context.js';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { Type } from 'typebox';
 import { closeAfterResponse } from '../../http/linger.js';
-import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
 import { ApiError, invalidRequest, validationError } from '../../errors.js';
-import { findTag } from '../tags/tags.service.js';
+import { findTag } from '../tags/index.js';
 import type { FileRow } from './files.repository.js';
-import {
-  BinaryResponses,
-  DownloadQuery,
-  File,
-  FileParams,
-  FromUrlBody,
-  PatchBody,
-  TagFilesParams,
-  ThumbnailQuery,
-  UploadBody,
-  UploadErrors,
-} from './files.schemas.js';
+import { DownloadQuery, File, FileParams, FromUrlBody, PatchBody, TagFilesParams, ThumbnailQuery, UploadBody } from './files.schemas.js';
 import * as files from './files.service.js';
 import type { Variant } from './images.js';
 import { fileTooLarge } from './ingest.js';
 import { contentDisposition, downloadName, requireValidDescription, requireValidName } from './names.js';
-import { sendFile, type Sendable } from './send-file.js';
+import { sendFile, type Sendable } from '../../http/send-file.js';
 import { sweepStaleTemp } from '../../lib/blob-storage.js';
+
+const binary = (description: string) => ({
+  description,
+  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+});
+
+const BinaryResponses = {
+  200: binary('The content, with its Content-Type, Content-Disposition and ETag'),
+  206: binary('Partial content (Range)'),
+  304: { description: 'Not modified (If-None-Match)', type: 'null' },
+  416: { ...ErrorBody, description: 'Range not satisfiable (range_not_satisfiable)' },
+};
+
+const UploadErrors = {
+  400: { ...ErrorBody, description: 'Invalid input (validation_error), file over the plan maximum (file_too_large)' },
+  415: { ...ErrorBody, description: 'Blocked, unsupported or mismatched type (unsupported_file_type)' },
+  507: { ...ErrorBody, description: 'The account storage limit would be exceeded (storage_limit_exceeded)' },
+};
 
 const FILES = ['Files'];
 
@@ -39,12 +47,12 @@ function contentTypeOf(mime: string): string {
   return /^text\/|^application\/(json|xml)$|^image\/svg\+xml$/.test(mime) ? `${mime}; charset=utf-8` : mime;
 }
 
-function blobOf(ctx: files.FilesContext, file: FileRow): Sendable {
+function blobOf(ctx: ServiceContext, file: FileRow): Sendable {
   return {
     size: file.size,
     etag: `"${file.sha256.slice(0, 32)}"`,
     contentType: contentTypeOf(file.mime_type),
-    open: (range) => ctx.storage.read(file.id, range),
+    open: (range) => ctx.blobs.read(file.id, range),
   };
 }
 
@@ -84,9 +92,8 @@ function fromMultipartError(error: unknown): unknown {
  * The files endpoints (DECISIONS.md "Files"). Uploads are streamed: the multipart parser is
  * scoped to this plugin and hands the file part over as a stream, never as a buffer.
  */
-export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
+export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.addHook('onClose', () => ctx.close());
     // Temp files of uploads a crash interrupted; a day old, so never one still being written.
     sweepStaleTemp(ctx.config.dataDir, STALE_TEMP_MS, ctx.clock.now().getTime()).catch((error: unknown) => {
       app.log.warn({ err: error }, 'could not sweep stale upload temp files');
@@ -308,7 +315,7 @@ export function fileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
  * Image files of public tags, for the image blocks of public pages (`/t/{short_id}/files/{id}`).
  * Anything else — another tag's file, a non-image, a private or organization tag — is 404.
  */
-export function publicFileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTypebox {
+export function publicFileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const schema = { params: Type.Object({ shortId: Type.String(), fileId: Type.String() }), hide: true };
     app.get(
@@ -316,7 +323,7 @@ export function publicFileRoutes(ctx: files.FilesContext): FastifyPluginAsyncTyp
       { schema },
       async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
         const { shortId, fileId } = request.params;
-        const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx.db, shortId) : undefined;
+        const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx, shortId) : undefined;
         const file = await files.publicImage(ctx, tag, fileId);
         if (!file) throw new ApiError('not_found', 'Not found');
         return sendFile(request, reply, blobOf(ctx, file), {

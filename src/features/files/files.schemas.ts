@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { ErrorBody } from '../../http/envelope.js';
 import { ALLOWED_EXTENSIONS } from './file-types.js';
 import { DEFAULT_QUALITY, MAX_DIMENSION, OUTPUT_FORMATS } from './images.js';
 import { MAX_DESCRIPTION, MAX_NAME } from './names.js';
@@ -82,21 +81,3 @@ export const ThumbnailQuery = Type.Object({
   quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `1-100, default ${DEFAULT_QUALITY}` })),
   format: Type.Optional(Type.Enum(OUTPUT_FORMATS, { description: 'Default webp' })),
 });
-
-const binary = (description: string) => ({
-  description,
-  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
-});
-
-export const BinaryResponses = {
-  200: binary('The content, with its Content-Type, Content-Disposition and ETag'),
-  206: binary('Partial content (Range)'),
-  304: { description: 'Not modified (If-None-Match)', type: 'null' },
-  416: { ...ErrorBody, description: 'Range not satisfiable (range_not_satisfiable)' },
-};
-
-export const UploadErrors = {
-  400: { ...ErrorBody, description: 'Invalid input (validation_error), file over the plan maximum (file_too_large)' },
-  415: { ...ErrorBody, description: 'Blocked, unsupported or mismatched type (unsupported_file_type)' },
-  507: { ...ErrorBody, description: 'The account storage limit would be exceeded (storage_limit_exceeded)' },
-};

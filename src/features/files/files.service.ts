@@ -1,64 +1,46 @@
+import type { ServiceContext } from '../../context.js';
 import type { Readable } from 'node:stream';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import type { Actor } from '../accounts/actor.js';
 import { notFound, validationError } from '../../errors.js';
-import { isoNow, type Clock } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { createOutboundAgents, refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
-import { PLAN_LIMITS } from '../accounts/plans.js';
-import { countCreatedInScope, requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
-import { emit } from '../events/outbox.js';
-import type { TagRow } from '../tags/tags.repository.js';
-import { requireTag, requireWritable, tagSummary } from '../tags/tags.service.js';
+import { refusePrivateHost } from '../../lib/outbound.js';
+import { countCreatedInScope, PLAN_LIMITS, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { emit } from '../events/index.js';
+import { requireTag, requireWritable, tagSummary, type TagRow } from '../tags/index.js';
 import { bodyError, fetchUrl, type FetchOptions } from './fetch-url.js';
 import { extensionOf, ruleForMime, ruleForName, verifyContent, type TypeRule } from './file-types.js';
 import * as repo from './files.repository.js';
 import { ImageVariants, isTransformable, THUMBNAIL, type TransformRequest, type Variant } from './images.js';
 import { fileTooLarge, ingest, storageExceeded, type IngestResult } from './ingest.js';
 import { cleanExternalName, filenameFromContentDisposition, filenameFromUrl, requireValidDescription, requireValidName } from './names.js';
-import { createBlobStorage, discardTemp, newTempPath, type BlobStorage } from '../../lib/blob-storage.js';
+import { discardTemp, newTempPath, type BlobStorage } from '../../lib/blob-storage.js';
+import { transaction } from '../../db/transaction.js';
 
 export type FilesConfig = Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl' | 'dataDir' | 'allowPrivateNetworks' | 'outboundCaFile'>;
-
-export interface FilesContext {
-  db: Db;
-  clock: Clock;
-  config: FilesConfig;
-  storage: BlobStorage;
-  images: ImageVariants;
-  fetch: FetchOptions;
-  log?: FastifyBaseLogger;
-  close(): Promise<void>;
-}
 
 const FROM_URL_TIMEOUT_MS = 30_000;
 const FROM_URL_MAX_REDIRECTS = 5;
 
-export function createFilesContext(services: { db: Db; clock: Clock; config: FilesConfig; agents?: OutboundAgents }): FilesContext {
-  const storage = createBlobStorage(services.config);
-  const agents = services.agents ?? createOutboundAgents(services.config);
-  const allowPrivate = services.config.allowPrivateNetworks;
+/** Resized images, cached on disk per blob storage: one renderer (and its in-flight renders) per process. */
+const variants = new WeakMap<BlobStorage, ImageVariants>();
+
+function imagesOf(ctx: ServiceContext): ImageVariants {
+  let images = variants.get(ctx.blobs);
+  if (!images) {
+    images = new ImageVariants(ctx.config.dataDir, ctx.blobs);
+    variants.set(ctx.blobs, images);
+  }
+  return images;
+}
+
+function fetchOptionsOf(ctx: ServiceContext): FetchOptions {
   return {
-    db: services.db,
-    clock: services.clock,
-    config: services.config,
-    storage,
-    images: new ImageVariants(services.config.dataDir, storage),
-    fetch: {
-      agents,
-      refuseHost: (url) => refusePrivateHost(url, allowPrivate),
-      maxRedirects: FROM_URL_MAX_REDIRECTS,
-      timeoutMs: FROM_URL_TIMEOUT_MS,
-    },
-    async close() {
-      if (!services.agents) {
-        agents.http.destroy();
-        agents.https.destroy();
-      }
-    },
+    agents: ctx.agents,
+    refuseHost: (url) => refusePrivateHost(url, ctx.config.allowPrivateNetworks),
+    maxRedirects: FROM_URL_MAX_REDIRECTS,
+    timeoutMs: FROM_URL_TIMEOUT_MS,
   };
 }
 
@@ -115,8 +97,8 @@ export interface UploadTarget {
   storageLeft: number;
 }
 
-export async function prepareUpload(ctx: FilesContext, actor: Actor, tagIdOrShortId: string): Promise<UploadTarget> {
-  const tag = await requireTag(ctx.db, actor, tagIdOrShortId);
+export async function prepareUpload(ctx: ServiceContext, actor: Actor, tagIdOrShortId: string): Promise<UploadTarget> {
+  const tag = await requireTag(ctx, actor, tagIdOrShortId);
   requireWritable(tag, actor);
   const plan = PLAN_LIMITS[actor.plan];
   const used = await repo.storageUsed(ctx.db, accountOf(tag), tag.environment);
@@ -148,7 +130,7 @@ export function ruleForUpload(originalName: string): TypeRule {
  * file is removed again when anything fails.
  */
 export async function receiveFile(
-  ctx: FilesContext,
+  ctx: ServiceContext,
   target: UploadTarget,
   originalName: string,
   rule: TypeRule,
@@ -179,7 +161,12 @@ export interface FileFields {
 }
 
 /** Reserves storage, moves the blob into place and writes the row and file.uploaded at once. */
-export async function commitUpload(ctx: FilesContext, target: UploadTarget, received: ReceivedFile, fields: FileFields): Promise<FileView> {
+export async function commitUpload(
+  ctx: ServiceContext,
+  target: UploadTarget,
+  received: ReceivedFile,
+  fields: FileFields,
+): Promise<FileView> {
   const name = fields.name !== undefined ? requireValidName(fields.name, 'name') : received.originalName;
   const description = fields.description == null ? null : requireValidDescription(fields.description);
   const { tag } = target;
@@ -201,15 +188,15 @@ export async function commitUpload(ctx: FilesContext, target: UploadTarget, rece
     updated_at: now,
   };
   const view = toFileView(ctx.config, row);
-  await ctx.storage.put(row.id, received.tempPath);
+  await ctx.blobs.put(row.id, received.tempPath);
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await transaction(ctx.db, async (trx) => {
       if (!(await repo.reserveStorage(trx, accountOf(tag), tag.environment, row.size, target.storageLimit, now))) throw storageExceeded();
       await repo.insertFile(trx, row);
       await emit(trx, fileEvent(tag, 'file.uploaded', view, now));
     });
   } catch (error) {
-    await ctx.storage.delete(row.id);
+    await ctx.blobs.delete(row.id);
     throw error;
   }
   return view;
@@ -250,11 +237,11 @@ function nameForFetched(dispositionName: string | undefined, url: URL, contentTy
   return { name: fromPath, rule: ruleForName(fromPath || 'download') };
 }
 
-export async function uploadFromUrl(ctx: FilesContext, actor: Actor, tagIdOrShortId: string, input: FromUrlInput): Promise<FileView> {
+export async function uploadFromUrl(ctx: ServiceContext, actor: Actor, tagIdOrShortId: string, input: FromUrlInput): Promise<FileView> {
   if (input.name !== undefined) requireValidName(input.name, 'name');
   if (input.description != null) requireValidDescription(input.description);
   const target = await prepareUpload(ctx, actor, tagIdOrShortId);
-  const fetched = await fetchUrl(input.url, ctx.fetch);
+  const fetched = await fetchUrl(input.url, fetchOptionsOf(ctx));
   let received: ReceivedFile | undefined;
   try {
     const declaredLength = Number(fetched.response.headers['content-length']);
@@ -267,7 +254,7 @@ export async function uploadFromUrl(ctx: FilesContext, actor: Actor, tagIdOrShor
     try {
       received = await receiveFile(ctx, target, name, rule, fetched.response);
     } catch (error) {
-      throw bodyError(error, fetched, ctx.fetch.timeoutMs);
+      throw bodyError(error, fetched, FROM_URL_TIMEOUT_MS);
     }
     fetched.done();
     return await commitUpload(ctx, target, received, { name: input.name, description: input.description });
@@ -283,30 +270,30 @@ export async function uploadFromUrl(ctx: FilesContext, actor: Actor, tagIdOrShor
 // Reading, changing, deleting
 
 /** 404 when no such file in the caller's environment, 403 when it is another account's. */
-export async function requireFile(ctx: FilesContext, actor: Actor, fileId: string): Promise<repo.FileRow> {
+export async function requireFile(ctx: ServiceContext, actor: Actor, fileId: string): Promise<repo.FileRow> {
   const row = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
   return requireAccess(row, scopeOf(actor), 'File');
 }
 
-export async function getFile(ctx: FilesContext, actor: Actor, fileId: string): Promise<FileView> {
+export async function getFile(ctx: ServiceContext, actor: Actor, fileId: string): Promise<FileView> {
   return toFileView(ctx.config, await requireFile(ctx, actor, fileId));
 }
 
-export async function listFiles(ctx: FilesContext, actor: Actor, tagIdOrShortId: string, limit: number, offset: number) {
-  const tag = await requireTag(ctx.db, actor, tagIdOrShortId);
+export async function listFiles(ctx: ServiceContext, actor: Actor, tagIdOrShortId: string, limit: number, offset: number) {
+  const tag = await requireTag(ctx, actor, tagIdOrShortId);
   const { total, rows } = await repo.listFilesOfTag(ctx.db, tag.id, limit, offset);
   return { total, files: rows.map((row) => toFileView(ctx.config, row)) };
 }
 
 /** The file and its tag, for changes: the tag's write permission applies to its files. */
-async function requireWritableFile(ctx: FilesContext, actor: Actor, fileId: string) {
+async function requireWritableFile(ctx: ServiceContext, actor: Actor, fileId: string) {
   const file = await requireFile(ctx, actor, fileId);
-  const tag = await requireTag(ctx.db, actor, file.tag_id);
+  const tag = await requireTag(ctx, actor, file.tag_id);
   requireWritable(tag, actor);
   return { file, tag };
 }
 
-export async function updateFile(ctx: FilesContext, actor: Actor, fileId: string, input: FileFields): Promise<FileView> {
+export async function updateFile(ctx: ServiceContext, actor: Actor, fileId: string, input: FileFields): Promise<FileView> {
   const changes: { name?: string; description?: string | null } = {};
   if (input.name !== undefined) changes.name = requireValidName(input.name, 'name');
   if (input.description !== undefined) changes.description = input.description === null ? null : requireValidDescription(input.description);
@@ -317,28 +304,17 @@ export async function updateFile(ctx: FilesContext, actor: Actor, fileId: string
   return toFileView(ctx.config, updated);
 }
 
-export async function deleteFile(ctx: FilesContext, actor: Actor, fileId: string): Promise<void> {
+export async function deleteFile(ctx: ServiceContext, actor: Actor, fileId: string): Promise<void> {
   const { file, tag } = await requireWritableFile(ctx, actor, fileId);
   const now = isoNow(ctx.clock);
-  const deleted = await ctx.db.transaction().execute(async (trx) => {
-    const result = await repo.deleteFileRow(trx, file.id);
+  const deleted = await transaction(ctx.db, async (trx) => {
     // A concurrent delete got there first: nothing to release, no second event.
-    if (Number(result.numDeletedRows) !== 1) return false;
+    if (!(await repo.deleteFileRow(trx, ctx, file.id))) return false;
     await repo.releaseStorage(trx, accountOf(file), file.environment, file.size, now);
     await emit(trx, fileEvent(tag, 'file.deleted', toFileView(ctx.config, file), now));
     return true;
   });
   if (!deleted) throw notFound('File');
-  await removeBlobs(ctx, [file.id]);
-}
-
-/** Blobs and derived images go after the rows are committed; a failure here only leaves garbage. */
-export async function removeBlobs(ctx: Pick<FilesContext, 'storage' | 'images' | 'log'>, ids: readonly string[]): Promise<void> {
-  for (const id of ids) {
-    await Promise.all([ctx.storage.delete(id), ctx.images.evict(id)]).catch((error: unknown) => {
-      ctx.log?.warn({ err: error, file_id: id }, 'could not remove a deleted file from storage');
-    });
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -350,18 +326,18 @@ export interface Transform extends TransformRequest {
 }
 
 /** The rendered variant for a download with transform parameters (400 for non-images). */
-export async function transformedVariant(ctx: FilesContext, file: repo.FileRow, transform: Transform): Promise<Variant> {
+export async function transformedVariant(ctx: ServiceContext, file: repo.FileRow, transform: Transform): Promise<Variant> {
   if (!isTransformable(file.mime_type)) {
     const field = transform.given[0] ?? 'file_id';
     throw validationError(field, `${field} applies to images only; this file is ${file.mime_type}`);
   }
-  return ctx.images.variant(file, transform);
+  return imagesOf(ctx).variant(file, transform);
 }
 
-export async function thumbnail(ctx: FilesContext, file: repo.FileRow, request: TransformRequest): Promise<Variant> {
+export async function thumbnail(ctx: ServiceContext, file: repo.FileRow, request: TransformRequest): Promise<Variant> {
   if (!isTransformable(file.mime_type))
     throw validationError('file_id', `Thumbnails exist for images only; this file is ${file.mime_type}`);
-  return ctx.images.variant(file, {
+  return imagesOf(ctx).variant(file, {
     width: request.width ?? THUMBNAIL.width,
     height: request.height ?? THUMBNAIL.height,
     quality: request.quality,
@@ -370,12 +346,12 @@ export async function thumbnail(ctx: FilesContext, file: repo.FileRow, request: 
 }
 
 /** Counts a download that was sent whole (called once the response has finished). */
-export async function recordDownload(ctx: FilesContext, fileId: string): Promise<void> {
+export async function recordDownload(ctx: ServiceContext, fileId: string): Promise<void> {
   await repo.incrementDownloadCount(ctx.db, fileId);
 }
 
 /** An image file of a public tag, for its public page; undefined → 404. */
-export async function publicImage(ctx: FilesContext, tag: TagRow | undefined, fileId: string): Promise<repo.FileRow | undefined> {
+export async function publicImage(ctx: ServiceContext, tag: TagRow | undefined, fileId: string): Promise<repo.FileRow | undefined> {
   if (!tag || tag.read_permission !== 'public') return undefined;
   const file = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
   if (!file || file.tag_id !== tag.id || !isTransformable(file.mime_type)) return undefined;
@@ -383,6 +359,6 @@ export async function publicImage(ctx: FilesContext, tag: TagRow | undefined, fi
 }
 
 /** Files uploaded in a scope and period (analytics overview). */
-export function countFilesUploaded(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
-  return countCreatedInScope(db, 'files', scope, range);
+export function countFilesUploaded(ctx: ServiceContext, scope: Scope, range: { from: string; to: string }): Promise<number> {
+  return countCreatedInScope(ctx.db, 'files', scope, range);
 }

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { validationError } from '../../errors.js';
@@ -93,10 +93,6 @@ export class ImageVariants {
       this.inFlight.set(jobKey, job);
     }
     return job;
-  }
-
-  async evict(fileId: string): Promise<void> {
-    await rm(join(this.cacheDir, fileId), { recursive: true, force: true });
   }
 
   private async render(file: ImageSource, request: TransformRequest, encoding: Encoding, quality: number, path: string): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { FoldersTable } from '../../db/schema.js';
-import { inScope, type Scope } from '../accounts/scope.js';
+import { inScope, type Scope } from '../accounts/index.js';
 
 /** All SQL for folders. */
 

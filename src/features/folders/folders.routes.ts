@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Db } from '../../db/database.js';
+import type { ServiceContext } from '../../context.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import type { Clock } from '../../lib/clock.js';
-import { scopeOf } from '../accounts/scope.js';
 import * as folders from './folders.service.js';
 
 const FOLDERS = ['Folders'];
@@ -20,7 +18,7 @@ const name = Type.String({ description: '1-255 characters after trimming' });
 const parentId = Type.Union([Type.String(), Type.Null()], { description: 'Parent folder (fld_…), or null' });
 
 /** Folders (extension): give `folder_id` on tags a meaning. They follow the tags permissions. */
-export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncTypebox {
+export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/folders',
@@ -34,7 +32,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         },
       },
       async (request) => {
-        const { total, folders: items } = await folders.listFolders(ctx.db, scopeOf(request.actor), request.query);
+        const { total, folders: items } = await folders.listFolders(ctx, request.actor, request.query);
         return { success: true as const, data: items, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -51,7 +49,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         },
       },
       async (request, reply) => {
-        const folder = await folders.createFolder(ctx.db, ctx.clock, scopeOf(request.actor), request.body);
+        const folder = await folders.createFolder(ctx, request.actor, request.body);
         return reply.code(201).send({ success: true as const, data: folder });
       },
     );
@@ -62,7 +60,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         config: { permission: 'tags:read' },
         schema: { summary: 'Get a folder', tags: FOLDERS, params: FolderParams, response: { 200: dataEnvelope(Folder) } },
       },
-      async (request) => ({ success: true as const, data: await folders.getFolder(ctx.db, scopeOf(request.actor), request.params.id) }),
+      async (request) => ({ success: true as const, data: await folders.getFolder(ctx, request.actor, request.params) }),
     );
 
     app.patch(
@@ -79,7 +77,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
       },
       async (request) => ({
         success: true as const,
-        data: await folders.updateFolder(ctx.db, ctx.clock, scopeOf(request.actor), request.params.id, request.body),
+        data: await folders.updateFolder(ctx, request.actor, { ...request.body, id: request.params.id }),
       }),
     );
 
@@ -90,7 +88,7 @@ export function folderRoutes(ctx: { db: Db; clock: Clock }): FastifyPluginAsyncT
         schema: { summary: 'Delete an empty folder', tags: FOLDERS, params: FolderParams, response: { 200: DeletedBody } },
       },
       async (request) => {
-        await folders.deleteFolder(ctx.db, scopeOf(request.actor), request.params.id);
+        await folders.deleteFolder(ctx, request.actor, request.params);
         return { success: true as const, message: 'Folder deleted' };
       },
     );

@@ -1,11 +1,11 @@
-import type { Db } from '../../db/database.js';
+import type { ServiceContext } from '../../context.js';
+import { isForeignKeyViolation } from '../../db/database.js';
 import type { FoldersTable } from '../../db/schema.js';
 import { invalidRequest, validationError } from '../../errors.js';
-import { cleanLabel } from '../../lib/text-fields.js';
-import { isoNow, type Clock } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { isInScope, requireAccess, type Scope } from '../accounts/scope.js';
-import { countTagsInFolder } from '../tags/tags.repository.js';
+import { cleanLabel } from '../../lib/text-fields.js';
+import { isInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import * as repo from './folders.repository.js';
 
 export interface FolderView {
@@ -21,15 +21,16 @@ export function toFolderView(row: FoldersTable): FolderView {
 }
 
 /** A folder id given by the caller must name one of the caller's folders: else 400 on `field`. */
-export async function requireOwnFolder(db: Db, scope: Scope, folderId: string, field: string): Promise<FoldersTable> {
-  const folder = await repo.findFolder(db, folderId);
+export async function requireOwnFolder(ctx: ServiceContext, scope: Scope, folderId: string, field: string): Promise<FoldersTable> {
+  const folder = await repo.findFolder(ctx.db, folderId);
   if (!folder || !isInScope(folder, scope)) throw validationError(field, `${field} does not name one of your folders`);
   return folder;
 }
 
-export async function createFolder(db: Db, clock: Clock, scope: Scope, input: { name: string; parent_id?: string | null }) {
-  if (input.parent_id) await requireOwnFolder(db, scope, input.parent_id, 'parent_id');
-  const now = isoNow(clock);
+export async function createFolder(ctx: ServiceContext, actor: Actor, input: { name: string; parent_id?: string | null }) {
+  const scope = scopeOf(actor);
+  if (input.parent_id) await requireOwnFolder(ctx, scope, input.parent_id, 'parent_id');
+  const now = isoNow(ctx.clock);
   const row: FoldersTable = {
     id: newId('fld'),
     environment: scope.environment,
@@ -40,43 +41,68 @@ export async function createFolder(db: Db, clock: Clock, scope: Scope, input: { 
     created_at: now,
     updated_at: now,
   };
-  await repo.insertFolder(db, row);
+  await repo.insertFolder(ctx.db, row);
   return toFolderView(row);
 }
 
-export async function getFolder(db: Db, scope: Scope, id: string) {
-  return toFolderView(requireAccess(await repo.findFolder(db, id), scope, 'Folder'));
+export async function getFolder(ctx: ServiceContext, actor: Actor, input: { id: string }) {
+  return toFolderView(requireAccess(await repo.findFolder(ctx.db, input.id), scopeOf(actor), 'Folder'));
 }
 
-export async function listFolders(db: Db, scope: Scope, query: { parent_id?: string; limit: number; offset: number }) {
-  const { total, rows } = await repo.listFolders(db, scope, { parentId: query.parent_id, limit: query.limit, offset: query.offset });
+export async function listFolders(ctx: ServiceContext, actor: Actor, query: { parent_id?: string; limit: number; offset: number }) {
+  const { total, rows } = await repo.listFolders(ctx.db, scopeOf(actor), {
+    parentId: query.parent_id,
+    limit: query.limit,
+    offset: query.offset,
+  });
   return { total, folders: rows.map(toFolderView) };
 }
 
-export async function updateFolder(db: Db, clock: Clock, scope: Scope, id: string, input: { name?: string; parent_id?: string | null }) {
-  const folder = requireAccess(await repo.findFolder(db, id), scope, 'Folder');
-  const changes: Partial<FoldersTable> = { updated_at: isoNow(clock) };
+export async function updateFolder(ctx: ServiceContext, actor: Actor, input: { id: string; name?: string; parent_id?: string | null }) {
+  const scope = scopeOf(actor);
+  const folder = requireAccess(await repo.findFolder(ctx.db, input.id), scope, 'Folder');
+  const changes: Partial<FoldersTable> = { updated_at: isoNow(ctx.clock) };
   if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
   if (input.parent_id !== undefined) {
-    if (input.parent_id !== null) await rejectCycle(db, scope, folder.id, input.parent_id);
+    if (input.parent_id !== null) await rejectCycle(ctx, scope, folder.id, input.parent_id);
     changes.parent_id = input.parent_id;
   }
-  await repo.updateFolderRow(db, id, changes);
+  await repo.updateFolderRow(ctx.db, folder.id, changes);
   return toFolderView({ ...folder, ...changes });
 }
 
 /** A folder cannot be moved into itself or into one of its own descendants. */
-async function rejectCycle(db: Db, scope: Scope, folderId: string, parentId: string): Promise<void> {
+async function rejectCycle(ctx: ServiceContext, scope: Scope, folderId: string, parentId: string): Promise<void> {
   let current: string | null = parentId;
   while (current) {
     if (current === folderId) throw validationError('parent_id', 'a folder cannot be placed inside itself or its subfolders');
-    current = (await requireOwnFolder(db, scope, current, 'parent_id')).parent_id;
+    current = (await requireOwnFolder(ctx, scope, current, 'parent_id')).parent_id;
   }
 }
 
-export async function deleteFolder(db: Db, scope: Scope, id: string): Promise<void> {
-  requireAccess(await repo.findFolder(db, id), scope, 'Folder');
-  if ((await countTagsInFolder(db, id)) > 0) throw invalidRequest('The folder still holds tags; move or delete them first');
-  if ((await repo.countChildFolders(db, id)) > 0) throw invalidRequest('The folder still holds folders; move or delete them first');
-  await repo.deleteFolderRow(db, id);
+/**
+ * Only an empty folder can be deleted. The database's foreign keys (tags.folder_id,
+ * folders.parent_id) refuse the deletion of one that still holds tags or folders, atomically.
+ */
+export async function deleteFolder(ctx: ServiceContext, actor: Actor, input: { id: string }): Promise<void> {
+  const folder = requireAccess(await repo.findFolder(ctx.db, input.id), scopeOf(actor), 'Folder');
+  try {
+    await repo.deleteFolderRow(ctx.db, folder.id);
+  } catch (error) {
+    if (!isForeignKeyViolation(error)) throw error;
+    if ((await repo.countChildFolders(ctx.db, folder.id)) > 0) {
+      throw invalidRequest('The folder still holds folders; move or delete them first');
+    }
+    throw invalidRequest('The folder still holds tags; move or delete them first');
+  }
+}
+
+/** Sandbox purge: empty test folders created before `before`, from the leaves up. */
+export async function purgeEmptyTestFoldersCreatedBefore(ctx: ServiceContext, before: string): Promise<number> {
+  let folders = 0;
+  for (;;) {
+    const deleted = Number((await repo.deleteEmptyTestFoldersCreatedBefore(ctx.db, before)).numDeletedRows);
+    if (deleted === 0) return folders;
+    folders += deleted;
+  }
 }

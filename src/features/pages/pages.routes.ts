@@ -2,11 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
-import type { Db } from '../../db/database.js';
-import type { Tracker } from '../analytics/tracking.js';
-import type { Block } from '../tags/blocks.js';
-import type { TagRow } from '../tags/tags.repository.js';
-import { findTag } from '../tags/tags.service.js';
+import type { ServiceContext } from '../../context.js';
+import type { Tracker } from '../analytics/index.js';
+import { findTag, type Block, type TagRow } from '../tags/index.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
 import { NOT_FOUND_PAGE, renderTagPage, withBeacon } from './render.js';
@@ -36,7 +34,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
  * The public page of each tag: /t/{short_id} (direct or referred visits) and /s/{short_id}
  * (the address in the QR code). Private and organization tags answer 404 to the public.
  */
-export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox {
+export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPluginAsyncTypebox {
   // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
   const rendered = new LRUCache<string, string>({ max: 5000, maxSize: 128 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 });
 
@@ -55,7 +53,7 @@ export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox 
 
   /** A public tag's page, counted as a view (GET only: HEAD is not a visit). */
   async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
-    const tag = SHORT_ID.test(shortId) ? await findTag(db, shortId) : undefined;
+    const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
     if (tag?.read_permission !== 'public') return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
     const html = renderedPage(tag);
     const token = request.method === 'GET' ? await tracker.recordView(request, reply, tag, scan) : undefined;

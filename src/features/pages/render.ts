@@ -1,6 +1,5 @@
 import escapeHtml from 'escape-html';
-import type { Block } from '../tags/blocks.js';
-import { sanitizeUserHtml } from '../tags/sanitize.js';
+import { sanitizeUserHtml, type Block } from '../tags/index.js';
 
 /** Server-rendered, accessible, mobile-friendly HTML of a tag's page. */
 

@@ -1,6 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { TagsTable } from '../../db/schema.js';
-import { inScope, type Scope } from '../accounts/scope.js';
+import { afterCommit } from '../../db/transaction.js';
+import { announceChange } from '../../perf/exact-cache.js';
+import { inScope, type Scope } from '../accounts/index.js';
 
 /** All SQL for tags and their short ids. */
 
@@ -40,12 +42,17 @@ export function insertTag(db: Db, tag: TagsTable) {
   return db.insertInto('tags').values(tag).execute();
 }
 
-export function updateTagRow(db: Db, id: string, changes: Partial<TagsTable>) {
-  return db.updateTable('tags').set(changes).where('id', '=', id).execute();
+/** Cached tag rows (findTag) are dropped in this process once a change commits. */
+const tagsChanged = () => announceChange('tags');
+
+export async function updateTagRow(db: Db, id: string, changes: Partial<TagsTable>) {
+  await db.updateTable('tags').set(changes).where('id', '=', id).execute();
+  await afterCommit(db, tagsChanged);
 }
 
-export function deleteTagRow(db: Db, id: string) {
-  return db.deleteFrom('tags').where('id', '=', id).execute();
+export async function deleteTagRow(db: Db, id: string) {
+  await db.deleteFrom('tags').where('id', '=', id).execute();
+  await afterCommit(db, tagsChanged);
 }
 
 export type TagSort = 'created' | 'updated' | 'title';

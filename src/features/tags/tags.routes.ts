@@ -1,3 +1,4 @@
+import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { matchesIfNoneMatch } from '../../http/conditional.js';
@@ -9,7 +10,7 @@ import * as tags from './tags.service.js';
 
 const TAGS = ['Tags'];
 
-export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
+export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   // getTag hands out the same view object for as long as the tag is cached unchanged.
   const tagBodies = new SerializedBodies((view: tags.TagView) => ({ success: true as const, data: view }));
 
@@ -125,7 +126,7 @@ export function tagRoutes(ctx: tags.TagsContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const tag = await tags.requireTag(ctx.db, request.actor, request.params.id);
+        const tag = await tags.requireTag(ctx, request.actor, request.params.id);
         const { format, size, color, background } = request.query;
         const options = { format, size, color: color.toLowerCase(), background: background.toLowerCase() };
         const image = await qrImage(tags.scanUrl(ctx.config, tag), options);

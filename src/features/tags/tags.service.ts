@@ -1,25 +1,17 @@
-import type { Config } from '../../config.js';
+import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
-import { announceChange, exactCache } from '../../perf/exact-cache.js';
+import { exactCache } from '../../perf/exact-cache.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
-import type { Actor } from '../accounts/actor.js';
+import { countCreatedInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { forbidden, validationError } from '../../errors.js';
 import { cleanLabel } from '../../lib/text-fields.js';
-import { isoNow, type Clock } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
-import { countCreatedInScope, requireAccess, scopeOf, type Scope } from '../accounts/scope.js';
-import { deleteTagAnalytics } from '../analytics/tag-analytics.js';
-import { emit } from '../events/outbox.js';
-import { deleteFilesOfTag, removeFileBlobs, requireImageFilesOfTag } from '../files/tag-files.js';
-import { requireOwnFolder } from '../folders/folders.service.js';
+import { emit } from '../events/index.js';
+import { requireOwnFolder } from '../folders/index.js';
 import { blocksFromHtml, parseBlocks, type Block } from './blocks.js';
 import * as repo from './tags.repository.js';
-
-export interface TagsContext {
-  db: Db;
-  clock: Clock;
-  config: Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl' | 'dataDir'>;
-}
+import { transaction } from '../../db/transaction.js';
 
 /** The request body of create (either shape), of each batch item, and of PUT. */
 export interface TagInput {
@@ -36,21 +28,21 @@ export const MAX_TITLE = 255;
 const SHORT_ID_LENGTH = 8;
 
 /** Addresses of a tag live on the sandbox host for test data when one is configured. */
-function baseUrlFor(config: TagsContext['config'], environment: Environment): string {
+function baseUrlFor(config: ServiceContext['config'], environment: Environment): string {
   return environment === 'test' && config.sandboxBaseUrl ? config.sandboxBaseUrl : config.publicBaseUrl;
 }
 
-export function publicPageUrl(config: TagsContext['config'], tag: Pick<TagsTable, 'short_id' | 'environment'>): string {
+export function publicPageUrl(config: ServiceContext['config'], tag: Pick<TagsTable, 'short_id' | 'environment'>): string {
   return `${baseUrlFor(config, tag.environment)}/t/${tag.short_id}`;
 }
 
 /** What the QR code encodes: the scan address, which records the view as a QR scan. */
-export function scanUrl(config: TagsContext['config'], tag: Pick<TagsTable, 'short_id' | 'environment'>): string {
+export function scanUrl(config: ServiceContext['config'], tag: Pick<TagsTable, 'short_id' | 'environment'>): string {
   return `${baseUrlFor(config, tag.environment)}/s/${tag.short_id}`;
 }
 
 /** The one API representation of a tag, used by every endpoint and by tag.* events. */
-export function toTagView(config: TagsContext['config'], row: repo.TagRow) {
+export function toTagView(config: ServiceContext['config'], row: repo.TagRow) {
   return {
     id: row.id,
     short_id: row.short_id,
@@ -72,7 +64,7 @@ export type TagView = ReturnType<typeof toTagView>;
 // Cached rows are shared and never mutated, so their API view can be built once per row.
 const views = new WeakMap<repo.TagRow, TagView>();
 
-function cachedView(config: TagsContext['config'], row: repo.TagRow): TagView {
+function cachedView(config: ServiceContext['config'], row: repo.TagRow): TagView {
   let view = views.get(row);
   if (!view) {
     view = toTagView(config, row);
@@ -114,17 +106,23 @@ interface ResolvedFields {
  * Validates a body against the rules the schema cannot express (trimmed title, blocks, folder
  * ownership, organization-only permission values). `prefix` names batch items: `tags[2].`.
  */
-async function resolveFields(db: Db, scope: Scope, input: TagInput, prefix: string, existing?: repo.TagRow): Promise<ResolvedFields> {
+async function resolveFields(
+  ctx: ServiceContext,
+  scope: Scope,
+  input: TagInput,
+  prefix: string,
+  existing?: repo.TagRow,
+): Promise<ResolvedFields> {
   const fields: ResolvedFields = {};
   if (input.title !== undefined) fields.title = cleanTitle(input.title, `${prefix}title`);
   if (typeof input.content === 'string') fields.content = blocksFromHtml(input.content, `${prefix}content`);
   else if (input.content !== undefined) {
     const keep = new Set(existing ? (JSON.parse(existing.content) as Block[]).map((b) => b.id) : []);
     fields.content = parseBlocks(input.content, `${prefix}content`, keep);
-    await requireImageFilesOfTag(db, existing?.id ?? null, fields.content, `${prefix}content`);
+    for (const dependent of ctx.tagDependents) await dependent.checkBlocks?.(ctx, existing?.id ?? null, fields.content, `${prefix}content`);
   }
   if (input.folder_id !== undefined) {
-    if (input.folder_id !== null) await requireOwnFolder(db, scope, input.folder_id, `${prefix}folder_id`);
+    if (input.folder_id !== null) await requireOwnFolder(ctx, scope, input.folder_id, `${prefix}folder_id`);
     fields.folder_id = input.folder_id;
   }
   const read = permission<ReadPermission>(input, 'read', prefix);
@@ -153,7 +151,7 @@ async function issueShortId(db: Db, at: string): Promise<string> {
   throw new Error('could not issue a unique short id');
 }
 
-async function insertNewTag(trx: Db, ctx: TagsContext, actor: Actor, fields: ResolvedFields) {
+async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: ResolvedFields) {
   const now = isoNow(ctx.clock);
   const row: TagsTable = {
     id: newId('tag'),
@@ -186,22 +184,22 @@ function eventFor(
   return { type, environment: row.environment, ownerId: row.owner_id, organizationId: row.organization_id, tagId: row.id, data, at };
 }
 
-export async function createTag(ctx: TagsContext, actor: Actor, input: TagInput): Promise<TagView> {
+export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInput): Promise<TagView> {
   requireTitle(input, '');
-  const fields = await resolveFields(ctx.db, scopeOf(actor), input, '');
-  return ctx.db.transaction().execute((trx) => insertNewTag(trx, ctx, actor, fields));
+  const fields = await resolveFields(ctx, scopeOf(actor), input, '');
+  return transaction(ctx.db, (trx) => insertNewTag(trx, ctx, actor, fields));
 }
 
 /** All or nothing: every item is validated before anything is written, then one transaction. */
-export async function createTags(ctx: TagsContext, actor: Actor, inputs: TagInput[]) {
+export async function createTags(ctx: ServiceContext, actor: Actor, inputs: TagInput[]) {
   const scope = scopeOf(actor);
   const resolved: ResolvedFields[] = [];
   for (const [index, input] of inputs.entries()) {
     const prefix = `tags[${index}].`;
     requireTitle(input, prefix);
-    resolved.push(await resolveFields(ctx.db, scope, input, prefix));
+    resolved.push(await resolveFields(ctx, scope, input, prefix));
   }
-  const views = await ctx.db.transaction().execute(async (trx) => {
+  const views = await transaction(ctx.db, async (trx) => {
     const created: TagView[] = [];
     for (const fields of resolved) created.push(await insertNewTag(trx, ctx, actor, fields));
     return created;
@@ -210,7 +208,8 @@ export async function createTags(ctx: TagsContext, actor: Actor, inputs: TagInpu
 }
 
 /** Finds a tag by long id (`tag_…`) or 8-character short id. */
-export async function findTag(db: Db, idOrShortId: string): Promise<repo.TagRow | undefined> {
+export async function findTag(ctx: ServiceContext, idOrShortId: string): Promise<repo.TagRow | undefined> {
+  const { db } = ctx;
   // Every tag-scoped request and every public page view starts here: cached, exactly (exact-cache.ts).
   const cache = await exactCache<repo.TagRow>(db, 'tags')?.snapshot();
   const cached = cache?.get(idOrShortId);
@@ -225,8 +224,8 @@ export async function findTag(db: Db, idOrShortId: string): Promise<repo.TagRow 
   return row;
 }
 
-export async function requireTag(db: Db, actor: Actor, idOrShortId: string): Promise<repo.TagRow> {
-  return requireAccess(await findTag(db, idOrShortId), scopeOf(actor), 'Tag');
+export async function requireTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): Promise<repo.TagRow> {
+  return requireAccess(await findTag(ctx, idOrShortId), scopeOf(actor), 'Tag');
 }
 
 /** `write: owner` lets only the tag's owner change it; `organization` any key of its organization. */
@@ -237,13 +236,13 @@ export function requireWritable(tag: repo.TagRow, actor: Actor): void {
 }
 
 /** The tag's view: the same object for as long as its row is cached unchanged (never mutate it). */
-export async function getTag(ctx: TagsContext, actor: Actor, idOrShortId: string): Promise<TagView> {
-  return cachedView(ctx.config, await requireTag(ctx.db, actor, idOrShortId));
+export async function getTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): Promise<TagView> {
+  return cachedView(ctx.config, await requireTag(ctx, actor, idOrShortId));
 }
 
-export async function listTags(ctx: TagsContext, actor: Actor, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
+export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
   const scope = scopeOf(actor);
-  if (query.folder) await requireOwnFolder(ctx.db, scope, query.folder, 'folder');
+  if (query.folder) await requireOwnFolder(ctx, scope, query.folder, 'folder');
   const { total, rows } = await repo.listTags(ctx.db, scope, { ...query, folderId: query.folder });
   const tags = rows.map((row) => ({
     id: row.id,
@@ -258,10 +257,10 @@ export async function listTags(ctx: TagsContext, actor: Actor, query: Omit<repo.
 }
 
 /** PUT: omitted fields keep their value; content, when given, replaces the whole list. */
-export async function updateTag(ctx: TagsContext, actor: Actor, idOrShortId: string, input: TagInput): Promise<TagView> {
-  const tag = await requireTag(ctx.db, actor, idOrShortId);
+export async function updateTag(ctx: ServiceContext, actor: Actor, idOrShortId: string, input: TagInput): Promise<TagView> {
+  const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
-  const fields = await resolveFields(ctx.db, scopeOf(actor), input, '', tag);
+  const fields = await resolveFields(ctx, scopeOf(actor), input, '', tag);
   const now = isoNow(ctx.clock);
   const changes: Partial<TagsTable> = {
     ...fields,
@@ -272,41 +271,52 @@ export async function updateTag(ctx: TagsContext, actor: Actor, idOrShortId: str
   if (changes.content === undefined) delete changes.content;
   const updated: repo.TagRow = { ...tag, ...changes };
   const view = toTagView(ctx.config, updated);
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx.db, async (trx) => {
     await repo.updateTagRow(trx, tag.id, changes);
     await emit(trx, eventFor(tag, 'tag.updated', { tag: view }, now));
   });
-  announceChange('tags');
   return view;
 }
 
-export async function deleteTag(ctx: TagsContext, actor: Actor, idOrShortId: string): Promise<void> {
-  const tag = await requireTag(ctx.db, actor, idOrShortId);
+export async function deleteTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): Promise<void> {
+  const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
-  const now = isoNow(ctx.clock);
-  const fileIds = await ctx.db.transaction().execute(async (trx) => {
-    const ids = await deleteFilesOfTag(trx, tag, now);
-    await deleteTagAnalytics(trx, tag.id);
+  await removeTag(ctx, tag, { announce: true });
+}
+
+/**
+ * The one deletion of a tag: what other features keep for it (its files, its analytics), then
+ * its row, in one transaction. `announce` emits tag.deleted; expired sandbox data goes silently.
+ */
+async function removeTag(ctx: ServiceContext, tag: repo.TagRow, options: { announce: boolean }): Promise<void> {
+  await transaction(ctx.db, async (trx) => {
+    for (const dependent of ctx.tagDependents) await dependent.deleteWithTag(ctx, trx, tag);
     await repo.deleteTagRow(trx, tag.id);
-    await emit(trx, eventFor(tag, 'tag.deleted', { tag: tagSummary(tag) }, now));
-    return ids;
+    if (options.announce) await emit(trx, eventFor(tag, 'tag.deleted', { tag: tagSummary(tag) }, isoNow(ctx.clock)));
   });
-  announceChange('tags');
-  // Blobs only once the rows are gone for good; a rolled-back delete keeps its files.
-  await removeFileBlobs(ctx.config, fileIds);
+}
+
+/** Sandbox purge: test tags created before `before` go, each in a transaction of its own. */
+export async function purgeTestTagsCreatedBefore(ctx: ServiceContext, before: string): Promise<number> {
+  const ids = await repo.findTestTagIdsCreatedBefore(ctx.db, before);
+  for (const id of ids) {
+    const tag = await repo.findTagById(ctx.db, id);
+    if (tag) await removeTag(ctx, tag, { announce: false });
+  }
+  return ids.length;
 }
 
 /** Records that a QR code of the tag was generated (qr.generated). */
-export async function recordQrGenerated(ctx: TagsContext, tag: repo.TagRow, qr: Record<string, unknown>): Promise<void> {
+export async function recordQrGenerated(ctx: ServiceContext, tag: repo.TagRow, qr: Record<string, unknown>): Promise<void> {
   await emit(ctx.db, eventFor(tag, 'qr.generated', { tag: tagSummary(tag), qr }, isoNow(ctx.clock)));
 }
 
 /** Tags created in a scope and period (analytics overview). */
-export function countTagsCreated(db: Db, scope: Scope, range: { from: string; to: string }): Promise<number> {
-  return countCreatedInScope(db, 'tags', scope, range);
+export function countTagsCreated(ctx: ServiceContext, scope: Scope, range: { from: string; to: string }): Promise<number> {
+  return countCreatedInScope(ctx.db, 'tags', scope, range);
 }
 
 /** Every tag a scope reaches, id and title (analytics export). */
-export function tagsInScope(db: Db, scope: Scope) {
-  return repo.tagsInScope(db, scope);
+export function tagsInScope(ctx: ServiceContext, scope: Scope) {
+  return repo.tagsInScope(ctx.db, scope);
 }

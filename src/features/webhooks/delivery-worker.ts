@@ -1,9 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { DatabaseHandle } from '../../db/database.js';
+import type { ServiceContext } from '../../context.js';
+import { transaction } from '../../db/transaction.js';
 import type { DeliveriesTable } from '../../db/schema.js';
-import type { RateLimitStore, WindowRule } from '../../lib/rate-limit/window.js';
+import type { WindowRule } from '../../lib/rate-limit/window.js';
 import * as repo from './webhooks.repository.js';
-import { newDelivery, recordAttempt, sendAttempt, type WebhooksContext } from './webhooks.service.js';
+import { newDelivery, recordAttempt, sendAttempt } from './webhooks.service.js';
 
 /** Bounds that keep one slow receiver from holding up the others (no head-of-line blocking). */
 export const DELIVERY_LIMITS = {
@@ -29,12 +29,7 @@ export class DeliveryWorker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(
-    private readonly ctx: WebhooksContext,
-    private readonly database: DatabaseHandle,
-    private readonly limits: RateLimitStore,
-    private readonly log: FastifyBaseLogger,
-  ) {}
+  constructor(private readonly ctx: ServiceContext) {}
 
   start(): void {
     this.loop ??= this.run();
@@ -56,7 +51,7 @@ export class DeliveryWorker {
         const started = await this.startDueDeliveries();
         if (dispatched === 0 && started === 0) await this.idle(DELIVERY_LIMITS.idlePollMs);
       } catch (error) {
-        this.log.error({ err: error }, 'delivery worker cycle failed');
+        this.ctx.log.error({ err: error }, 'delivery worker cycle failed');
         await this.idle(1000);
       }
     }
@@ -85,8 +80,8 @@ export class DeliveryWorker {
   /** One delivery per matching enabled webhook for each new event, written with the event marked. */
   private async dispatchEvents(): Promise<number> {
     const now = this.ctx.clock.now().toISOString();
-    return this.database.db.transaction().execute(async (trx) => {
-      const events = await repo.claimUndispatchedEvents(trx, this.database.dialect, DELIVERY_LIMITS.eventsPerDispatch);
+    return transaction(this.ctx.db, async (trx) => {
+      const events = await repo.claimUndispatchedEvents(trx, DELIVERY_LIMITS.eventsPerDispatch);
       if (events.length === 0) return 0;
       const subscribers = new Map<string, Awaited<ReturnType<typeof repo.subscribedWebhooks>>>();
       const deliveries: DeliveriesTable[] = [];
@@ -120,7 +115,7 @@ export class DeliveryWorker {
     const leaseUntil = new Date(now.getTime() + this.ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS).toISOString();
     const roomOf = (webhookId: string) => DELIVERY_LIMITS.inFlightPerWebhook - (this.inFlightPerWebhook.get(webhookId) ?? 0);
     const full = [...this.inFlightPerWebhook.keys()].filter((id) => roomOf(id) <= 0);
-    const claimed = await repo.claimDueDeliveries(this.database.db, this.database.dialect, {
+    const claimed = await repo.claimDueDeliveries(this.ctx.db, {
       now: now.toISOString(),
       leaseUntil,
       limit: Math.min(capacity, DELIVERY_LIMITS.claimBatch),
@@ -141,10 +136,10 @@ export class DeliveryWorker {
       windowMs: 60_000,
       bucketMs: 1000,
     };
-    const decision = await this.limits.check([rule], nowMs, true);
+    const decision = await this.ctx.limits.check([rule], nowMs, true);
     if (decision.allowed) return true;
     const later = new Date(nowMs + decision.windows[0]!.retryAfterMs).toISOString();
-    await repo.updateDeliveryRow(this.database.db, delivery.id, { next_attempt_at: later, claimed_until: null });
+    await repo.updateDeliveryRow(this.ctx.db, delivery.id, { next_attempt_at: later, claimed_until: null });
     return false;
   }
 
@@ -154,7 +149,7 @@ export class DeliveryWorker {
     const attempt = sendAttempt(this.ctx, { url, secret, headers }, delivery)
       .then((result) => recordAttempt(this.ctx, delivery, result, true))
       .then(() => undefined)
-      .catch((error: unknown) => this.log.error({ err: error, delivery_id: delivery.id }, 'could not record a delivery attempt'))
+      .catch((error: unknown) => this.ctx.log.error({ err: error, delivery_id: delivery.id }, 'could not record a delivery attempt'))
       .finally(() => {
         this.inFlight.delete(delivery.id);
         const left = (this.inFlightPerWebhook.get(delivery.webhook_id) ?? 1) - 1;

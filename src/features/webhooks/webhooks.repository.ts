@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
+import { claimSkippingLocked } from '../../db/locks.js';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus, EventsTable, WebhooksTable } from '../../db/schema.js';
-import { inScope, type Scope } from '../accounts/scope.js';
+import { inScope, type Scope } from '../accounts/index.js';
+import { transaction } from '../../db/transaction.js';
 
 /** All SQL for webhooks, deliveries and their attempts. */
 
@@ -130,9 +132,9 @@ export function updateDeliveryRow(db: Db, id: string, changes: Partial<Deliverie
  * Events not yet turned into deliveries, oldest first. On PostgreSQL the rows are locked and
  * locked rows skipped, so several workers never dispatch the same event.
  */
-export function claimUndispatchedEvents(trx: Db, dialect: Dialect, limit: number): Promise<EventsTable[]> {
+export function claimUndispatchedEvents(trx: Db, limit: number): Promise<EventsTable[]> {
   const query = trx.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit);
-  return (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
+  return claimSkippingLocked(trx, query).execute();
 }
 
 export function markEventsDispatched(trx: Db, ids: string[], at: string) {
@@ -166,10 +168,9 @@ function dueDeliveries(db: Db, now: string) {
  */
 export async function claimDueDeliveries(
   db: Db,
-  dialect: Dialect,
   input: { now: string; leaseUntil: string; limit: number; full: string[]; roomOf: (webhookId: string) => number },
 ) {
-  return db.transaction().execute(async (trx) => {
+  return transaction(db, async (trx) => {
     let query = dueDeliveries(trx, input.now)
       .select(['deliveries.id', 'deliveries.webhook_id'])
       .orderBy('deliveries.next_attempt_at')
@@ -177,7 +178,7 @@ export async function claimDueDeliveries(
       // Read past the limit so webhooks further down the queue still get their share.
       .limit(input.limit * 4);
     if (input.full.length > 0) query = query.where('deliveries.webhook_id', 'not in', input.full);
-    const due = await (dialect === 'postgres' ? query.forUpdate('deliveries').skipLocked() : query).execute();
+    const due = await claimSkippingLocked(db, query, 'deliveries').execute();
     const taken = new Map<string, number>();
     const ids: string[] = [];
     for (const row of due) {

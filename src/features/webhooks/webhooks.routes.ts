@@ -1,7 +1,8 @@
+import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import { EVENT_TYPES } from '../events/outbox.js';
+import { EVENT_TYPES } from '../events/index.js';
 import * as webhooks from './webhooks.service.js';
 
 const WEBHOOKS = ['Webhooks'];
@@ -67,7 +68,7 @@ const secret = Type.String({
 const IdParams = Type.Object({ id: Type.String() });
 const DeliveryParams = Type.Object({ id: Type.String(), delivery_id: Type.String() });
 
-export function webhookRoutes(ctx: webhooks.WebhooksContext): FastifyPluginAsyncTypebox {
+export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/webhooks',

@@ -1,26 +1,18 @@
-import type { Config } from '../../config.js';
+import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
-import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../../db/schema.js';
-import type { Actor } from '../accounts/actor.js';
+import type { DeliveriesTable, DeliveryStatus, EventsTable, WebhooksTable } from '../../db/schema.js';
 import { ApiError, invalidRequest, notFound, validationError } from '../../errors.js';
 import { cleanLabel } from '../../lib/text-fields.js';
-import { isoNow, type Clock } from '../../lib/clock.js';
+import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
-import { requireAccess, scopeOf } from '../accounts/scope.js';
-import { PLAN_LIMITS } from '../accounts/plans.js';
-import type { EventType } from '../events/outbox.js';
+import { PLAN_LIMITS, requireAccess, scopeOf, type Actor } from '../accounts/index.js';
+import type { EventType } from '../events/index.js';
 import { lockAccount } from '../../db/locks.js';
 import * as repo from './webhooks.repository.js';
 import { postJson, type SendResult } from './sender.js';
 import { generateSecret, PROTECTED_HEADERS, secretProblem, signedHeaders } from './signing.js';
-
-export interface WebhooksContext {
-  db: Db;
-  clock: Clock;
-  config: Pick<Config, 'webhookRetrySchedule' | 'webhookTimeoutMs' | 'webhookDeliveriesPerMinute'>;
-  agents: OutboundAgents;
-}
+import { transaction } from '../../db/transaction.js';
 
 export interface WebhookInput {
   name?: string;
@@ -104,7 +96,7 @@ async function requireWebhook(db: Db, actor: Actor, id: string): Promise<Webhook
 }
 
 export async function createWebhook(
-  ctx: WebhooksContext,
+  ctx: ServiceContext,
   actor: Actor,
   input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput,
 ) {
@@ -129,7 +121,7 @@ export async function createWebhook(
     updated_at: now,
   };
   // Count and insert under the scope's lock: parallel creations cannot pass the maximum.
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx.db, async (trx) => {
     if (max !== null) {
       await lockAccount(trx, scope);
       if ((await repo.countWebhooks(trx, scope)) >= max) {
@@ -141,17 +133,17 @@ export async function createWebhook(
   return toWebhookView(row);
 }
 
-export async function listWebhooks(ctx: WebhooksContext, actor: Actor, query: { enabled?: boolean; limit: number; offset: number }) {
+export async function listWebhooks(ctx: ServiceContext, actor: Actor, query: { enabled?: boolean; limit: number; offset: number }) {
   const { total, rows } = await repo.listWebhooks(ctx.db, scopeOf(actor), query);
   return { total, webhooks: rows.map(toWebhookView) };
 }
 
-export async function getWebhook(ctx: WebhooksContext, actor: Actor, id: string) {
+export async function getWebhook(ctx: ServiceContext, actor: Actor, id: string) {
   const row = await requireWebhook(ctx.db, actor, id);
   return { ...toWebhookView(row), stats: await repo.webhookStats(ctx.db, row.id) };
 }
 
-export async function updateWebhook(ctx: WebhooksContext, actor: Actor, id: string, input: WebhookInput) {
+export async function updateWebhook(ctx: ServiceContext, actor: Actor, id: string, input: WebhookInput) {
   const row = await requireWebhook(ctx.db, actor, id);
   const changes: Partial<WebhooksTable> = { updated_at: isoNow(ctx.clock) };
   if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
@@ -165,13 +157,13 @@ export async function updateWebhook(ctx: WebhooksContext, actor: Actor, id: stri
 }
 
 /** Deleting a webhook removes its deliveries too, so pending ones are never sent. */
-export async function deleteWebhook(ctx: WebhooksContext, actor: Actor, id: string): Promise<void> {
+export async function deleteWebhook(ctx: ServiceContext, actor: Actor, id: string): Promise<void> {
   const row = await requireWebhook(ctx.db, actor, id);
   await repo.deleteWebhookRow(ctx.db, row.id);
 }
 
 export async function listDeliveries(
-  ctx: WebhooksContext,
+  ctx: ServiceContext,
   actor: Actor,
   id: string,
   query: { status?: DeliveryStatus; limit: number; offset: number },
@@ -181,14 +173,14 @@ export async function listDeliveries(
   return { total, deliveries: rows.map(toDeliveryView) };
 }
 
-async function requireDelivery(ctx: WebhooksContext, actor: Actor, webhookId: string, deliveryId: string) {
+async function requireDelivery(ctx: ServiceContext, actor: Actor, webhookId: string, deliveryId: string) {
   const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const delivery = await repo.findDelivery(ctx.db, webhook.id, deliveryId);
   if (!delivery) throw notFound('Delivery');
   return { webhook, delivery };
 }
 
-export async function getDelivery(ctx: WebhooksContext, actor: Actor, webhookId: string, deliveryId: string) {
+export async function getDelivery(ctx: ServiceContext, actor: Actor, webhookId: string, deliveryId: string) {
   const { delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   return withAttempts(ctx.db, delivery);
 }
@@ -217,7 +209,7 @@ export interface Target {
 
 /** Sends one attempt of a delivery: signed fresh, same webhook-id (the event id) every time. */
 export function sendAttempt(
-  ctx: WebhooksContext,
+  ctx: ServiceContext,
   target: Target,
   delivery: Pick<DeliveriesTable, 'event_id' | 'payload'>,
 ): Promise<SendResult> {
@@ -233,12 +225,12 @@ export function sendAttempt(
 }
 
 /** Attempts in all: the first plus one per delay of the retry schedule. */
-export function maxAttempts(ctx: WebhooksContext): number {
+export function maxAttempts(ctx: ServiceContext): number {
   return ctx.config.webhookRetrySchedule.length + 1;
 }
 
 /** The delay before automatic attempt `attempt + 1`, with ±20 % jitter so retries spread out. */
-function retryDelayMs(ctx: WebhooksContext, attempt: number): number {
+function retryDelayMs(ctx: ServiceContext, attempt: number): number {
   const base = ctx.config.webhookRetrySchedule[attempt - 1]!;
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
@@ -248,7 +240,7 @@ function retryDelayMs(ctx: WebhooksContext, attempt: number): number {
  * while the schedule has one (`automatic`); else failed. One transaction, lease released.
  */
 export async function recordAttempt(
-  ctx: WebhooksContext,
+  ctx: ServiceContext,
   delivery: DeliveriesTable,
   result: SendResult,
   automatic: boolean,
@@ -268,7 +260,7 @@ export async function recordAttempt(
     delivered_at: now.toISOString(),
     updated_at: now.toISOString(),
   };
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx.db, async (trx) => {
     await repo.insertAttempt(trx, {
       id: newId('att'),
       delivery_id: delivery.id,
@@ -318,7 +310,7 @@ const SAMPLE_TAG = { id: 'tag_00000000000000000000000000', short_id: 'Sample01',
  * mid-send, the worker makes the attempt once the lease runs out, instead of the delivery
  * staying pending for ever.
  */
-export async function sendTestEvent(ctx: WebhooksContext, actor: Actor, webhookId: string, event: EventType) {
+export async function sendTestEvent(ctx: ServiceContext, actor: Actor, webhookId: string, event: EventType) {
   const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
@@ -341,12 +333,12 @@ export async function sendTestEvent(ctx: WebhooksContext, actor: Actor, webhookI
 /** How long past the timeout a manual attempt holds its delivery (as the worker's lease does). */
 const MANUAL_LEASE_MARGIN_MS = 5000;
 
-function manualLeaseEnd(ctx: WebhooksContext, now: string): string {
+function manualLeaseEnd(ctx: ServiceContext, now: string): string {
   return new Date(Date.parse(now) + ctx.config.webhookTimeoutMs + MANUAL_LEASE_MARGIN_MS).toISOString();
 }
 
 /** POST /retry: one attempt now for a failed delivery; the result is final either way. */
-export async function retryDelivery(ctx: WebhooksContext, actor: Actor, webhookId: string, deliveryId: string) {
+export async function retryDelivery(ctx: ServiceContext, actor: Actor, webhookId: string, deliveryId: string) {
   const { webhook, delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   if (delivery.status !== 'failed') throw invalidRequest(`Only failed deliveries can be retried; this one is ${delivery.status}`);
   const now = isoNow(ctx.clock);
@@ -355,4 +347,21 @@ export async function retryDelivery(ctx: WebhooksContext, actor: Actor, webhookI
   }
   const result = await sendAttempt(ctx, webhook, delivery);
   return withAttempts(ctx.db, await recordAttempt(ctx, delivery, result, false));
+}
+
+/**
+ * The event types the enabled webhooks of an owner scope subscribe to: producers of costly
+ * events (the view rollup) write only those. Runs in the producer's transaction.
+ */
+export async function subscribedEventTypes(trx: Db, owner: Pick<EventsTable, 'environment' | 'owner_id' | 'organization_id'>) {
+  const types = new Set<EventType>();
+  for (const webhook of await repo.subscribedWebhooks(trx, owner)) {
+    for (const type of JSON.parse(webhook.events) as EventType[]) types.add(type);
+  }
+  return types;
+}
+
+/** Delivery records (with their attempts) and dispatched events older than `before`. */
+export function purgeDeliveriesBefore(ctx: ServiceContext, before: string) {
+  return repo.purgeDeliveriesBefore(ctx.db, before);
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { matchesIfNoneMatch } from '../../http/conditional.js';
-import { ApiError } from '../../errors.js';
+import { matchesIfNoneMatch } from './conditional.js';
+import { ApiError } from '../errors.js';
 
 /** What can be sent: a known size and ETag, and bytes that can be opened whole or in part. */
 export interface Sendable {

@@ -1,0 +1,11 @@
+import type { BenchData } from './data.js';
+import type { BenchSettings } from './settings.js';
+
+/** What a service variant is prepared with (variants.ts), and what its data set needs. */
+export interface VariantContext {
+  root: string;
+  /** Scratch directory of the run. */
+  workDir: string;
+  settings: BenchSettings;
+  data: BenchData;
+}

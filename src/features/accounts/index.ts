@@ -1,0 +1,8 @@
+/** Users, organizations, plans and API keys: what other features and the front doors may use. */
+export * from './accounts.service.js';
+export * from './actor.js';
+export { actorOfKey, recordKeyUse } from './key-auth.js';
+export { meRoutes } from './me.routes.js';
+export { isPermission, PERMISSIONS, type Permission } from './permissions.js';
+export { ENDPOINT_LIMITS_PER_MINUTE, isPlan, PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans.js';
+export { countCreatedInScope, inScope, isInScope, requireAccess, scopeOf, type Scope } from './scope.js';

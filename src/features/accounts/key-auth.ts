@@ -1,0 +1,50 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { ServiceContext } from '../../context.js';
+import { unauthorized } from '../../errors.js';
+import { exactCache } from '../../perf/exact-cache.js';
+import type { KeyActor } from './actor.js';
+import { findKeyForAuthentication, touchKeyLastUsed } from './accounts.repository.js';
+import { hashKeyValue, parseKeyValue } from './key-format.js';
+import type { Permission } from './permissions.js';
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** The actor an enabled API key acts as, or 401 (unknown, malformed or disabled key). */
+export async function actorOfKey(ctx: ServiceContext, value: string): Promise<KeyActor> {
+  const hash = hashKeyValue(value);
+  // Enabled keys by hash, exact (perf/exact-cache.ts). Only keys that passed the format check
+  // below are ever cached, so a hit needs no new check.
+  const cache = await exactCache<KeyActor>(ctx.db, 'keys')?.snapshot();
+  const cached = cache?.get(hash);
+  if (cached) return cached;
+  if (!parseKeyValue(value)) throw unauthorized('Invalid API key');
+  const row = await findKeyForAuthentication(ctx.db, hash);
+  if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');
+  if (row.enabled !== 1) throw unauthorized('This API key is disabled');
+  const actor: KeyActor = {
+    userId: row.user_id,
+    email: row.email,
+    organizationId: row.organization_id,
+    organizationName: row.organization_name,
+    environment: row.environment,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    plan: row.organization_plan ?? row.user_plan,
+    key: {
+      id: row.id,
+      name: row.name,
+      scope: row.scope,
+      ipAllowlist: row.ip_allowlist ? (JSON.parse(row.ip_allowlist) as string[]) : null,
+    },
+  };
+  cache?.set(hash, actor);
+  return actor;
+}
+
+/** Records when a key was last used (the caller decides how often). */
+export async function recordKeyUse(ctx: ServiceContext, keyId: string, at: string): Promise<void> {
+  await touchKeyLastUsed(ctx.db, keyId, at);
+}

@@ -1,0 +1,2 @@
+/** The outbox: every change's events, written in the change's own transaction. */
+export * from './outbox.js';

@@ -1,0 +1,4 @@
+/** Files attached to tags: what other features and the front doors may use. */
+export { fileRoutes, publicFileRoutes } from './files.routes.js';
+export * from './files.service.js';
+export { filesTagDependent } from './tag-dependent.js';

@@ -1,0 +1,7 @@
+/** Tags, their blocks, QR codes: what other features and the front doors may use. */
+export { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCKS, MAX_BLOCK_CONTENT, type Block, type BlockType } from './blocks.js';
+export { qrImage, type QrImage, type QrOptions } from './qr.js';
+export { sanitizeUserHtml } from './sanitize.js';
+export type { TagRow } from './tags.repository.js';
+export { tagRoutes } from './tags.routes.js';
+export * from './tags.service.js';

@@ -1,0 +1,4 @@
+/** Webhooks and their deliveries: what other features, the worker and the front doors may use. */
+export { DeliveryWorker } from './delivery-worker.js';
+export { webhookRoutes } from './webhooks.routes.js';
+export * from './webhooks.service.js';

@@ -1,0 +1,63 @@
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { ServiceContext } from './context.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
+import { analyticsTagDependent } from './features/analytics/index.js';
+import { filesTagDependent } from './features/files/index.js';
+import { loggerOptions } from './http/logging.js';
+import { createBlobStorage } from './lib/blob-storage.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createOutboundAgents } from './lib/outbound.js';
+import { createPresenceStore } from './lib/presence.js';
+import { createRateLimitStore } from './lib/rate-limit/store.js';
+import { closeRedis, openRedis } from './lib/redis.js';
+
+/** The context of one process, with what opened it: `close` releases everything in turn. */
+export interface Services extends ServiceContext {
+  database: DatabaseHandle;
+  /** REDIS_URL's connection, shared by the rate limits, presence and the webhook cap. */
+  redis: Redis | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the one context a process runs on (`serve`, `worker` and every CLI command): opens the
+ * database and brings its schema up to date, opens Redis when configured, and makes the blob
+ * storage, the outbound agents, the rate-limit store and the presence store once.
+ */
+export async function createServices(config: Config, options: { clock?: Clock; log?: pino.Logger } = {}): Promise<Services> {
+  const log = options.log ?? pino(loggerOptions(config.logLevel));
+  const database = await openDatabase(config);
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const redis = await openRedis(config);
+  const agents = createOutboundAgents(config);
+  const limits = createRateLimitStore(redis);
+  const presence = createPresenceStore(redis);
+  return {
+    config,
+    db: database.db,
+    clock: options.clock ?? systemClock,
+    log,
+    blobs: createBlobStorage(config),
+    agents,
+    limits,
+    presence,
+    tagDependents: [filesTagDependent, analyticsTagDependent],
+    database,
+    redis,
+    async close() {
+      agents.http.destroy();
+      agents.https.destroy();
+      await limits.close();
+      await presence.close();
+      await closeRedis(redis);
+      await database.close();
+    },
+  };
+}
