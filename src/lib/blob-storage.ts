@@ -100,7 +100,7 @@ export async function newTempPath(dataDir: string, label = 'upload'): Promise<st
  * Pipes `source` through `through` into a new file at `path` (which must not exist). When it
  * fails, it returns only once the file is closed: a write stream destroyed while its file is
  * still being opened creates the file afterwards, so a removal right after the failure could
- * come first and leave the file behind for ever (measured: 1 in 15 refusals at the first chunk).
+ * come first and leave the file behind for ever.
  */
 export async function pipeToNewFile(source: Readable, through: Transform, path: string): Promise<void> {
   const sink = createWriteStream(path, { flags: 'wx' });

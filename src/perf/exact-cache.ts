@@ -33,7 +33,7 @@ export function registerChangeFeed(db: object, feed: ChangeFeed): void {
 
 /**
  * SQLite's feed: its counter of other connections' commits (data_version), the same for every
- * topic. Reading it takes a read lock on the WAL index (two fcntl calls, about 2.5 µs), and one
+ * topic. Reading it takes a read lock on the WAL index (two fcntl calls), and one
  * request may consult several caches (its key, then its tag). The value read is kept until the
  * current task of the event loop (an I/O callback or a timer, with the promise jobs that follow
  * it) is over, then read again. That keeps the caches exact: every request served within the

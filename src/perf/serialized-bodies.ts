@@ -4,12 +4,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * 200 bodies of one route, serialized once per value they are built from. For values the
- * exact caches (db/exact-cache.ts) hand out: the same object for as long as nothing changed,
+ * exact caches (perf/exact-cache.ts) hand out: the same object for as long as nothing changed,
  * a new one after any change, and never mutated. Keyed weakly, so a body lives exactly as long
  * as its value is cached; a value that is not cached (PostgreSQL) is simply serialized anew.
- *
- * Serializing a tag's content blocks through the route's response schema cost about a tenth
- * of a GET /v1/tags/{id}; the bytes sent are the same, made by the same compiled serializer.
+ * The bytes sent are the same, made by the same compiled serializer.
  */
 export class SerializedBodies<V extends object> {
   private readonly bodies = new WeakMap<V, Buffer>();

@@ -4,7 +4,7 @@ import { createAccount, createKey, request, startTestApp, type Account, type Tes
 
 /**
  * On PostgreSQL, API keys and tags are cached in the process and kept exact by notifications
- * from triggers, with a fence per batch of requests (db/pg-change-feed.ts). These tests change
+ * from triggers, with a fence per batch of requests (perf/pg-change-feed.ts). These tests change
  * rows on a connection of their own, as another process would, and expect the very next
  * request to see the change.
  */

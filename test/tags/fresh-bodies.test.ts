@@ -6,7 +6,7 @@ import { createAccount, request, startTestApp, type Account, type ApiResponse, t
 
 /**
  * GET /v1/tags/{id} and GET /v1/me send bodies serialized once per cached row or key
- * (http/serialized-bodies.ts). A change committed by another process (the CLI, a second
+ * (perf/serialized-bodies.ts). A change committed by another process (the CLI, a second
  * instance) must show on the very next request all the same.
  */
 describe('bodies kept with cached rows', () => {

@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
- * PostgreSQL: triggers that notify the processes' exact caches (db/pg-change-feed.ts) when the
+ * PostgreSQL: triggers that notify the processes' exact caches (perf/pg-change-feed.ts) when the
  * rows behind a cached API key or tag change, in the transaction that changes them. Inserts
  * are left out: a new row cannot make a cached one stale, and a miss is never cached. Updates
  * of api_keys that only touch last_used_at (written as keys are used) are left out too. On

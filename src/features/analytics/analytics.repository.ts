@@ -437,7 +437,7 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
 /** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
   // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
-  // Rollups, which lock views' pending rows first, wait for the rollup lock (tag-analytics.ts).
+  // Rollups, which lock views' pending rows first, wait for the rollup lock (tag-dependent.ts).
   await forUpdate(trx, trx.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId)).execute();
   // Its scope's sets of its closed days still hold its visitors: rebuilt without them later.
   await sql`UPDATE scope_day_visitors SET stale = 1
