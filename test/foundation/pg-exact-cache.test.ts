@@ -95,4 +95,26 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('exact caches on PostgreSQL', ()
     await sql.query("UPDATE tags SET title = 'After the loss' WHERE id = $1", [id]);
     expect(await title(id)).toBe('After the loss');
   });
+
+  it('creating a webhook announces no key change (its plan-count lock writes nothing)', async () => {
+    const listener = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await listener.connect();
+    const topics: string[] = [];
+    listener.on('notification', (message) => topics.push(message.payload ?? ''));
+    await listener.query('LISTEN tagsvc_cache');
+    try {
+      const created = await request(t, 'POST', '/v1/webhooks', {
+        key: alice.key,
+        body: { name: 'quiet', url: 'https://203.0.114.7/hook', events: ['tag.created'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      // A change that does notify, committed after the webhook: once it arrives, any
+      // notification of the webhook's commit would have arrived before it.
+      await sql.query("UPDATE tags SET title = title WHERE id = 'tag_none'");
+      await vi.waitFor(() => expect(topics).toContain(`${t.config.databaseSchema} tags`), { timeout: 5000, interval: 20 });
+      expect(topics).not.toContain(`${t.config.databaseSchema} keys`);
+    } finally {
+      await listener.end();
+    }
+  });
 });
