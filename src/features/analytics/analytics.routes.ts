@@ -78,7 +78,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       },
       async (request) => ({
         success: true as const,
-        data: await analytics.tagReport(ctx, request.actor, request.params.id, request.query),
+        data: await analytics.tagReport(ctx, request.actor, { ...request.query, id: request.params.id }),
       }),
     );
 
@@ -97,7 +97,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
         },
       },
       async (request) => {
-        const { total, views } = await analytics.listTagViews(ctx, request.actor, request.params.id, request.query);
+        const { total, views } = await analytics.listTagViews(ctx, request.actor, { ...request.query, id: request.params.id });
         return { success: true as const, data: { views }, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -117,7 +117,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
         },
       },
       async (request) => {
-        const { total, logs } = await analytics.listTagLogs(ctx, request.actor, request.params.id, request.query);
+        const { total, logs } = await analytics.listTagLogs(ctx, request.actor, { ...request.query, id: request.params.id });
         return { success: true as const, data: { logs }, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -142,7 +142,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           },
         },
       },
-      async (request) => ({ success: true as const, data: await analytics.realtime(ctx, request.actor, request.params.id) }),
+      async (request) => ({ success: true as const, data: await analytics.realtime(ctx, request.actor, request.params) }),
     );
 
     app.get(

@@ -98,7 +98,11 @@ async function dimensionTotals(ctx: ServiceContext, tagId: string, period: Perio
   return [...totals.values()];
 }
 
-export async function tagReport(ctx: ServiceContext, actor: Actor, tagId: string, query: DateQuery & { granularity: Granularity }) {
+export async function tagReport(
+  ctx: ServiceContext,
+  actor: Actor,
+  { id: tagId, ...query }: { id: string } & DateQuery & { granularity: Granularity },
+) {
   // Reports count every view committed before they start: the pending ones are rolled up first.
   const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, actor, query);
@@ -157,7 +161,11 @@ export function toViewRecord(view: ViewsTable) {
   };
 }
 
-export async function listTagViews(ctx: ServiceContext, actor: Actor, tagId: string, query: DateQuery & { limit: number; offset: number }) {
+export async function listTagViews(
+  ctx: ServiceContext,
+  actor: Actor,
+  { id: tagId, ...query }: { id: string } & DateQuery & { limit: number; offset: number },
+) {
   const tag = await requireTag(ctx, actor, tagId);
   const period = periodFor(ctx, actor, query);
   const range = instantRange(period);
@@ -209,8 +217,7 @@ export function requireAccessLogging(tag: { id: string; access_logging: number }
 export async function listTagLogs(
   ctx: ServiceContext,
   actor: Actor,
-  tagId: string,
-  query: DateQuery & { limit: number; offset: number; level: LogLevel },
+  { id: tagId, ...query }: { id: string } & DateQuery & { limit: number; offset: number; level: LogLevel },
 ) {
   const tag = await requireTag(ctx, actor, tagId);
   // A malformed request is refused as such (400) before the tag's state is (403).
@@ -309,7 +316,7 @@ export async function overview(ctx: ServiceContext, actor: Actor, query: DateQue
   };
 }
 
-export async function realtime(ctx: ServiceContext, actor: Actor, tagId: string) {
+export async function realtime(ctx: ServiceContext, actor: Actor, { id: tagId }: { id: string }) {
   const tag = await requireTag(ctx, actor, tagId);
   if (!PLAN_LIMITS[actor.plan].realtimeAnalytics) throw forbidden('Real-time analytics require the Enterprise plan');
   const now = ctx.clock.now().getTime();

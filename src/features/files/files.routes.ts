@@ -119,7 +119,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           if (!request.isMultipart()) {
             throw new ApiError('unsupported_media_type', 'Send the file as multipart/form-data (parts: file, name, description)');
           }
-          const target = await files.prepareUpload(ctx, request.actor, request.params.id);
+          const target = await files.prepareUpload(ctx, request.actor, { tagId: request.params.id });
           const declared = Number(request.headers['content-length']);
           if (Number.isFinite(declared) && declared > target.maxBytes + MULTIPART_OVERHEAD) throw fileTooLarge(target.maxBytes);
           const fields: files.FileFields = {};
@@ -173,7 +173,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const file = await files.uploadFromUrl(ctx, request.actor, request.params.id, request.body);
+        const file = await files.uploadFromUrl(ctx, request.actor, { ...request.body, tagId: request.params.id });
         return reply.code(201).send({ success: true as const, data: file });
       },
     );
@@ -192,7 +192,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const { limit, offset } = request.query;
-        const { total, files: items } = await files.listFiles(ctx, request.actor, request.params.id, limit, offset);
+        const { total, files: items } = await files.listFiles(ctx, request.actor, { tagId: request.params.id, limit, offset });
         return { success: true as const, data: items, pagination: pagination(total, limit, offset) };
       },
     );
@@ -203,7 +203,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         config: { permission: 'files:read' },
         schema: { summary: "A file's metadata", tags: FILES, params: FileParams, response: { 200: dataEnvelope(File) } },
       },
-      async (request) => ({ success: true as const, data: await files.getFile(ctx, request.actor, request.params.file_id) }),
+      async (request) => ({ success: true as const, data: await files.getFile(ctx, request.actor, { id: request.params.file_id }) }),
     );
 
     app.get(
@@ -222,7 +222,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const file = await files.requireFile(ctx, request.actor, request.params.file_id);
+        const file = await files.requireFile(ctx, request.actor, { id: request.params.file_id });
         const query = request.query;
         const given = (['width', 'height', 'quality', 'format'] as const).filter((key) => query[key] !== undefined);
         const countDownload = () => {
@@ -269,7 +269,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const file = await files.requireFile(ctx, request.actor, request.params.file_id);
+        const file = await files.requireFile(ctx, request.actor, { id: request.params.file_id });
         const variant = await files.thumbnail(ctx, file, request.query);
         return sendFile(request, reply, variantOf(variant), {
           'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type, variant.mime)),
@@ -293,7 +293,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       },
       async (request) => ({
         success: true as const,
-        data: await files.updateFile(ctx, request.actor, request.params.file_id, request.body),
+        data: await files.updateFile(ctx, request.actor, { ...request.body, id: request.params.file_id }),
       }),
     );
 
@@ -304,7 +304,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         schema: { summary: 'Delete a file and its content', tags: FILES, params: FileParams, response: { 200: DeletedBody } },
       },
       async (request) => {
-        await files.deleteFile(ctx, request.actor, request.params.file_id);
+        await files.deleteFile(ctx, request.actor, { id: request.params.file_id });
         return { success: true as const, message: 'File deleted' };
       },
     );

@@ -97,7 +97,11 @@ export interface UploadTarget {
   storageLeft: number;
 }
 
-export async function prepareUpload(ctx: ServiceContext, actor: Actor, tagIdOrShortId: string): Promise<UploadTarget> {
+export async function prepareUpload(
+  ctx: ServiceContext,
+  actor: Actor,
+  { tagId: tagIdOrShortId }: { tagId: string },
+): Promise<UploadTarget> {
   const tag = await requireTag(ctx, actor, tagIdOrShortId);
   requireWritable(tag, actor);
   const plan = PLAN_LIMITS[actor.plan];
@@ -237,10 +241,14 @@ function nameForFetched(dispositionName: string | undefined, url: URL, contentTy
   return { name: fromPath, rule: ruleForName(fromPath || 'download') };
 }
 
-export async function uploadFromUrl(ctx: ServiceContext, actor: Actor, tagIdOrShortId: string, input: FromUrlInput): Promise<FileView> {
+export async function uploadFromUrl(
+  ctx: ServiceContext,
+  actor: Actor,
+  { tagId: tagIdOrShortId, ...input }: { tagId: string } & FromUrlInput,
+): Promise<FileView> {
   if (input.name !== undefined) requireValidName(input.name, 'name');
   if (input.description != null) requireValidDescription(input.description);
-  const target = await prepareUpload(ctx, actor, tagIdOrShortId);
+  const target = await prepareUpload(ctx, actor, { tagId: tagIdOrShortId });
   const fetched = await fetchUrl(input.url, fetchOptionsOf(ctx));
   let received: ReceivedFile | undefined;
   try {
@@ -270,16 +278,20 @@ export async function uploadFromUrl(ctx: ServiceContext, actor: Actor, tagIdOrSh
 // Reading, changing, deleting
 
 /** 404 when no such file in the caller's environment, 403 when it is another account's. */
-export async function requireFile(ctx: ServiceContext, actor: Actor, fileId: string): Promise<repo.FileRow> {
+export async function requireFile(ctx: ServiceContext, actor: Actor, { id: fileId }: { id: string }): Promise<repo.FileRow> {
   const row = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
   return requireAccess(row, scopeOf(actor), 'File');
 }
 
-export async function getFile(ctx: ServiceContext, actor: Actor, fileId: string): Promise<FileView> {
-  return toFileView(ctx.config, await requireFile(ctx, actor, fileId));
+export async function getFile(ctx: ServiceContext, actor: Actor, input: { id: string }): Promise<FileView> {
+  return toFileView(ctx.config, await requireFile(ctx, actor, input));
 }
 
-export async function listFiles(ctx: ServiceContext, actor: Actor, tagIdOrShortId: string, limit: number, offset: number) {
+export async function listFiles(
+  ctx: ServiceContext,
+  actor: Actor,
+  { tagId: tagIdOrShortId, limit, offset }: { tagId: string; limit: number; offset: number },
+) {
   const tag = await requireTag(ctx, actor, tagIdOrShortId);
   const { total, rows } = await repo.listFilesOfTag(ctx.db, tag.id, limit, offset);
   return { total, files: rows.map((row) => toFileView(ctx.config, row)) };
@@ -287,13 +299,17 @@ export async function listFiles(ctx: ServiceContext, actor: Actor, tagIdOrShortI
 
 /** The file and its tag, for changes: the tag's write permission applies to its files. */
 async function requireWritableFile(ctx: ServiceContext, actor: Actor, fileId: string) {
-  const file = await requireFile(ctx, actor, fileId);
+  const file = await requireFile(ctx, actor, { id: fileId });
   const tag = await requireTag(ctx, actor, file.tag_id);
   requireWritable(tag, actor);
   return { file, tag };
 }
 
-export async function updateFile(ctx: ServiceContext, actor: Actor, fileId: string, input: FileFields): Promise<FileView> {
+export async function updateFile(
+  ctx: ServiceContext,
+  actor: Actor,
+  { id: fileId, ...input }: { id: string } & FileFields,
+): Promise<FileView> {
   const changes: { name?: string; description?: string | null } = {};
   if (input.name !== undefined) changes.name = requireValidName(input.name, 'name');
   if (input.description !== undefined) changes.description = input.description === null ? null : requireValidDescription(input.description);
@@ -304,7 +320,7 @@ export async function updateFile(ctx: ServiceContext, actor: Actor, fileId: stri
   return toFileView(ctx.config, updated);
 }
 
-export async function deleteFile(ctx: ServiceContext, actor: Actor, fileId: string): Promise<void> {
+export async function deleteFile(ctx: ServiceContext, actor: Actor, { id: fileId }: { id: string }): Promise<void> {
   const { file, tag } = await requireWritableFile(ctx, actor, fileId);
   const now = isoNow(ctx.clock);
   const deleted = await transaction(ctx.db, async (trx) => {

@@ -66,7 +66,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const result = await tags.createTags(ctx, request.actor, request.body.tags);
+        const result = await tags.createTags(ctx, request.actor, request.body);
         return reply.code(201).send({ success: true as const, data: result });
       },
     );
@@ -77,7 +77,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         config: { permission: 'tags:read' },
         schema: { summary: 'Get a tag by id or short id', tags: TAGS, params: TagIdParams, response: { 200: dataEnvelope(Tag) } },
       },
-      async (request, reply) => tagBodies.send(reply, await tags.getTag(ctx, request.actor, request.params.id)),
+      async (request, reply) => tagBodies.send(reply, await tags.getTag(ctx, request.actor, request.params)),
     );
 
     app.put(
@@ -92,7 +92,10 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           response: { 200: dataEnvelope(Tag) },
         },
       },
-      async (request) => ({ success: true as const, data: await tags.updateTag(ctx, request.actor, request.params.id, request.body) }),
+      async (request) => ({
+        success: true as const,
+        data: await tags.updateTag(ctx, request.actor, { ...request.body, id: request.params.id }),
+      }),
     );
 
     app.delete(
@@ -102,7 +105,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         schema: { summary: 'Delete a tag, its files and its analytics', tags: TAGS, params: TagIdParams, response: { 200: DeletedBody } },
       },
       async (request) => {
-        await tags.deleteTag(ctx, request.actor, request.params.id);
+        await tags.deleteTag(ctx, request.actor, request.params);
         return { success: true as const, message: 'Tag deleted' };
       },
     );

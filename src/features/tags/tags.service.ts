@@ -191,7 +191,7 @@ export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInp
 }
 
 /** All or nothing: every item is validated before anything is written, then one transaction. */
-export async function createTags(ctx: ServiceContext, actor: Actor, inputs: TagInput[]) {
+export async function createTags(ctx: ServiceContext, actor: Actor, { tags: inputs }: { tags: TagInput[] }) {
   const scope = scopeOf(actor);
   const resolved: ResolvedFields[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -236,7 +236,7 @@ export function requireWritable(tag: repo.TagRow, actor: Actor): void {
 }
 
 /** The tag's view: the same object for as long as its row is cached unchanged (never mutate it). */
-export async function getTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): Promise<TagView> {
+export async function getTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): Promise<TagView> {
   return cachedView(ctx.config, await requireTag(ctx, actor, idOrShortId));
 }
 
@@ -257,7 +257,11 @@ export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<re
 }
 
 /** PUT: omitted fields keep their value; content, when given, replaces the whole list. */
-export async function updateTag(ctx: ServiceContext, actor: Actor, idOrShortId: string, input: TagInput): Promise<TagView> {
+export async function updateTag(
+  ctx: ServiceContext,
+  actor: Actor,
+  { id: idOrShortId, ...input }: { id: string } & TagInput,
+): Promise<TagView> {
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
   const fields = await resolveFields(ctx, scopeOf(actor), input, '', tag);
@@ -278,7 +282,7 @@ export async function updateTag(ctx: ServiceContext, actor: Actor, idOrShortId: 
   return view;
 }
 
-export async function deleteTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): Promise<void> {
+export async function deleteTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): Promise<void> {
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
   await removeTag(ctx, tag, { announce: true });

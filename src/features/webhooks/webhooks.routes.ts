@@ -118,7 +118,7 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           response: { 200: dataEnvelope(WebhookWithStats) },
         },
       },
-      async (request) => ({ success: true as const, data: await webhooks.getWebhook(ctx, request.actor, request.params.id) }),
+      async (request) => ({ success: true as const, data: await webhooks.getWebhook(ctx, request.actor, request.params) }),
     );
 
     app.put(
@@ -145,7 +145,7 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       },
       async (request) => ({
         success: true as const,
-        data: await webhooks.updateWebhook(ctx, request.actor, request.params.id, request.body),
+        data: await webhooks.updateWebhook(ctx, request.actor, { ...request.body, id: request.params.id }),
       }),
     );
 
@@ -161,7 +161,7 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        await webhooks.deleteWebhook(ctx, request.actor, request.params.id);
+        await webhooks.deleteWebhook(ctx, request.actor, request.params);
         return { success: true as const, message: 'Webhook deleted' };
       },
     );
@@ -193,7 +193,7 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const event = request.body.event ?? 'tag.created';
-        const result = await webhooks.sendTestEvent(ctx, request.actor, request.params.id, event);
+        const result = await webhooks.sendTestEvent(ctx, request.actor, { webhookId: request.params.id, event });
         return { success: true as const, data: { ...result, status: result.status as 'success' | 'failed' } };
       },
     );
@@ -211,7 +211,7 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        const { total, deliveries } = await webhooks.listDeliveries(ctx, request.actor, request.params.id, request.query);
+        const { total, deliveries } = await webhooks.listDeliveries(ctx, request.actor, { ...request.query, id: request.params.id });
         return { success: true as const, data: deliveries, pagination: pagination(total, request.query.limit, request.query.offset) };
       },
     );
@@ -229,7 +229,7 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       },
       async (request) => ({
         success: true as const,
-        data: await webhooks.getDelivery(ctx, request.actor, request.params.id, request.params.delivery_id),
+        data: await webhooks.getDelivery(ctx, request.actor, { webhookId: request.params.id, deliveryId: request.params.delivery_id }),
       }),
     );
 
@@ -246,7 +246,7 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       },
       async (request) => ({
         success: true as const,
-        data: await webhooks.retryDelivery(ctx, request.actor, request.params.id, request.params.delivery_id),
+        data: await webhooks.retryDelivery(ctx, request.actor, { webhookId: request.params.id, deliveryId: request.params.delivery_id }),
       }),
     );
   };

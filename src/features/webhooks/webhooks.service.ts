@@ -138,12 +138,12 @@ export async function listWebhooks(ctx: ServiceContext, actor: Actor, query: { e
   return { total, webhooks: rows.map(toWebhookView) };
 }
 
-export async function getWebhook(ctx: ServiceContext, actor: Actor, id: string) {
+export async function getWebhook(ctx: ServiceContext, actor: Actor, { id }: { id: string }) {
   const row = await requireWebhook(ctx.db, actor, id);
   return { ...toWebhookView(row), stats: await repo.webhookStats(ctx.db, row.id) };
 }
 
-export async function updateWebhook(ctx: ServiceContext, actor: Actor, id: string, input: WebhookInput) {
+export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...input }: { id: string } & WebhookInput) {
   const row = await requireWebhook(ctx.db, actor, id);
   const changes: Partial<WebhooksTable> = { updated_at: isoNow(ctx.clock) };
   if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
@@ -157,7 +157,7 @@ export async function updateWebhook(ctx: ServiceContext, actor: Actor, id: strin
 }
 
 /** Deleting a webhook removes its deliveries too, so pending ones are never sent. */
-export async function deleteWebhook(ctx: ServiceContext, actor: Actor, id: string): Promise<void> {
+export async function deleteWebhook(ctx: ServiceContext, actor: Actor, { id }: { id: string }): Promise<void> {
   const row = await requireWebhook(ctx.db, actor, id);
   await repo.deleteWebhookRow(ctx.db, row.id);
 }
@@ -165,8 +165,7 @@ export async function deleteWebhook(ctx: ServiceContext, actor: Actor, id: strin
 export async function listDeliveries(
   ctx: ServiceContext,
   actor: Actor,
-  id: string,
-  query: { status?: DeliveryStatus; limit: number; offset: number },
+  { id, ...query }: { id: string; status?: DeliveryStatus; limit: number; offset: number },
 ) {
   const row = await requireWebhook(ctx.db, actor, id);
   const { total, rows } = await repo.listDeliveries(ctx.db, row.id, query);
@@ -180,7 +179,7 @@ async function requireDelivery(ctx: ServiceContext, actor: Actor, webhookId: str
   return { webhook, delivery };
 }
 
-export async function getDelivery(ctx: ServiceContext, actor: Actor, webhookId: string, deliveryId: string) {
+export async function getDelivery(ctx: ServiceContext, actor: Actor, { webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
   const { delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   return withAttempts(ctx.db, delivery);
 }
@@ -310,7 +309,7 @@ const SAMPLE_TAG = { id: 'tag_00000000000000000000000000', short_id: 'Sample01',
  * mid-send, the worker makes the attempt once the lease runs out, instead of the delivery
  * staying pending for ever.
  */
-export async function sendTestEvent(ctx: ServiceContext, actor: Actor, webhookId: string, event: EventType) {
+export async function sendTestEvent(ctx: ServiceContext, actor: Actor, { webhookId, event }: { webhookId: string; event: EventType }) {
   const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
@@ -338,7 +337,11 @@ function manualLeaseEnd(ctx: ServiceContext, now: string): string {
 }
 
 /** POST /retry: one attempt now for a failed delivery; the result is final either way. */
-export async function retryDelivery(ctx: ServiceContext, actor: Actor, webhookId: string, deliveryId: string) {
+export async function retryDelivery(
+  ctx: ServiceContext,
+  actor: Actor,
+  { webhookId, deliveryId }: { webhookId: string; deliveryId: string },
+) {
   const { webhook, delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   if (delivery.status !== 'failed') throw invalidRequest(`Only failed deliveries can be retried; this one is ${delivery.status}`);
   const now = isoNow(ctx.clock);
