@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, UsersTable } from '../../db/schema.js';
+import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, OrgRole, UsersTable } from '../../db/schema.js';
 import { afterCommit } from '../../db/transaction.js';
 import { announceChange } from '../../perf/exact-cache.js';
 
@@ -43,6 +43,75 @@ export function findMembership(db: Db, organizationId: string, userId: string) {
     .where('organization_id', '=', organizationId)
     .where('user_id', '=', userId)
     .executeTakeFirst();
+}
+
+/** Every organization `userId` belongs to, with their role. */
+export function listMembershipsOfUser(db: Db, userId: string) {
+  return db
+    .selectFrom('organization_members as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['o.id', 'o.name', 'o.plan', 'o.created_at', 'm.role'])
+    .where('m.user_id', '=', userId)
+    .orderBy('o.name')
+    .execute();
+}
+
+export function listMembers(db: Db, organizationId: string) {
+  return db
+    .selectFrom('organization_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'm.role', 'm.created_at'])
+    .where('m.organization_id', '=', organizationId)
+    .orderBy('m.created_at')
+    .orderBy('u.email')
+    .execute();
+}
+
+export function updateMemberRole(db: Db, organizationId: string, userId: string, role: OrgRole) {
+  return db
+    .updateTable('organization_members')
+    .set({ role })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export function deleteMember(db: Db, organizationId: string, userId: string) {
+  return db.deleteFrom('organization_members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
+}
+
+/** A removed member's keys for the organization stop working. */
+export async function disableKeysOfMember(db: Db, organizationId: string, userId: string, at: string) {
+  await db
+    .updateTable('api_keys')
+    .set({ enabled: 0, updated_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .execute();
+  await afterCommit(db, keysChanged);
+}
+
+/** A user's personal keys and every key of the organizations they own or admin. */
+export function listKeysAdministeredBy(db: Db, userId: string) {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('user_id', '=', userId), eb('organization_id', 'is', null)]),
+        eb(
+          'organization_id',
+          'in',
+          eb
+            .selectFrom('organization_members')
+            .select('organization_id')
+            .where('user_id', '=', userId)
+            .where('role', 'in', ['owner', 'admin']),
+        ),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
 }
 
 export function insertKey(db: Db, key: ApiKeysTable) {

@@ -12,7 +12,7 @@ import { displayPrefix, generateKeyValue, hashKeyValue } from './key-format.js';
 import { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 import { isPlan, type Plan } from './plans.js';
 
-import { isOperator, type AccountActor } from './actor.js';
+import { isOperator, type AccountActor, type Actor } from './actor.js';
 
 /**
  * Account administration. The operator (the command line) may administer every account; a
@@ -51,18 +51,26 @@ export async function createUser(ctx: ServiceContext, actor: AccountActor, input
   return { id: user.id, email, plan, created_at: now };
 }
 
+/**
+ * The operator names the owner and the plan; a signed-in user founds it themselves, and it
+ * takes their plan (organizations are on Pro or Enterprise).
+ */
 export async function createOrganization(
   ctx: ServiceContext,
   actor: AccountActor,
-  input: { name: string; ownerEmail: string; plan: string },
+  input: { name: string; ownerEmail?: string; plan?: string },
 ) {
-  requireOperator(actor);
   const { db, clock } = ctx;
   const name = input.name.trim();
   if (name.length < 1 || name.length > 255) throw validationError('name', 'name must be 1-255 characters');
-  const plan = requirePlan(input.plan);
-  if (plan === 'free') throw validationError('plan', 'organizations are on the pro or enterprise plan');
-  const owner = await requireUser(db, input.ownerEmail);
+  const owner = isOperator(actor) ? await requireUser(db, input.ownerEmail ?? '') : await actingUser(db, actor);
+  const plan = isOperator(actor) ? requirePlan(input.plan ?? '') : owner.plan;
+  if (plan === 'free') {
+    throw validationError(
+      'plan',
+      isOperator(actor) ? 'organizations are on the pro or enterprise plan' : 'organizations need the Pro or Enterprise plan',
+    );
+  }
   const now = isoNow(clock);
   const org = { id: newId('org'), name, plan, created_at: now, updated_at: now };
   await transaction(db, async (trx) => {
@@ -73,11 +81,9 @@ export async function createOrganization(
 }
 
 export async function addMember(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; email: string; role: string }) {
-  requireOperator(actor);
   const { db, clock } = ctx;
   if (input.role !== 'admin' && input.role !== 'member') throw validationError('role', 'role must be admin or member');
-  const org = await repo.findOrganization(db, input.organizationId);
-  if (!org) throw notFound(`Organization ${input.organizationId}`);
+  const org = await requireOrganization(db, actor, input.organizationId, 'administer');
   const user = await requireUser(db, input.email);
   const existing = await repo.findMembership(db, org.id, user.id);
   if (existing?.role === 'owner') throw validationError('role', 'the owner keeps the owner role');
@@ -188,17 +194,31 @@ export async function createKey(ctx: ServiceContext, actor: AccountActor, input:
   return { id: row.id, key: value, prefix: row.prefix, name, permissions, environment, scope: row.scope };
 }
 
-/** The operator lists the keys of the user named by `email`; a user lists their own. */
+/**
+ * The operator lists the keys of the user named by `email`. A user lists their personal keys
+ * and the keys of the organizations they own or admin.
+ */
 export async function listKeys(ctx: ServiceContext, actor: AccountActor, input: { email?: string }): Promise<KeyView[]> {
   const user = await keyOwner(ctx.db, actor, input.email);
-  return (await repo.listKeysOfUser(ctx.db, user.id)).map(toKeyView);
+  if (isOperator(actor)) return (await repo.listKeysOfUser(ctx.db, user.id)).map(toKeyView);
+  return (await repo.listKeysAdministeredBy(ctx.db, user.id)).map(toKeyView);
 }
 
-/** 404 for a key the actor may not administer, as for one that does not exist. */
+/**
+ * 404 for a key the actor may not administer, as for one that does not exist: a user
+ * administers their personal keys and every key of an organization they own or admin.
+ */
 async function requireKey(db: Db, actor: AccountActor, id: string) {
   const key = await repo.findKey(db, id);
-  if (!key || !(isOperator(actor) || key.user_id === actor.userId)) throw notFound(`API key ${id}`);
+  if (!key || !(await administersKey(db, actor, key))) throw notFound(`API key ${id}`);
   return key;
+}
+
+async function administersKey(db: Db, actor: AccountActor, key: ApiKeysTable): Promise<boolean> {
+  if (isOperator(actor)) return true;
+  if (key.organization_id === null) return key.user_id === actor.userId;
+  const membership = await repo.findMembership(db, key.organization_id, actor.userId);
+  return membership !== undefined && membership.role !== 'member';
 }
 
 export async function setKeyEnabled(ctx: ServiceContext, actor: AccountActor, input: { id: string; enabled: boolean }): Promise<KeyView> {
@@ -229,11 +249,75 @@ function requireOperator(actor: AccountActor): void {
 
 /** The user whose keys are meant: the one named (operator), or the acting user. */
 async function keyOwner(db: Db, actor: AccountActor, email: string | undefined) {
-  if (!isOperator(actor)) {
-    const user = await repo.findUserById(db, actor.userId);
-    if (!user) throw notFound('User');
-    return user;
-  }
+  if (!isOperator(actor)) return actingUser(db, actor);
   if (email === undefined) throw validationError('email', 'email is required');
   return requireUser(db, email);
+}
+
+async function actingUser(db: Db, actor: Actor) {
+  const user = await repo.findUserById(db, actor.userId);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+/**
+ * The organization, for an actor who is a member (`read`) or its owner or an admin
+ * (`administer`): 404 to anyone outside it, as for one that does not exist; 403 to a member
+ * who may only read.
+ */
+async function requireOrganization(db: Db, actor: AccountActor, organizationId: string, access: 'read' | 'administer') {
+  const org = await repo.findOrganization(db, organizationId);
+  if (!org) throw notFound(`Organization ${organizationId}`);
+  if (isOperator(actor)) return org;
+  const membership = await repo.findMembership(db, org.id, actor.userId);
+  if (!membership) throw notFound(`Organization ${organizationId}`);
+  if (access === 'administer' && membership.role === 'member') {
+    throw new ApiError('forbidden', 'only an owner or admin of the organization can do this');
+  }
+  return org;
+}
+
+/** The organizations a user belongs to, with their role in each. */
+export async function listOrganizations(ctx: ServiceContext, actor: Actor) {
+  return repo.listMembershipsOfUser(ctx.db, actor.userId);
+}
+
+/** An organization and its members with their roles, for any of its members. */
+export async function getOrganization(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string }) {
+  const org = await requireOrganization(ctx.db, actor, input.organizationId, 'read');
+  const members = await repo.listMembers(ctx.db, org.id);
+  const role = isOperator(actor) ? null : (members.find((m) => m.user_id === actor.userId)?.role ?? null);
+  return { id: org.id, name: org.name, plan: org.plan, created_at: org.created_at, role, members };
+}
+
+/** Owners and admins change other members' roles; the owner keeps the owner role. */
+export async function changeMemberRole(
+  ctx: ServiceContext,
+  actor: AccountActor,
+  input: { organizationId: string; userId: string; role: string },
+) {
+  if (input.role !== 'admin' && input.role !== 'member') throw validationError('role', 'role must be admin or member');
+  const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
+  const membership = await repo.findMembership(ctx.db, org.id, input.userId);
+  if (!membership) throw notFound('Member');
+  if (membership.role === 'owner') throw validationError('role', 'the owner keeps the owner role');
+  await repo.updateMemberRole(ctx.db, org.id, input.userId, input.role as OrgRole);
+  return { organization_id: org.id, user_id: input.userId, role: input.role };
+}
+
+/**
+ * Owners and admins remove members (the owner stays). The member's keys for the organization
+ * are disabled with it, in one transaction: they acted for the organization through the
+ * membership, and must not outlive it.
+ */
+export async function removeMember(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; userId: string }) {
+  const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
+  const membership = await repo.findMembership(ctx.db, org.id, input.userId);
+  if (!membership) throw notFound('Member');
+  if (membership.role === 'owner') throw validationError('user_id', 'the owner cannot be removed');
+  await transaction(ctx.db, async (trx) => {
+    await repo.deleteMember(trx, org.id, input.userId);
+    await repo.disableKeysOfMember(trx, org.id, input.userId, isoNow(ctx.clock));
+  });
+  return { organization_id: org.id, user_id: input.userId, removed: true };
 }
