@@ -1,9 +1,10 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, UsersTable } from '../../db/schema.js';
 
 /** All SQL for users, organizations and API keys. */
 
-export function insertUser(db: Db, user: UsersTable) {
+export function insertUser(db: Db, user: Insertable<UsersTable>) {
   return db.insertInto('users').values(user).execute();
 }
 
