@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { meRoutes } from './features/accounts/me.routes.js';
 import type { Scope } from './features/accounts/scope.js';
 import { analyticsRoutes } from './features/analytics/analytics.routes.js';
@@ -88,7 +89,7 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
     await presence.close();
   });
   const tracker = new Tracker(database.db, config, clock, recorder, presence, app.log);
-  await app.register(pageRoutes(database.db, tracker));
+  await app.register(pageRoutes(database.db, clock, tracker));
   const analyticsContext = {
     db: database.db,
     clock,
@@ -106,11 +107,13 @@ export async function buildApp({ config, database, clock, redis }: AppServices):
   });
   const webhooksContext = { db: database.db, clock, config, agents };
   // RATE_LIMITS=false lifts key limits (benchmarks, trusted on-premise); failed-auth limits stay.
-  const limiter = new RateLimiter(createRateLimitStore(redis), clock, app.log, {
+  const rateLimitStore = createRateLimitStore(redis);
+  const limiter = new RateLimiter(rateLimitStore, clock, app.log, {
     enforceKeyLimits: config.rateLimits,
     multiplier: config.rateLimitMultiplier,
   });
   app.addHook('onClose', () => limiter.close());
+  await app.register(dashboardRoutes({ db: database.db, clock, config, rateLimitStore }));
   const authenticator = new Authenticator(database.db, clock, config, app.log, limiter);
   app.decorateRequest('principal', null as unknown as Principal);
   await app.register(

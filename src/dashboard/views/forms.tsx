@@ -1,0 +1,72 @@
+import type { ComponentChildren } from 'preact';
+
+/** The field name of the form token; htmx sends the same token as the x-csrf-token header. */
+export const CSRF_FIELD = '_csrf';
+
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name={CSRF_FIELD} value={token} />;
+}
+
+export interface FieldProps {
+  name: string;
+  label: string;
+  type?: 'email' | 'password' | 'text';
+  autocomplete: string;
+  value?: string;
+  hint?: string;
+  /** The message shown under the field; marks it invalid for assistive technology. */
+  error?: string;
+  autofocus?: boolean;
+}
+
+/** One labelled input with its hint and error, linked by aria-describedby. */
+export function Field({ name, label, type = 'text', autocomplete, value, hint, error, autofocus }: FieldProps) {
+  const id = `field-${name}`;
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        // The input's attribute types differ per type; all three take the same attributes here.
+        type={type as 'text'}
+        autocomplete={autocomplete}
+        value={value}
+        required
+        autofocus={autofocus}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={described}
+        spellcheck={type === 'email' ? false : undefined}
+        autocapitalize={type === 'email' ? 'none' : undefined}
+      />
+      {hint && (
+        <p class="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A message for the whole form; role=alert so screen readers announce it when the page loads. */
+export function Alert({ kind, children }: { kind: 'error' | 'success'; children: ComponentChildren }) {
+  return (
+    <div class={`alert alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+export function SubmitButton({ children }: { children: ComponentChildren }) {
+  return (
+    <button type="submit" class="button button-primary">
+      {children}
+    </button>
+  );
+}

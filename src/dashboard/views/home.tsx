@@ -1,0 +1,62 @@
+import { PlanBadge, renderAppPage, type PageContext } from './layout.js';
+import type { SignedInUser } from '../../features/sessions/index.js';
+
+function CopyButton({ target }: { target: string }) {
+  // Hidden until dashboard.js runs: without JavaScript there is nothing to copy with.
+  return (
+    <button type="button" class="button button-quiet copy" data-copy={target} hidden>
+      Copy
+    </button>
+  );
+}
+
+export function renderHome(context: PageContext & { user: SignedInUser }): string {
+  const { user } = context;
+  const command = `node bin/tagsvc key create --email ${user.email} --name dev --json`;
+  return renderAppPage(
+    context,
+    'Home',
+    <>
+      <h1>Home</h1>
+      <div class="grid">
+        <section class="card" aria-labelledby="account-heading">
+          <h2 id="account-heading">Your account</h2>
+          <dl class="facts">
+            <div>
+              <dt>Email</dt>
+              <dd>{user.email}</dd>
+            </div>
+            <div>
+              <dt>Plan</dt>
+              <dd>
+                <PlanBadge plan={user.plan} />
+              </dd>
+            </div>
+            {user.isOwner && (
+              <div>
+                <dt>Role</dt>
+                <dd>Owner of this instance</dd>
+              </div>
+            )}
+          </dl>
+          <p>
+            <a href="/dashboard/account">Change your password</a>
+          </p>
+        </section>
+        <section class="card" aria-labelledby="api-heading">
+          <h2 id="api-heading">Use the API</h2>
+          <p>Create an API key on the server's command line, then send it as a Bearer token.</p>
+          <div class="code">
+            <pre id="key-command" tabindex={0}>
+              <code>{command}</code>
+            </pre>
+            <CopyButton target="key-command" />
+          </div>
+          <p>
+            <a href="/docs">API reference</a>
+          </p>
+        </section>
+      </div>
+    </>,
+  );
+}
