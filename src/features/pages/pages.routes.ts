@@ -3,7 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import type { Tracker } from '../analytics/tracking.js';
+import { mayReadTagPage } from '../sessions/index.js';
 import type { Block } from '../tags/blocks.js';
 import type { TagRow } from '../tags/tags.repository.js';
 import { findTag } from '../tags/tags.service.js';
@@ -20,7 +22,7 @@ const PAGE_CSP =
 
 const SHORT_ID = /^[A-Za-z0-9]{8}$/;
 
-function pageHeaders(reply: FastifyReply): FastifyReply {
+function pageHeaders(reply: FastifyReply, cacheControl = 'no-store'): FastifyReply {
   return (
     reply
       .type('text/html; charset=utf-8')
@@ -28,15 +30,17 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'strict-origin-when-cross-origin')
       // Every view must reach the server to be counted.
-      .header('cache-control', 'no-store')
+      .header('cache-control', cacheControl)
   );
 }
 
 /**
  * The public page of each tag: /t/{short_id} (direct or referred visits) and /s/{short_id}
- * (the address in the QR code). Private and organization tags answer 404 to the public.
+ * (the address in the QR code). A private tag's page shows only to its owner, an organization
+ * tag's only to the organization's members, signed in to the dashboard; everyone else gets the
+ * very 404 of a tag that does not exist.
  */
-export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox {
+export function pageRoutes(db: Db, clock: Clock, tracker: Tracker): FastifyPluginAsyncTypebox {
   // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
   const rendered = new LRUCache<string, string>({ max: 5000, maxSize: 128 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 });
 
@@ -53,13 +57,16 @@ export function pageRoutes(db: Db, tracker: Tracker): FastifyPluginAsyncTypebox 
     return html;
   }
 
-  /** A public tag's page, counted as a view (GET only: HEAD is not a visit). */
+  /** A tag's page, counted as a view (GET only: HEAD is not a visit). */
   async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
     const tag = SHORT_ID.test(shortId) ? await findTag(db, shortId) : undefined;
-    if (tag?.read_permission !== 'public') return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
+    if (!tag || !(await mayReadTagPage(db, clock, request.headers.cookie, tag))) return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
     const html = renderedPage(tag);
     const token = request.method === 'GET' ? await tracker.recordView(request, reply, tag, scan) : undefined;
-    return pageHeaders(reply).code(200).send(withBeacon(html, token));
+    // A page shown to one signed-in viewer must never be kept by a shared cache.
+    return pageHeaders(reply, tag.read_permission === 'public' ? 'no-store' : 'private, no-store')
+      .code(200)
+      .send(withBeacon(html, token));
   }
 
   return async (app) => {
