@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { migrateToLatest, openDatabase, type Db } from '../db/database.js';
 import * as accounts from '../features/accounts/accounts.service.js';
+import { setPassword } from '../features/sessions/index.js';
 import { systemClock } from '../lib/clock.js';
 import { serve, work } from '../server.js';
 import { printResult, UsageError } from './output.js';
@@ -14,6 +15,7 @@ export const USAGE = `Usage: tagsvc <command> [options]
   worker                         run only the background worker
   migrate                        bring the database schema up to date
   user create --email E --password P --plan free|pro|enterprise
+  user set-password --email E --password P   (signs the user out everywhere)
   org create --name N --owner EMAIL --plan pro|enterprise
   org add-member --org ORG_ID --email E --role admin|member
   key create --email E --name N [--permissions all|p1,p2,...] [--test] [--org ORG_ID] [--ip CIDR,...]
@@ -77,6 +79,10 @@ const handlers: Record<string, Handler> = {
       (db) => accounts.createUser(db, clock, { email: str(v.email)!, password: str(v.password)!, plan: str(v.plan)! }),
       Boolean(v.json),
     );
+  },
+  'user set-password': async (args) => {
+    const v = parse(args, { email: { type: 'string' }, password: { type: 'string' } }, ['email', 'password']);
+    await withDatabase((db) => setPassword(db, clock, { email: str(v.email)!, password: str(v.password)! }), Boolean(v.json));
   },
   'org create': async (args) => {
     const v = parse(args, { name: { type: 'string' }, owner: { type: 'string' }, plan: { type: 'string' } }, ['name', 'owner', 'plan']);

@@ -21,7 +21,7 @@ import {
 import { ApiError } from '../http/errors.js';
 import type { RateLimitStore } from '../http/rate-limit/window.js';
 import type { Clock } from '../lib/clock.js';
-import { DASHBOARD_CSS } from './assets/dashboard.css.js';
+import { DASHBOARD_CSS, ICON_SVG } from './assets/dashboard.css.js';
 import { DASHBOARD_JS } from './assets/dashboard.js.js';
 import {
   cookieOptions,
@@ -141,6 +141,7 @@ export function dashboardRoutes(context: DashboardContext) {
       asset('/dashboard/assets/dashboard.css', 'text/css', DASHBOARD_CSS);
       asset('/dashboard/assets/dashboard.js', 'text/javascript', DASHBOARD_JS);
       asset('/dashboard/assets/htmx.min.js', 'text/javascript', htmx);
+      asset('/dashboard/assets/icon.svg', 'image/svg+xml', ICON_SVG);
     });
 
     app.register(

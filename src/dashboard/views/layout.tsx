@@ -29,6 +29,7 @@ function Document({ title, csrf, bodyClass, children }: { title: string; csrf: s
         <meta name="color-scheme" content="light dark" />
         <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{`${title} · tagsvc`}</title>
+        <link rel="icon" href="/dashboard/assets/icon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/htmx.min.js" defer></script>
         <script src="/dashboard/assets/dashboard.js" defer></script>
