@@ -54,10 +54,10 @@ p { margin: 0 0 1rem; }
   background: var(--accent-soft); color: var(--accent); border: 1px solid color-mix(in srgb, var(--accent) 35%, transparent); }
 .badge-free { background: transparent; color: var(--muted); border-color: var(--line); }
 
-.code { position: relative; margin: 0 0 1rem; }
-.code pre { margin: 0; padding: 0.85rem 1rem; padding-right: 4.5rem; background: var(--bg); border: 1px solid var(--line);
-  border-radius: 8px; overflow-x: auto; font-size: 0.85rem; }
-.code .copy { position: absolute; top: 0.45rem; right: 0.45rem; }
+.code { display: flex; gap: 0.5rem; align-items: flex-start; margin: 0 0 1rem; }
+.code pre { flex: 1 1 auto; min-width: 0; margin: 0; padding: 0.75rem 1rem; background: var(--bg); border: 1px solid var(--line);
+  border-radius: 8px; font-size: 0.85rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+.code .copy { flex: none; }
 
 .solo { display: flex; min-height: 100vh; }
 .solo-main { width: 100%; max-width: 26rem; margin: auto; padding: 2rem 1.25rem; }
@@ -84,7 +84,7 @@ p { margin: 0 0 1rem; }
 .button-quiet { background: transparent; color: var(--fg); border-color: var(--line); padding: 0.35rem 0.8rem; min-height: 2.25rem;
   font-size: 0.9rem; }
 .button-quiet:hover { background: var(--bg); }
-.card .stack .button-primary { width: auto; justify-self: start; }
+.content .stack .button-primary { width: auto; justify-self: start; }
 
 .alert { border-radius: 8px; padding: 0.75rem 1rem; margin: 0 0 1rem; border-left: 4px solid; }
 .alert-error { background: var(--error-soft); border-color: var(--error); }
