@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
-import { CookieJar, csrfOf, get, post, watchConsole } from './support.js';
+import { CookieJar, csrfOf, get, post, submitNewAccount, watchConsole } from './support.js';
 
 /** First run: with no account yet, the dashboard offers to create the instance owner. */
 describe('dashboard first run', () => {
@@ -23,17 +23,13 @@ describe('dashboard first run', () => {
     await expectAccessible(page);
 
     // Mismatched confirmation: nothing is created, the email stays filled in.
-    await page.getByLabel('Email').fill('Owner@Example.com');
-    await page.getByLabel('Password', { exact: true }).fill('owner password 1');
-    await page.getByLabel('Confirm password').fill('something else');
-    await page.getByRole('button', { name: 'Create account' }).click();
+    await submitNewAccount(page, 'Owner@Example.com', 'owner password 1', 'something else');
     await expect(page.getByText('The two passwords do not match.').isVisible()).resolves.toBe(true);
     expect(await t.database.db.selectFrom('users').select('id').execute()).toEqual([]);
     await expectAccessible(page);
 
-    await page.getByLabel('Password', { exact: true }).fill('owner password 1');
-    await page.getByLabel('Confirm password').fill('owner password 1');
-    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page.getByLabel('Email').inputValue()).resolves.toBe('Owner@Example.com');
+    await submitNewAccount(page, 'Owner@Example.com', 'owner password 1');
     await page.waitForURL(`${t.baseUrl}/dashboard`);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Home');
     const banner = page.getByRole('banner');

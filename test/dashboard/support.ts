@@ -77,6 +77,14 @@ export async function isSignedIn(t: TestApp, jar: CookieJar): Promise<boolean> {
   return false;
 }
 
+/** Fills the first-run or sign-up form and sends it. */
+export async function submitNewAccount(page: Page, email: string, password: string, confirm = password): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(confirm);
+  await page.getByRole('button', { name: 'Create account' }).click();
+}
+
 /** Signs in through the browser's form. */
 export async function signInBrowser(page: Page, baseUrl: string, email: string, password = PASSWORD): Promise<void> {
   await page.goto(`${baseUrl}/dashboard/login`);

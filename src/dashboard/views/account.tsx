@@ -1,5 +1,5 @@
-import { Alert, CsrfField, Field, SubmitButton } from './forms.js';
-import { PlanBadge, renderAppPage, type PageContext } from './layout.js';
+import { Alert, CsrfField, Field, NewPasswordFields, SubmitButton } from './forms.js';
+import { AccountFacts, renderAppPage, type PageContext } from './layout.js';
 import type { SignedInUser } from '../../features/sessions/index.js';
 
 export interface PasswordFormState {
@@ -18,18 +18,7 @@ export function renderAccount(context: PageContext & { user: SignedInUser }, sta
       <div class="grid">
         <section class="card" aria-labelledby="profile-heading">
           <h2 id="profile-heading">Profile</h2>
-          <dl class="facts">
-            <div>
-              <dt>Email</dt>
-              <dd>{context.user.email}</dd>
-            </div>
-            <div>
-              <dt>Plan</dt>
-              <dd>
-                <PlanBadge plan={context.user.plan} />
-              </dd>
-            </div>
-          </dl>
+          <AccountFacts user={context.user} />
         </section>
         <section class="card" aria-labelledby="password-heading">
           <h2 id="password-heading">Change password</h2>
@@ -45,15 +34,7 @@ export function renderAccount(context: PageContext & { user: SignedInUser }, sta
               autocomplete="current-password"
               error={errors.current_password}
             />
-            <Field
-              name="new_password"
-              label="New password"
-              type="password"
-              autocomplete="new-password"
-              hint="At least 8 characters."
-              error={errors.new_password}
-            />
-            <Field name="confirm" label="Confirm new password" type="password" autocomplete="new-password" error={errors.confirm} />
+            <NewPasswordFields name="new_password" label="New password" errors={errors} />
             <SubmitButton>Change password</SubmitButton>
           </form>
         </section>

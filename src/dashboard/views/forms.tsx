@@ -70,3 +70,22 @@ export function SubmitButton({ children }: { children: ComponentChildren }) {
     </button>
   );
 }
+
+/** A new password and its confirmation (the confirmation field is always named `confirm`). */
+export function NewPasswordFields({ name, label, errors }: { name: string; label: string; errors: Record<string, string> }) {
+  return (
+    <>
+      <Field name={name} label={label} type="password" autocomplete="new-password" hint="At least 8 characters." error={errors[name]} />
+      <Field name="confirm" label={`Confirm ${label.toLowerCase()}`} type="password" autocomplete="new-password" error={errors.confirm} />
+    </>
+  );
+}
+
+/** Copies the text of the element with id `target` (dashboard.js); hidden until that script runs. */
+export function CopyButton({ target }: { target: string }) {
+  return (
+    <button type="button" class="button button-quiet copy" data-copy={target} hidden>
+      Copy
+    </button>
+  );
+}

@@ -1,14 +1,6 @@
-import { PlanBadge, renderAppPage, type PageContext } from './layout.js';
+import { CopyButton } from './forms.js';
+import { AccountFacts, renderAppPage, type PageContext } from './layout.js';
 import type { SignedInUser } from '../../features/sessions/index.js';
-
-function CopyButton({ target }: { target: string }) {
-  // Hidden until dashboard.js runs: without JavaScript there is nothing to copy with.
-  return (
-    <button type="button" class="button button-quiet copy" data-copy={target} hidden>
-      Copy
-    </button>
-  );
-}
 
 export function renderHome(context: PageContext & { user: SignedInUser }): string {
   const { user } = context;
@@ -21,24 +13,14 @@ export function renderHome(context: PageContext & { user: SignedInUser }): strin
       <div class="grid">
         <section class="card" aria-labelledby="account-heading">
           <h2 id="account-heading">Your account</h2>
-          <dl class="facts">
-            <div>
-              <dt>Email</dt>
-              <dd>{user.email}</dd>
-            </div>
-            <div>
-              <dt>Plan</dt>
-              <dd>
-                <PlanBadge plan={user.plan} />
-              </dd>
-            </div>
+          <AccountFacts user={user}>
             {user.isOwner && (
               <div>
                 <dt>Role</dt>
                 <dd>Owner of this instance</dd>
               </div>
             )}
-          </dl>
+          </AccountFacts>
           <p>
             <a href="/dashboard/account">Change your password</a>
           </p>

@@ -57,6 +57,25 @@ export function PlanBadge({ plan }: { plan: string }) {
   return <span class={`badge badge-${plan}`}>{plan[0]!.toUpperCase() + plan.slice(1)}</span>;
 }
 
+/** The signed-in account's email and plan, as a list of facts. */
+export function AccountFacts({ user, children }: { user: SignedInUser; children?: ComponentChildren }) {
+  return (
+    <dl class="facts">
+      <div>
+        <dt>Email</dt>
+        <dd>{user.email}</dd>
+      </div>
+      <div>
+        <dt>Plan</dt>
+        <dd>
+          <PlanBadge plan={user.plan} />
+        </dd>
+      </div>
+      {children}
+    </dl>
+  );
+}
+
 function Nav({ path }: { path: string }) {
   return (
     <nav class="nav" aria-label="Dashboard">

@@ -1,4 +1,4 @@
-import { Alert, CsrfField, Field, SubmitButton } from './forms.js';
+import { Alert, CsrfField, Field, NewPasswordFields, SubmitButton } from './forms.js';
 import { renderCardPage } from './layout.js';
 
 /** The signed-out screens: sign-in, first-run setup and sign-up. Each re-renders with its error. */
@@ -36,20 +36,18 @@ export function renderSignIn(state: FormState & { signupOpen: boolean; notice?: 
   );
 }
 
-function NewAccountFields({ state }: { state: FormState }) {
+/** The form of a new account: email, password and confirmation (first-run setup and sign-up). */
+function NewAccountForm({ action, state }: { action: string; state: FormState }) {
   const errors = state.fieldErrors ?? {};
   return (
     <>
-      <Field name="email" label="Email" type="email" autocomplete="username" value={state.email} error={errors.email} autofocus />
-      <Field
-        name="password"
-        label="Password"
-        type="password"
-        autocomplete="new-password"
-        hint="At least 8 characters."
-        error={errors.password}
-      />
-      <Field name="confirm" label="Confirm password" type="password" autocomplete="new-password" error={errors.confirm} />
+      {state.error && <Alert kind="error">{state.error}</Alert>}
+      <form method="post" action={action} class="stack">
+        <CsrfField token={state.csrf} />
+        <Field name="email" label="Email" type="email" autocomplete="username" value={state.email} error={errors.email} autofocus />
+        <NewPasswordFields name="password" label="Password" errors={errors} />
+        <SubmitButton>Create account</SubmitButton>
+      </form>
     </>
   );
 }
@@ -63,12 +61,7 @@ export function renderSetup(state: FormState): string {
       <p class="lead">
         Create the first account. It becomes the owner of this instance, on the Enterprise plan, and you are signed in right away.
       </p>
-      {state.error && <Alert kind="error">{state.error}</Alert>}
-      <form method="post" action="/dashboard/setup" class="stack">
-        <CsrfField token={state.csrf} />
-        <NewAccountFields state={state} />
-        <SubmitButton>Create account</SubmitButton>
-      </form>
+      <NewAccountForm action="/dashboard/setup" state={state} />
     </>,
   );
 }
@@ -80,12 +73,7 @@ export function renderSignUp(state: FormState): string {
     <>
       <h1>Create an account</h1>
       <p class="lead">Start publishing tags: pages with short addresses and QR codes.</p>
-      {state.error && <Alert kind="error">{state.error}</Alert>}
-      <form method="post" action="/dashboard/signup" class="stack">
-        <CsrfField token={state.csrf} />
-        <NewAccountFields state={state} />
-        <SubmitButton>Create account</SubmitButton>
-      </form>
+      <NewAccountForm action="/dashboard/signup" state={state} />
       <p class="switch">
         Already have an account? <a href="/dashboard/login">Sign in</a>
       </p>
