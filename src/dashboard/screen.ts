@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/sessions/index.js';
+import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/sessions/index.js';
 import type { RateLimitStore } from '../http/rate-limit/window.js';
 import type { Clock } from '../lib/clock.js';
 import { cookieOptions, csrfToken, securityHeaders, setCookie } from './security.js';
@@ -90,8 +90,18 @@ export function requireUser(request: FastifyRequest, reply: FastifyReply): Signe
   return undefined;
 }
 
-/** Starts a new session for the user (a new token, whatever the browser had) and goes on to `location`. */
-export async function signInAndRedirect(context: ScreenContext, reply: FastifyReply, userId: string, location: string) {
+/**
+ * Starts a new session for the user (a new token, whatever the browser had; a session the
+ * browser was still signed in with ends) and goes on to `location`.
+ */
+export async function signInAndRedirect(
+  context: ScreenContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+  location: string,
+) {
+  if (request.dashboard.user) await endSession(context.db, request.dashboard.user.sessionId);
   const { token } = await startSession(context.db, context.clock, userId);
   setCookie(reply, SESSION_COOKIE, token, cookieOptions(context.secure, SESSION_ABSOLUTE_MS / 1000));
   return seeOther(reply, location);

@@ -73,5 +73,5 @@ export function isSameOrigin(request: FastifyRequest, publicOrigin: string): boo
   const referer = request.headers.referer;
   const claimed = origin !== undefined ? originOf(origin) : referer !== undefined ? originOf(referer) : undefined;
   if (claimed === undefined) return false;
-  return claimed === publicOrigin || claimed === `${request.protocol}://${request.host}`;
+  return claimed === publicOrigin || claimed === originOf(`${request.protocol}://${request.host}`);
 }

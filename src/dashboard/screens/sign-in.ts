@@ -48,7 +48,7 @@ export const signInScreens: Screen = (app, context) => {
       await throttle.recordFailure(request.ip, email);
       return html(reply, 401, renderSignIn({ ...form, error: WRONG_CREDENTIALS }));
     }
-    return signInAndRedirect(context, reply, userId, '/dashboard');
+    return signInAndRedirect(context, request, reply, userId, '/dashboard');
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
@@ -65,7 +65,7 @@ export const signInScreens: Screen = (app, context) => {
     try {
       const user = await createFirstAccount(db, clock, input);
       context.markSetUp();
-      return await signInAndRedirect(context, reply, user.id, '/dashboard');
+      return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
     } catch (error) {
       if (error instanceof ApiError && error.code === 'forbidden') return seeOther(reply, '/dashboard/login');
       const fieldErrors = accountErrors(error);
@@ -92,7 +92,7 @@ export const signInScreens: Screen = (app, context) => {
     try {
       const user = await signUp(db, clock, { ...input, plan: config.signupPlan });
       context.markSetUp();
-      return await signInAndRedirect(context, reply, user.id, '/dashboard');
+      return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
     } catch (error) {
       const fieldErrors = accountErrors(error);
       if (!fieldErrors) throw error;

@@ -23,8 +23,9 @@ export function renderSignIn(state: FormState & { signupOpen: boolean; notice?: 
       {state.error && <Alert kind="error">{state.error}</Alert>}
       <form method="post" action="/dashboard/login" class="stack">
         <CsrfField token={state.csrf} />
-        <Field name="email" label="Email" type="email" autocomplete="username" value={state.email} autofocus />
-        <Field name="password" label="Password" type="password" autocomplete="current-password" />
+        {/* After a failed attempt the email is filled in: the password is what to type next. */}
+        <Field name="email" label="Email" type="email" autocomplete="username" value={state.email} autofocus={!state.email} />
+        <Field name="password" label="Password" type="password" autocomplete="current-password" autofocus={!!state.email} />
         <SubmitButton>Sign in</SubmitButton>
       </form>
       {state.signupOpen && (
