@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../src/features/sessions/index.js';
 import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
@@ -26,6 +26,11 @@ describe('dashboard sign-in', () => {
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/login`);
     await expectAccessible(page);
     await signInBrowser(page, t.baseUrl, account.email);
+    // The keyboard's first stop is the skip link, which moves focus to the content.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
     await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).resolves.toEqual([
       'Home',
       'Account',
@@ -118,6 +123,39 @@ describe('dashboard sign-in', () => {
     expect(await isSignedIn(t, jar)).toBe(true);
     await t.database.db.updateTable('users').set({ disabled: 1 }).where('id', '=', other.userId).execute();
     expect(await isSignedIn(t, jar)).toBe(false);
+  });
+});
+
+describe('dashboard sign-in throttling shared through Redis', () => {
+  // Two instances on one Redis: failures counted by either count for both. A fresh client
+  // address and email keep this run's counters apart from any other run's.
+  const env = { REDIS_URL: 'redis://127.0.0.1:6379', TRUST_PROXY: 'loopback' };
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startTestApp({ env }), startTestApp({ env })]);
+    await Promise.all([createAccount(a), createAccount(b)]);
+  });
+  afterAll(() => Promise.all([a.close(), b.close()]));
+
+  it('refuses the 11th failure in a minute on whichever instance it reaches', async () => {
+    const address = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(256)}`;
+    const email = `guess-${randomBytes(6).toString('hex')}@example.com`;
+    const attempt = async (t: TestApp) => {
+      const jar = new CookieJar();
+      const form = await get(t, '/dashboard/login', jar);
+      return post(
+        t,
+        '/dashboard/login',
+        jar,
+        { _csrf: csrfOf(form), email, password: 'guess' },
+        { origin: t.baseUrl, 'x-forwarded-for': address },
+      );
+    };
+    for (let i = 0; i < 10; i++) expect((await attempt(i % 2 === 0 ? a : b)).status).toBe(401);
+    expect((await attempt(a)).status).toBe(429);
+    expect((await attempt(b)).status).toBe(429);
   });
 });
 
