@@ -47,6 +47,7 @@ p { margin: 0 0 1rem; }
 .card > :last-child { margin-bottom: 0; }
 .facts { margin: 0 0 1rem; display: grid; gap: 0.6rem; }
 .facts div { display: flex; justify-content: space-between; gap: 1rem; border-bottom: 1px solid var(--line); padding-bottom: 0.6rem; }
+.facts div:last-child { border-bottom: 0; padding-bottom: 0; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; text-align: right; overflow-wrap: anywhere; }
 
