@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { meRoutes, type KeyActor } from './features/accounts/index.js';
 import { analyticsRoutes, Tracker, ViewRecorder } from './features/analytics/index.js';
 import { fileRoutes, publicFileRoutes } from './features/files/index.js';
@@ -74,6 +75,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     enforceKeyLimits: config.rateLimits,
     multiplier: config.rateLimitMultiplier,
   });
+  await app.register(dashboardRoutes(services));
   const authenticator = new Authenticator(services, limiter);
   app.decorateRequest('actor', null as unknown as KeyActor);
   await app.register(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Plan } from './db/schema.js';
 import { parseCidr } from './lib/ip.js';
 
 export type TrustProxy = boolean | number | string[];
@@ -35,6 +36,10 @@ export interface Config {
   /** Deliveries per minute per webhook; the spec's 1000 by default. */
   webhookDeliveriesPerMinute: number;
   sandboxRetentionDays: number;
+  /** `open`: anyone may create an account at /dashboard/signup; `closed`: only the first-run setup and the CLI. */
+  signup: 'open' | 'closed';
+  /** The plan of accounts made by sign-up. */
+  signupPlan: Plan;
 }
 
 /** A setting that cannot be used; the message names the variable so the operator can fix it. */
@@ -175,6 +180,21 @@ function secretKey(env: Env, dataDir: string): string {
   return generated;
 }
 
+function signup(env: Env): 'open' | 'closed' {
+  const raw = read(env, 'SIGNUP')?.toLowerCase() ?? 'closed';
+  if (raw !== 'open' && raw !== 'closed') throw new ConfigError('SIGNUP', `expected open or closed, got "${raw}"`);
+  return raw;
+}
+
+const PLAN_NAMES: readonly string[] = ['free', 'pro', 'enterprise'] satisfies Plan[];
+const isPlan = (value: string): value is Plan => PLAN_NAMES.includes(value);
+
+function signupPlan(env: Env): Plan {
+  const raw = read(env, 'SIGNUP_PLAN')?.toLowerCase() ?? 'pro';
+  if (!isPlan(raw)) throw new ConfigError('SIGNUP_PLAN', `expected free, pro or enterprise, got "${raw}"`);
+  return raw;
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -206,6 +226,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: duration(env, 'WEBHOOK_TIMEOUT', '30s'),
     webhookDeliveriesPerMinute: integer(env, 'WEBHOOK_DELIVERIES_PER_MINUTE', 1000, 1, 10_000_000),
     sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
+    signup: signup(env),
+    signupPlan: signupPlan(env),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
   config.secretKey = secretKey(env, dataDir);

@@ -132,14 +132,16 @@ export async function captureResponse(baseUrl: string, request: LoadRequest): Pr
   const response = await fetch(new URL(request.path, baseUrl), {
     method: request.method,
     headers: request.headers,
-    body: request.body,
+    // A copy as a plain Uint8Array: with DOM types in the program (preact's JSX), a Buffer is not a BodyInit.
+    body: typeof request.body === 'string' || request.body === undefined ? request.body : Uint8Array.from(request.body),
     signal: AbortSignal.timeout(10_000),
   });
   const body = Buffer.from(await response.arrayBuffer());
   if (!response.ok) {
     throw new Error(`${request.method} ${request.path} answered ${response.status} before the run: ${body.toString('utf8').slice(0, 500)}`);
   }
-  const headers = Object.fromEntries(response.headers);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
   return { status: response.status, contentType: headers['content-type'] ?? 'application/octet-stream', headers, body };
 }
 

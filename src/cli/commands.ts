@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context.js';
 import { migrateToLatest, openDatabase } from '../db/database.js';
 import * as accounts from '../features/accounts/index.js';
 import { OPERATOR } from '../features/accounts/index.js';
+import { setPassword } from '../features/accounts/index.js';
 import { serve, work } from '../server.js';
 import { createServices } from '../services.js';
 import { printResult, UsageError } from './output.js';
@@ -20,6 +21,7 @@ export const USAGE = `Usage: tagsvc <command> [options]
   worker                         run only the background worker
   migrate                        bring the database schema up to date
   user create --email E --password P --plan free|pro|enterprise
+  user set-password --email E --password P   (signs the user out everywhere)
   org create --name N --owner EMAIL --plan pro|enterprise
   org add-member --org ORG_ID --email E --role admin|member
   key create --email E --name N [--permissions all|p1,p2,...] [--test] [--org ORG_ID] [--ip CIDR,...]
@@ -80,6 +82,10 @@ const handlers: Record<string, Handler> = {
       (ctx) => accounts.createUser(ctx, OPERATOR, { email: str(v.email)!, password: str(v.password)!, plan: str(v.plan)! }),
       Boolean(v.json),
     );
+  },
+  'user set-password': async (args) => {
+    const v = parse(args, { email: { type: 'string' }, password: { type: 'string' } }, ['email', 'password']);
+    await withServices((ctx) => setPassword(ctx, OPERATOR, { email: str(v.email)!, password: str(v.password)! }), Boolean(v.json));
   },
   'org create': async (args) => {
     const v = parse(args, { name: { type: 'string' }, owner: { type: 'string' }, plan: { type: 'string' } }, ['name', 'owner', 'plan']);

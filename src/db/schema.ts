@@ -18,6 +18,24 @@ export interface UsersTable {
   plan: Plan;
   created_at: string;
   updated_at: string;
+  /** 1 for the instance owner (the first-run account); at most one user has it. */
+  is_owner: Generated<number>;
+  /** 1 when the user may not sign in; their sessions stop working at once. */
+  disabled: Generated<number>;
+  last_sign_in_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A signed-in browser (dashboard). The token itself is never stored, only its SHA-256. */
+export interface SessionsTable {
+  id: string;
+  /** SHA-256 of the session token, hex. */
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  /** Moved forward at most once a minute; the idle expiry counts from it. */
+  last_seen_at: string;
+  /** The absolute end of the session, whatever its activity. */
+  expires_at: string;
 }
 
 export interface OrganizationsTable {
@@ -337,4 +355,5 @@ export interface Database {
   tag_monthly: TagMonthlyTable;
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
   pending_views: PendingViewsTable;
+  sessions: SessionsTable;
 }

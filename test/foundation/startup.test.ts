@@ -28,6 +28,8 @@ describe('startup configuration', () => {
     ['OUTBOUND_CA_FILE', '/etc/hostname'],
     ['RATE_LIMITS', 'sometimes'],
     ['RATE_LIMIT_MULTIPLIER', '0'],
+    ['SIGNUP', 'sometimes'],
+    ['SIGNUP_PLAN', 'platinum'],
   ])('stops with one line naming %s=%s', async (variable, value) => {
     const result = await runCli(['serve'], { DATA_DIR: dataDir, [variable]: value });
     expect(result.code).toBe(1);

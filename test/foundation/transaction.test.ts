@@ -43,7 +43,6 @@ describe('transaction() and afterCommit', () => {
   });
 
   it('refuses a transaction opened around it, whose commit it cannot see', async () => {
-    // eslint-disable-next-line no-restricted-syntax -- the very thing the rule keeps out of src/
     await expect(t.services.db.transaction().execute((trx) => afterCommit(trx, () => undefined))).rejects.toThrow('transaction()');
   });
 });

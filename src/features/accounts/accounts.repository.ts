@@ -1,3 +1,4 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, OrgRole, UsersTable } from '../../db/schema.js';
 import { afterCommit } from '../../db/transaction.js';
@@ -5,7 +6,7 @@ import { announceChange } from '../../perf/exact-cache.js';
 
 /** All SQL for users, organizations and API keys. */
 
-export function insertUser(db: Db, user: UsersTable) {
+export function insertUser(db: Db, user: Insertable<UsersTable>) {
   return db.insertInto('users').values(user).execute();
 }
 

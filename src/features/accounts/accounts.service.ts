@@ -38,16 +38,31 @@ async function requireUser(db: Db, email: string) {
   return user;
 }
 
-export async function createUser(ctx: ServiceContext, actor: AccountActor, input: { email: string; password: string; plan: string }) {
+/** The one password rule, for new accounts and changed passwords alike. */
+export function requireNewPassword(password: string, field = 'password'): void {
+  if (password.length < 8) throw validationError(field, 'password must be at least 8 characters');
+  // scrypt's cost grows with the input; nobody types more than this.
+  if (password.length > 1024) throw validationError(field, 'password must be at most 1024 characters');
+}
+
+/**
+ * The operator creates accounts (the command line, and sign-up and first-run setup, which
+ * decide for themselves who may). `owner` marks the instance owner; the database allows one.
+ */
+export async function createUser(
+  ctx: ServiceContext,
+  actor: AccountActor,
+  input: { email: string; password: string; plan: string; owner?: boolean },
+) {
   requireOperator(actor);
   const { db, clock } = ctx;
   const email = normalizeEmail(input.email);
-  if (input.password.length < 8) throw validationError('password', 'password must be at least 8 characters');
+  requireNewPassword(input.password);
   const plan = requirePlan(input.plan);
   if (await repo.findUserByEmail(db, email)) throw validationError('email', `a user with email ${email} already exists`);
   const now = isoNow(clock);
   const user = { id: newId('usr'), email, password_hash: await hashPassword(input.password), plan, created_at: now, updated_at: now };
-  await repo.insertUser(db, user);
+  await repo.insertUser(db, { ...user, is_owner: input.owner ? 1 : 0 });
   return { id: user.id, email, plan, created_at: now };
 }
 

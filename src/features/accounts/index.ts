@@ -6,3 +6,23 @@ export { meRoutes } from './me.routes.js';
 export { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 export { ENDPOINT_LIMITS_PER_MINUTE, isPlan, PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans.js';
 export { countCreatedInScope, inScope, isInScope, requireAccess, scopeOf, type Scope } from './scope.js';
+export {
+  ALREADY_SET_UP,
+  changePassword,
+  createFirstAccount,
+  endSession,
+  findSignedInUser,
+  hasAnyUser,
+  mayReadTag,
+  mayReadTagPage,
+  sessionTokenFromCookies,
+  SESSION_ABSOLUTE_MS,
+  SESSION_COOKIE,
+  SESSION_IDLE_MS,
+  setPassword,
+  signUp,
+  startSession,
+  verifyCredentials,
+  type ReadableTag,
+  type SignedInUser,
+} from './sessions.js';

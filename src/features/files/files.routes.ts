@@ -16,6 +16,7 @@ import { fileTooLarge } from './ingest.js';
 import { contentDisposition, downloadName, requireValidDescription, requireValidName } from './names.js';
 import { sendFile, type Sendable } from '../../http/send-file.js';
 import { sweepStaleTemp } from '../../lib/blob-storage.js';
+import { mayReadTagPage } from '../accounts/index.js';
 
 const binary = (description: string) => ({
   description,
@@ -324,12 +325,15 @@ export function publicFileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox
       async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
         const { shortId, fileId } = request.params;
         const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx, shortId) : undefined;
-        const file = await files.publicImage(ctx, tag, fileId);
+        // The images of a page show to whoever may see the page (sessions' rule), no one else.
+        const readable = tag !== undefined && (await mayReadTagPage(ctx, request.headers.cookie, tag));
+        const file = readable ? await files.pageImage(ctx, tag, fileId) : undefined;
         if (!file) throw new ApiError('not_found', 'Not found');
         return sendFile(request, reply, blobOf(ctx, file), {
           'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type)),
-          // Short: a tag made private stops being served by caches soon after.
-          'cache-control': 'public, max-age=300',
+          // Short: a tag made private stops being served by caches soon after. A non-public
+          // tag's images are one viewer's, never for a shared cache.
+          'cache-control': tag!.read_permission === 'public' ? 'public, max-age=300' : 'private, no-store',
         });
       },
     );

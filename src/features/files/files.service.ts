@@ -366,9 +366,8 @@ export async function recordDownload(ctx: ServiceContext, fileId: string): Promi
   await repo.incrementDownloadCount(ctx.db, fileId);
 }
 
-/** An image file of a public tag, for its public page; undefined → 404. */
-export async function publicImage(ctx: ServiceContext, tag: TagRow | undefined, fileId: string): Promise<repo.FileRow | undefined> {
-  if (!tag || tag.read_permission !== 'public') return undefined;
+/** An image file of a tag, for the tag's page; the caller has decided the viewer may see the page. undefined → 404. */
+export async function pageImage(ctx: ServiceContext, tag: TagRow, fileId: string): Promise<repo.FileRow | undefined> {
   const file = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
   if (!file || file.tag_id !== tag.id || !isTransformable(file.mime_type)) return undefined;
   return file;

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
 import type { Tracker } from '../analytics/index.js';
+import { mayReadTagPage } from '../accounts/index.js';
 import { findTag, type Block, type TagRow } from '../tags/index.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
@@ -18,7 +19,7 @@ const PAGE_CSP =
 
 const SHORT_ID = /^[A-Za-z0-9]{8}$/;
 
-function pageHeaders(reply: FastifyReply): FastifyReply {
+function pageHeaders(reply: FastifyReply, cacheControl = 'no-store'): FastifyReply {
   return (
     reply
       .type('text/html; charset=utf-8')
@@ -26,13 +27,15 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'strict-origin-when-cross-origin')
       // Every view must reach the server to be counted.
-      .header('cache-control', 'no-store')
+      .header('cache-control', cacheControl)
   );
 }
 
 /**
  * The public page of each tag: /t/{short_id} (direct or referred visits) and /s/{short_id}
- * (the address in the QR code). Private and organization tags answer 404 to the public.
+ * (the address in the QR code). A private tag's page shows only to its owner, an organization
+ * tag's only to the organization's members, signed in to the dashboard; everyone else gets the
+ * very 404 of a tag that does not exist.
  */
 export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPluginAsyncTypebox {
   // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
@@ -51,13 +54,16 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
     return html;
   }
 
-  /** A public tag's page, counted as a view (GET only: HEAD is not a visit). */
+  /** A tag's page, counted as a view (GET only: HEAD is not a visit). */
   async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
     const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
-    if (tag?.read_permission !== 'public') return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
+    if (!tag || !(await mayReadTagPage(ctx, request.headers.cookie, tag))) return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
     const html = renderedPage(tag);
     const token = request.method === 'GET' ? await tracker.recordView(request, reply, tag, scan) : undefined;
-    return pageHeaders(reply).code(200).send(withBeacon(html, token));
+    // A page shown to one signed-in viewer must never be kept by a shared cache.
+    return pageHeaders(reply, tag.read_permission === 'public' ? 'no-store' : 'private, no-store')
+      .code(200)
+      .send(withBeacon(html, token));
   }
 
   return async (app) => {

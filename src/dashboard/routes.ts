@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import formbody from '@fastify/formbody';
+import { parse as parseCookies } from 'cookie';
+import type { FastifyInstance } from 'fastify';
+import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accounts/index.js';
+import { ApiError } from '../errors.js';
+import { DASHBOARD_CSS, ICON_SVG } from './assets/dashboard.css.js';
+import { DASHBOARD_JS } from './assets/dashboard.js.js';
+import type { ServiceContext } from '../context.js';
+import { csrfFor, field, html, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
+import { accountScreen } from './screens/account.js';
+import { homeScreen } from './screens/home.js';
+import { signInScreens } from './screens/sign-in.js';
+import { cookieOptions, CSRF_COOKIE, csrfTokenMatches, isSameOrigin, newPreSessionValue, setCookie } from './security.js';
+import { SignInThrottle } from './throttle.js';
+import { CSRF_FIELD } from './views/forms.js';
+import { renderMessage } from './views/message.js';
+
+/** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
+const SCREENS: Screen[] = [signInScreens, homeScreen, accountScreen];
+
+const HTMX_FILE = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/**
+ * The dashboard under /dashboard: server-rendered pages, plain forms (htmx and dashboard.js only
+ * enhance), sessions in the database.
+ */
+export function dashboardRoutes(dashboard: ServiceContext) {
+  const { clock, config } = dashboard;
+  const publicOrigin = new URL(config.publicBaseUrl).origin;
+  // Accounts are never all removed, so once one exists the first-run check is over for good.
+  let setUp = false;
+  const context: ScreenContext = {
+    ...dashboard,
+    throttle: new SignInThrottle(dashboard.limits, clock),
+    secure: config.publicBaseUrl.startsWith('https:'),
+    isSetUp: async () => (setUp ||= await hasAnyUser(dashboard)),
+    markSetUp: () => {
+      setUp = true;
+    },
+  };
+  const htmx = readFileSync(HTMX_FILE, 'utf8');
+
+  return async (app: FastifyInstance) => {
+    app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard', 302));
+
+    // Assets need no session: registered beside the pages, outside their hooks.
+    app.register(async (assets) => {
+      const asset = (path: string, type: string, body: string) =>
+        assets.get(path, { schema: { hide: true } }, (_request, reply) =>
+          reply
+            .type(`${type}; charset=utf-8`)
+            .header('x-content-type-options', 'nosniff')
+            .header('cache-control', 'public, max-age=3600')
+            .send(body),
+        );
+      asset('/dashboard/assets/dashboard.css', 'text/css', DASHBOARD_CSS);
+      asset('/dashboard/assets/dashboard.js', 'text/javascript', DASHBOARD_JS);
+      asset('/dashboard/assets/htmx.min.js', 'text/javascript', htmx);
+      asset('/dashboard/assets/icon.svg', 'image/svg+xml', ICON_SVG);
+    });
+
+    app.register(
+      async (pages) => {
+        await pages.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+        pages.decorateRequest('dashboard', null as unknown as DashboardRequestState);
+
+        pages.addHook('onRequest', async (request, reply) => {
+          const cookies = parseCookies(request.headers.cookie ?? '');
+          const sessionToken = cookies[SESSION_COOKIE];
+          const user = await findSignedInUser(dashboard, sessionToken);
+          let binding = user ? sessionToken : cookies[CSRF_COOKIE];
+          if (!binding && request.method === 'GET') {
+            binding = newPreSessionValue();
+            setCookie(reply, CSRF_COOKIE, binding, cookieOptions(context.secure));
+          }
+          request.dashboard = { user, binding };
+        });
+
+        // Every POST: same origin and the form token, checked before anything is read or changed.
+        pages.addHook('preHandler', async (request, reply) => {
+          if (request.method !== 'POST') return;
+          const token = field(request.body, CSRF_FIELD) || request.headers['x-csrf-token'];
+          if (isSameOrigin(request, publicOrigin) && csrfTokenMatches(config.secretKey, request.dashboard.binding, token)) return;
+          return html(
+            reply,
+            403,
+            renderMessage(
+              csrfFor(context, request),
+              'Request refused',
+              'This form was expired or was sent from another site, so nothing was changed. Go back, reload the page and try again.',
+            ),
+          );
+        });
+
+        pages.setNotFoundHandler((request, reply) =>
+          html(reply, 404, renderMessage(csrfFor(context, request), 'Page not found', 'There is no dashboard page at this address.')),
+        );
+
+        pages.setErrorHandler((error, request, reply) => {
+          const status = error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500);
+          if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+          const text =
+            status < 500
+              ? 'The form could not be read. Go back and try again.'
+              : 'Something went wrong on our side. Please try again in a moment.';
+          const title = status < 500 ? 'Request not accepted' : 'Something went wrong';
+          return html(reply, status >= 400 ? status : 500, renderMessage(request.dashboard ? csrfFor(context, request) : '', title, text));
+        });
+
+        for (const screen of SCREENS) screen(pages, context);
+      },
+      { prefix: '/dashboard' },
+    );
+  };
+}

@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/accounts/index.js';
+import { cookieOptions, csrfToken, securityHeaders, setCookie } from './security.js';
+import type { SignInThrottle } from './throttle.js';
+import type { PageContext } from './views/layout.js';
+
+/**
+ * What every screen of the dashboard builds on. A screen is a function that registers its
+ * routes (paths relative to /dashboard) on the dashboard's scope, where the session and CSRF
+ * hooks already ran: `request.dashboard.user` is the signed-in user, and a POST handler runs
+ * only for a same-origin request with this browser's form token.
+ */
+export type Screen = (app: FastifyInstance, context: ScreenContext) => void;
+
+export interface ScreenContext extends ServiceContext {
+  throttle: SignInThrottle;
+  /** Whether cookies get Secure (PUBLIC_BASE_URL is https). */
+  secure: boolean;
+  /** Whether any account exists; until one does, the dashboard offers the first-run setup. */
+  isSetUp(): Promise<boolean>;
+  markSetUp(): void;
+}
+
+/** What the dashboard knows about a request once its cookies are read. */
+export interface DashboardRequestState {
+  /** The signed-in user, or undefined: pages that need one redirect to sign-in without it. */
+  user: SignedInUser | undefined;
+  /** The value the form token is bound to: the session token, else the pre-session cookie. */
+  binding: string | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboard: DashboardRequestState;
+  }
+}
+
+/** This browser's form token, for the forms and htmx requests of the page being rendered. */
+export function csrfFor(context: ScreenContext, request: FastifyRequest): string {
+  return request.dashboard.binding ? csrfToken(context.config.secretKey, request.dashboard.binding) : '';
+}
+
+/** What the layout needs: the form token and the path (the current nav item). */
+export function pageContext(context: ScreenContext, request: FastifyRequest): PageContext {
+  return { csrf: csrfFor(context, request), path: request.url.split('?')[0]! };
+}
+
+/** A form field as text; absent or repeated fields count as empty. */
+export function field(body: unknown, name: string): string {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** A query parameter as text, or undefined. */
+export function queryParam(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A service's message as a sentence for the page: capitalised, with its full stop. */
+export function sentence(message: string): string {
+  return message[0]!.toUpperCase() + message.slice(1) + (message.endsWith('.') ? '' : '.');
+}
+
+export function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return securityHeaders(reply).code(status).type('text/html; charset=utf-8').send(body);
+}
+
+/** After a successful POST: a GET of the next page, so reloading does not submit again. */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return securityHeaders(reply).redirect(location, 303);
+}
+
+/** The signed-in user; without one, answers with a redirect to sign-in and returns undefined. */
+export function requireUser(request: FastifyRequest, reply: FastifyReply): SignedInUser | undefined {
+  if (request.dashboard.user) return request.dashboard.user;
+  void seeOther(reply, '/dashboard/login');
+  return undefined;
+}
+
+/**
+ * Starts a new session for the user (a new token, whatever the browser had; a session the
+ * browser was still signed in with ends) and goes on to `location`.
+ */
+export async function signInAndRedirect(
+  context: ScreenContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+  location: string,
+) {
+  if (request.dashboard.user) await endSession(context, request.dashboard.user.sessionId);
+  const { token } = await startSession(context, userId);
+  setCookie(reply, SESSION_COOKIE, token, cookieOptions(context.secure, SESSION_ABSOLUTE_MS / 1000));
+  return seeOther(reply, location);
+}

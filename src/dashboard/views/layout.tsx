@@ -1,0 +1,146 @@
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { SignedInUser } from '../../features/accounts/index.js';
+import { CsrfField } from './forms.js';
+
+/** htmx may not inject its indicator <style> (the CSP forbids inline styles) nor evaluate code. */
+const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false });
+
+/** Every dashboard page that exists, in nav order; a new screen adds its entry here. */
+export const NAV_ITEMS = [
+  { href: '/dashboard', label: 'Home' },
+  { href: '/dashboard/account', label: 'Account' },
+] as const;
+
+export interface PageContext {
+  /** The form token of this browser (see security.ts); every form and htmx request sends it. */
+  csrf: string;
+  user?: SignedInUser;
+  /** The request's path, to mark the current nav item. */
+  path: string;
+}
+
+function Document({ title, csrf, bodyClass, children }: { title: string; csrf: string; bodyClass: string; children: ComponentChildren }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <meta name="htmx-config" content={HTMX_CONFIG} />
+        <title>{`${title} · tagsvc`}</title>
+        <link rel="icon" href="/dashboard/assets/icon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
+        <script src="/dashboard/assets/htmx.min.js" defer></script>
+        <script src="/dashboard/assets/dashboard.js" defer></script>
+      </head>
+      <body class={bodyClass} hx-headers={JSON.stringify({ 'x-csrf-token': csrf })}>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        {children}
+      </body>
+    </html>
+  );
+}
+
+function Brand() {
+  return (
+    <a class="brand" href="/dashboard">
+      <span class="brand-mark" aria-hidden="true"></span>
+      tagsvc
+    </a>
+  );
+}
+
+export function PlanBadge({ plan }: { plan: string }) {
+  return <span class={`badge badge-${plan}`}>{plan[0]!.toUpperCase() + plan.slice(1)}</span>;
+}
+
+/** The signed-in account's email and plan, as a list of facts. */
+export function AccountFacts({ user, children }: { user: SignedInUser; children?: ComponentChildren }) {
+  return (
+    <dl class="facts">
+      <div>
+        <dt>Email</dt>
+        <dd>{user.email}</dd>
+      </div>
+      <div>
+        <dt>Plan</dt>
+        <dd>
+          <PlanBadge plan={user.plan} />
+        </dd>
+      </div>
+      {children}
+    </dl>
+  );
+}
+
+function Nav({ path }: { path: string }) {
+  return (
+    <nav class="nav" aria-label="Dashboard">
+      <ul>
+        {NAV_ITEMS.map((item) => (
+          <li key={item.href}>
+            <a href={item.href} aria-current={path === item.href ? 'page' : undefined}>
+              {item.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function SignOut({ csrf }: { csrf: string }) {
+  return (
+    <form method="post" action="/dashboard/logout" class="sign-out">
+      <CsrfField token={csrf} />
+      <button type="submit" class="button button-quiet">
+        Sign out
+      </button>
+    </form>
+  );
+}
+
+/** A page of the signed-in dashboard: header with nav, account and Sign out, then the content. */
+export function renderAppPage(context: PageContext & { user: SignedInUser }, title: string, content: ComponentChildren): string {
+  return page(
+    <Document title={title} csrf={context.csrf} bodyClass="app">
+      <header class="topbar">
+        <div class="topbar-inner">
+          <Brand />
+          <Nav path={context.path} />
+          <div class="account">
+            <span class="account-email" title={context.user.email}>
+              {context.user.email}
+            </span>
+            <PlanBadge plan={context.user.plan} />
+            <SignOut csrf={context.csrf} />
+          </div>
+        </div>
+      </header>
+      <main id="main" class="content" tabindex={-1}>
+        {content}
+      </main>
+    </Document>,
+  );
+}
+
+/** A page outside the signed-in area (sign-in, setup, sign-up, errors): one centred card. */
+export function renderCardPage(context: { csrf: string }, title: string, content: ComponentChildren): string {
+  return page(
+    <Document title={title} csrf={context.csrf} bodyClass="solo">
+      <main id="main" class="solo-main" tabindex={-1}>
+        <div class="solo-brand">
+          <Brand />
+        </div>
+        <div class="card solo-card">{content}</div>
+      </main>
+    </Document>,
+  );
+}
+
+function page(document: preact.JSX.Element): string {
+  return `<!doctype html>${renderToString(document)}`;
+}

@@ -1,0 +1,67 @@
+import type { Db } from '../../db/database.js';
+import type { SessionsTable } from '../../db/schema.js';
+
+/** All SQL of sign-in: sessions, and the user columns that signing in reads and writes. */
+
+export function insertSession(db: Db, session: SessionsTable) {
+  return db.insertInto('sessions').values(session).execute();
+}
+
+/** The session with what every signed-in request needs of its user, in one query. */
+export function findSessionByTokenHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id', 's.user_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.email', 'u.plan', 'u.is_owner', 'u.disabled'])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export function touchSession(db: Db, id: string, at: string) {
+  return db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
+}
+
+export function deleteSession(db: Db, id: string) {
+  return db.deleteFrom('sessions').where('id', '=', id).execute();
+}
+
+/** Ends every session of the user but `keepId` (the one making the change), if given. */
+export function deleteSessionsOfUser(db: Db, userId: string, keepId?: string) {
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (keepId !== undefined) query = query.where('id', '!=', keepId);
+  return query.execute();
+}
+
+export function deleteSessionsExpiredBefore(db: Db, at: string) {
+  return db.deleteFrom('sessions').where('expires_at', '<=', at).execute();
+}
+
+export function findUserForSignIn(db: Db, email: string) {
+  return db.selectFrom('users').select(['id', 'email', 'password_hash', 'disabled']).where('email', '=', email).executeTakeFirst();
+}
+
+export function findUserPasswordHash(db: Db, id: string) {
+  return db.selectFrom('users').select(['password_hash']).where('id', '=', id).executeTakeFirst();
+}
+
+export async function hasAnyUser(db: Db): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+export function updateUserPassword(db: Db, id: string, passwordHash: string, at: string) {
+  return db.updateTable('users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', id).execute();
+}
+
+export function recordSignIn(db: Db, id: string, at: string) {
+  return db.updateTable('users').set({ last_sign_in_at: at }).where('id', '=', id).execute();
+}
+
+export async function isOrganizationMember(db: Db, organizationId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('organization_members')
+    .select('user_id')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,181 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { parse as parseCookieHeader } from 'cookie';
+import type { ServiceContext } from '../../context.js';
+import type { ReadPermission } from '../../db/schema.js';
+import { ApiError, validationError } from '../../errors.js';
+import { isoNow } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { createUser, requireNewPassword } from './accounts.service.js';
+import { isOperator, OPERATOR, type AccountActor } from './actor.js';
+import type { Plan } from './plans.js';
+import * as repo from './sessions.repository.js';
+
+/**
+ * Dashboard sessions. A session ends at the first of: sign-out, IDLE_MS without a request,
+ * ABSOLUTE_MS after sign-in, a password change (every other session of the user), or the user
+ * being disabled. Every signed-in request reads its session from the database, so each of
+ * those takes effect at once on every instance.
+ */
+export const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
+export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60 * 1000;
+/** last_seen_at moves at most this often: idle expiry needs no write per request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export const SESSION_COOKIE = 'tagsvc_session';
+
+/** The account behind a dashboard request. */
+export interface SignedInUser {
+  sessionId: string;
+  userId: string;
+  email: string;
+  plan: Plan;
+  isOwner: boolean;
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The session token of a Cookie header, or undefined. */
+export function sessionTokenFromCookies(cookieHeader: string | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
+  return parseCookieHeader(cookieHeader)[SESSION_COOKIE] || undefined;
+}
+
+/** A new session with a new random token (sign-in rotates it: an old token never carries over). */
+export async function startSession(ctx: ServiceContext, userId: string): Promise<{ token: string; expiresAt: Date }> {
+  const { db, clock } = ctx;
+  const token = randomBytes(32).toString('base64url');
+  const now = clock.now();
+  const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
+  const at = now.toISOString();
+  await repo.deleteSessionsExpiredBefore(db, at);
+  await repo.insertSession(db, {
+    id: newId('ses'),
+    token_hash: hashToken(token),
+    user_id: userId,
+    created_at: at,
+    last_seen_at: at,
+    expires_at: expiresAt.toISOString(),
+  });
+  await repo.recordSignIn(db, userId, at);
+  return { token, expiresAt };
+}
+
+/** The user signed in with `token`, or undefined when it is unknown, expired or the user disabled. */
+export async function findSignedInUser(ctx: ServiceContext, token: string | undefined): Promise<SignedInUser | undefined> {
+  const { db, clock } = ctx;
+  // Tokens are 43 characters; anything much longer is not one, and is not worth hashing.
+  if (!token || token.length > 128) return undefined;
+  const row = await repo.findSessionByTokenHash(db, hashToken(token));
+  if (!row || row.disabled === 1) return undefined;
+  const nowMs = clock.now().getTime();
+  const lastSeenMs = Date.parse(row.last_seen_at);
+  if (nowMs >= Date.parse(row.expires_at) || nowMs - lastSeenMs >= SESSION_IDLE_MS) {
+    await repo.deleteSession(db, row.id);
+    return undefined;
+  }
+  if (nowMs - lastSeenMs >= TOUCH_INTERVAL_MS) await repo.touchSession(db, row.id, isoNow(clock));
+  return { sessionId: row.id, userId: row.user_id, email: row.email, plan: row.plan, isOwner: row.is_owner === 1 };
+}
+
+export async function endSession(ctx: ServiceContext, sessionId: string): Promise<void> {
+  const { db } = ctx;
+  await repo.deleteSession(db, sessionId);
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * The user id when `email` and `password` match an enabled account. An unknown email costs
+ * the same scrypt as a wrong password (against a dummy hash), so timing does not tell which.
+ */
+export async function verifyCredentials(
+  ctx: ServiceContext,
+  { email, password }: { email: string; password: string },
+): Promise<string | undefined> {
+  const { db } = ctx;
+  const user = await repo.findUserForSignIn(db, email.trim().toLowerCase());
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+  const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
+  return user && matches && user.disabled === 0 ? user.id : undefined;
+}
+
+/** Whether the instance has any account yet; until it has, the dashboard offers the first-run setup. */
+export function hasAnyUser(ctx: ServiceContext): Promise<boolean> {
+  return repo.hasAnyUser(ctx.db);
+}
+
+export const ALREADY_SET_UP = 'This instance is already set up; sign in instead';
+
+/**
+ * The first account: the instance owner, on the enterprise plan. Refused once any account
+ * exists; of two concurrent first-run forms, the database's one-owner index lets one through.
+ */
+export async function createFirstAccount(ctx: ServiceContext, input: { email: string; password: string }) {
+  const { db } = ctx;
+  if (await repo.hasAnyUser(db)) throw new ApiError('forbidden', ALREADY_SET_UP);
+  try {
+    return await createUser(ctx, OPERATOR, { ...input, plan: 'enterprise', owner: true });
+  } catch (error) {
+    if (error instanceof ApiError || !(await repo.hasAnyUser(db))) throw error;
+    throw new ApiError('forbidden', ALREADY_SET_UP);
+  }
+}
+
+/** Self-service sign-up (SIGNUP=open) on the configured plan. */
+export function signUp(ctx: ServiceContext, input: { email: string; password: string; plan: Plan }) {
+  return createUser(ctx, OPERATOR, input);
+}
+
+/** The signed-in user's own change: needs the current password; every other session of the user ends. */
+export async function changePassword(ctx: ServiceContext, user: SignedInUser, input: { current: string; next: string }): Promise<void> {
+  const { db, clock } = ctx;
+  const row = await repo.findUserPasswordHash(db, user.userId);
+  if (!row || !(await verifyPassword(input.current, row.password_hash))) {
+    throw validationError('current_password', 'The current password is not correct');
+  }
+  requireNewPassword(input.next, 'new_password');
+  await repo.updateUserPassword(db, user.userId, await hashPassword(input.next), isoNow(clock));
+  await repo.deleteSessionsOfUser(db, user.userId, user.sessionId);
+}
+
+/** An operator's reset (command line): sets the password and ends every session of the user. */
+export async function setPassword(ctx: ServiceContext, actor: AccountActor, input: { email: string; password: string }) {
+  if (!isOperator(actor)) throw new ApiError('forbidden', 'only the operator can do this');
+  const { db, clock } = ctx;
+  requireNewPassword(input.password);
+  const user = await repo.findUserForSignIn(db, input.email.trim().toLowerCase());
+  if (!user) throw new ApiError('not_found', `User ${input.email} not found`);
+  await repo.updateUserPassword(db, user.id, await hashPassword(input.password), isoNow(clock));
+  const [result] = await repo.deleteSessionsOfUser(db, user.id);
+  return { id: user.id, email: user.email, sessions_ended: Number(result?.numDeletedRows ?? 0) };
+}
+
+export interface ReadableTag {
+  read_permission: ReadPermission;
+  owner_id: string;
+  organization_id: string | null;
+}
+
+/**
+ * Whether `viewer` may see a tag's page: public to anyone, private to its owner, organization
+ * to the organization's members. The page answers everyone else as if the tag did not exist.
+ */
+export async function mayReadTag(ctx: ServiceContext, viewer: SignedInUser | undefined, tag: ReadableTag): Promise<boolean> {
+  const { db } = ctx;
+  if (tag.read_permission === 'public') return true;
+  if (!viewer) return false;
+  if (tag.read_permission === 'private') return tag.owner_id === viewer.userId;
+  return tag.organization_id !== null && (await repo.isOrganizationMember(db, tag.organization_id, viewer.userId));
+}
+
+/**
+ * mayReadTag for the browser that sent `cookieHeader`. A public tag answers at once: its
+ * pages never look up a session.
+ */
+export async function mayReadTagPage(ctx: ServiceContext, cookieHeader: string | undefined, tag: ReadableTag): Promise<boolean> {
+  if (tag.read_permission === 'public') return true;
+  return mayReadTag(ctx, await findSignedInUser(ctx, sessionTokenFromCookies(cookieHeader)), tag);
+}
