@@ -1,2 +1,3 @@
 /** The outbox: every change's events, written in the change's own transaction. */
+export * from './catalogue.js';
 export * from './outbox.js';
