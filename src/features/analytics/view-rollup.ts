@@ -9,7 +9,7 @@ import type {
 } from '../../db/schema.js';
 import { insertAll } from '../../perf/bulk-insert.js';
 import { getOrCreate } from '../../lib/maps.js';
-import { eventsInsert, type EventInput, type EventType } from '../events/index.js';
+import { eventsInsert, type AnyEventInput, type EventPayloads, type EventType } from '../events/index.js';
 import { subscribedEventTypes } from '../webhooks/index.js';
 import { lockViewRollup } from '../../db/locks.js';
 import * as repo from './analytics.repository.js';
@@ -186,15 +186,15 @@ function distinctVisitors(views: RolledView[], bucketOf: (iso: string) => string
  * the webhooks enabled when it dispatches), and most accounts take no view events, so writing
  * and dispatching an event row for each of their views would be pure cost.
  */
-async function viewEvents(trx: Db, views: RolledView[]): Promise<EventInput[]> {
+async function viewEvents(trx: Db, views: RolledView[]): Promise<AnyEventInput[]> {
   const wanted = new Map<string, Promise<Set<EventType>>>();
   const typesOf = (view: RolledView) =>
     getOrCreate(wanted, `${view.environment}|${repo.scopeIdOf(view)}`, () => subscribedViewEvents(trx, view));
-  const events: EventInput[] = [];
+  const events: AnyEventInput[] = [];
   for (const view of views) {
     const types = await typesOf(view);
     if (types.size === 0) continue;
-    const data = {
+    const data: EventPayloads['tag.viewed' | 'qr.scanned'] = {
       tag: { id: view.tag_id, short_id: view.short_id, title: view.title },
       view: { id: view.id, source: view.source, device: view.device, browser: view.browser, os: view.os, country: view.country },
     };

@@ -2,43 +2,53 @@ import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
+import type { EventOwner, EventPayloads, EventType } from './catalogue.js';
 
-export const EVENT_TYPES = [
-  'tag.created',
-  'tag.updated',
-  'tag.deleted',
-  'tag.viewed',
-  'file.uploaded',
-  'file.deleted',
-  'qr.generated',
-  'qr.scanned',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export interface EventInput {
-  type: EventType;
+/** One event to record: its type, the row it is filed under, and its payload. */
+export interface EventInput<T extends EventType = EventType> {
+  type: T;
   environment: Environment;
   ownerId: string;
   organizationId: string | null;
   tagId: string | null;
-  data: Record<string, unknown>;
+  data: EventPayloads[T];
   /** ISO timestamp of the change. */
   at: string;
 }
 
+/** Any event, each type with its own payload (what a list of mixed events holds). */
+export type AnyEventInput = { [T in EventType]: EventInput<T> }[EventType];
+
+/** The event `type` of the tag `owner` with `data`, at `at`: filed under the tag's owner and organization. */
+export function eventOf<T extends EventType>(
+  owner: EventOwner & { id: string },
+  type: T,
+  data: EventPayloads[T],
+  at: string,
+): EventInput<T> {
+  return {
+    type,
+    environment: owner.environment,
+    ownerId: owner.owner_id,
+    organizationId: owner.organization_id,
+    tagId: owner.id,
+    data,
+    at,
+  };
+}
+
 /** The body receivers get (DECISIONS.md, "Webhooks and events"). */
-export interface EventBody {
+export interface EventBody<T extends EventType = EventType> {
   id: string;
-  event: EventType;
+  event: T;
   created_at: string;
-  data: Record<string, unknown>;
+  data: EventPayloads[T];
 }
 
 type EventRow = ReturnType<typeof eventRow>;
 
-function eventRow(input: EventInput) {
-  const body: EventBody = { id: newId('evt'), event: input.type, created_at: input.at, data: input.data };
+function eventRow<T extends EventType>(input: EventInput<T>) {
+  const body: EventBody<T> = { id: newId('evt'), event: input.type, created_at: input.at, data: input.data };
   return {
     id: body.id,
     type: input.type,
@@ -56,7 +66,7 @@ function eventRow(input: EventInput) {
  * Records an event in the outbox. Call it with the transaction that makes the change, so a
  * committed change always yields its event and a rolled-back one never does.
  */
-export async function emit(trx: Db, input: EventInput): Promise<void> {
+export async function emit<T extends EventType>(trx: Db, input: EventInput<T>): Promise<void> {
   await trx.insertInto('events').values(eventRow(input)).execute();
 }
 
@@ -74,8 +84,8 @@ const EVENT_COLUMNS = [
 const EVENTS: BulkInsert<EventRow> = { table: 'events', columns: EVENT_COLUMNS, values: (row) => EVENT_COLUMNS.map((c) => row[c]) };
 
 /** Several events as one insert, for insertAll() with the change's own rows (views record theirs so). */
-export function eventsInsert(inputs: EventInput[]): InsertPart<EventRow> {
-  return { spec: EVENTS, rows: inputs.map(eventRow) };
+export function eventsInsert(inputs: readonly AnyEventInput[]): InsertPart<EventRow> {
+  return { spec: EVENTS, rows: inputs.map((input) => eventRow(input)) };
 }
 
 export function deleteTestEventsCreatedBefore(db: Db, before: string) {

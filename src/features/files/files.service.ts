@@ -7,7 +7,7 @@ import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost } from '../../lib/outbound.js';
 import { countCreatedInScope, PLAN_LIMITS, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
-import { emit } from '../events/index.js';
+import { emit, eventOf, type FilePayload } from '../events/index.js';
 import { requireTag, requireWritable, tagSummary, type TagRow } from '../tags/index.js';
 import { bodyError, fetchUrl, type FetchOptions } from './fetch-url.js';
 import { extensionOf, ruleForMime, ruleForName, verifyContent, type TypeRule } from './file-types.js';
@@ -50,7 +50,7 @@ function baseUrlFor(config: FilesConfig, environment: Environment): string {
 }
 
 /** The one API representation of a file, used by every endpoint and by file.* events. */
-export function toFileView(config: FilesConfig, row: repo.FileRow) {
+export function toFileView(config: FilesConfig, row: repo.FileRow): FilePayload {
   return {
     id: row.id,
     tag_id: row.tag_id,
@@ -66,23 +66,11 @@ export function toFileView(config: FilesConfig, row: repo.FileRow) {
   };
 }
 
-export type FileView = ReturnType<typeof toFileView>;
+export type FileView = FilePayload;
 
 /** Storage is counted per account: the organization for organization files, else the owner. */
 function accountOf(row: { owner_id: string; organization_id: string | null }): string {
   return row.organization_id ?? row.owner_id;
-}
-
-function fileEvent(tag: TagRow, type: 'file.uploaded' | 'file.deleted', file: FileView, at: string) {
-  return {
-    type,
-    environment: tag.environment,
-    ownerId: tag.owner_id,
-    organizationId: tag.organization_id,
-    tagId: tag.id,
-    data: { tag: tagSummary(tag), file },
-    at,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,7 +185,7 @@ export async function commitUpload(
     await transaction(ctx.db, async (trx) => {
       if (!(await repo.reserveStorage(trx, accountOf(tag), tag.environment, row.size, target.storageLimit, now))) throw storageExceeded();
       await repo.insertFile(trx, row);
-      await emit(trx, fileEvent(tag, 'file.uploaded', view, now));
+      await emit(trx, eventOf(tag, 'file.uploaded', { tag: tagSummary(tag), file: view }, now));
     });
   } catch (error) {
     await ctx.blobs.delete(row.id);
@@ -327,7 +315,7 @@ export async function deleteFile(ctx: ServiceContext, actor: Actor, { id: fileId
     // A concurrent delete got there first: nothing to release, no second event.
     if (!(await repo.deleteFileRow(trx, ctx, file.id))) return false;
     await repo.releaseStorage(trx, accountOf(file), file.environment, file.size, now);
-    await emit(trx, fileEvent(tag, 'file.deleted', toFileView(ctx.config, file), now));
+    await emit(trx, eventOf(tag, 'file.deleted', { tag: tagSummary(tag), file: toFileView(ctx.config, file) }, now));
     return true;
   });
   if (!deleted) throw notFound('File');

@@ -7,7 +7,7 @@ import { forbidden, validationError } from '../../errors.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
-import { emit } from '../events/index.js';
+import { emit, eventOf, type QrPayload, type TagPayload, type TagSummary } from '../events/index.js';
 import { requireOwnFolder } from '../folders/index.js';
 import { blocksFromHtml, parseBlocks, type Block } from './blocks.js';
 import * as repo from './tags.repository.js';
@@ -42,7 +42,7 @@ export function scanUrl(config: ServiceContext['config'], tag: Pick<TagsTable, '
 }
 
 /** The one API representation of a tag, used by every endpoint and by tag.* events. */
-export function toTagView(config: ServiceContext['config'], row: repo.TagRow) {
+export function toTagView(config: ServiceContext['config'], row: repo.TagRow): TagPayload {
   return {
     id: row.id,
     short_id: row.short_id,
@@ -59,7 +59,7 @@ export function toTagView(config: ServiceContext['config'], row: repo.TagRow) {
   };
 }
 
-export type TagView = ReturnType<typeof toTagView>;
+export type TagView = TagPayload;
 
 // Cached rows are shared and never mutated, so their API view can be built once per row.
 const views = new WeakMap<repo.TagRow, TagView>();
@@ -74,7 +74,7 @@ function cachedView(config: ServiceContext['config'], row: repo.TagRow): TagView
 }
 
 /** The short form used by tag.deleted, tag.viewed, qr.* and file.* events. */
-export function tagSummary(row: Pick<TagsTable, 'id' | 'short_id' | 'title'>) {
+export function tagSummary(row: Pick<TagsTable, 'id' | 'short_id' | 'title'>): TagSummary {
   return { id: row.id, short_id: row.short_id, title: row.title };
 }
 
@@ -171,17 +171,8 @@ async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: 
   };
   await repo.insertTag(trx, row);
   const view = toTagView(ctx.config, { ...row, owner_email: actor.email });
-  await emit(trx, eventFor(row, 'tag.created', { tag: view }, now));
+  await emit(trx, eventOf(row, 'tag.created', { tag: view }, now));
   return view;
-}
-
-function eventFor(
-  row: Pick<TagsTable, 'id' | 'environment' | 'owner_id' | 'organization_id'>,
-  type: 'tag.created' | 'tag.updated' | 'tag.deleted' | 'qr.generated',
-  data: Record<string, unknown>,
-  at: string,
-) {
-  return { type, environment: row.environment, ownerId: row.owner_id, organizationId: row.organization_id, tagId: row.id, data, at };
 }
 
 export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInput): Promise<TagView> {
@@ -277,7 +268,7 @@ export async function updateTag(
   const view = toTagView(ctx.config, updated);
   await transaction(ctx.db, async (trx) => {
     await repo.updateTagRow(trx, tag.id, changes);
-    await emit(trx, eventFor(tag, 'tag.updated', { tag: view }, now));
+    await emit(trx, eventOf(tag, 'tag.updated', { tag: view }, now));
   });
   return view;
 }
@@ -296,7 +287,7 @@ async function removeTag(ctx: ServiceContext, tag: repo.TagRow, options: { annou
   await transaction(ctx.db, async (trx) => {
     for (const dependent of ctx.tagDependents) await dependent.deleteWithTag(ctx, trx, tag);
     await repo.deleteTagRow(trx, tag.id);
-    if (options.announce) await emit(trx, eventFor(tag, 'tag.deleted', { tag: tagSummary(tag) }, isoNow(ctx.clock)));
+    if (options.announce) await emit(trx, eventOf(tag, 'tag.deleted', { tag: tagSummary(tag) }, isoNow(ctx.clock)));
   });
 }
 
@@ -311,8 +302,8 @@ export async function purgeTestTagsCreatedBefore(ctx: ServiceContext, before: st
 }
 
 /** Records that a QR code of the tag was generated (qr.generated). */
-export async function recordQrGenerated(ctx: ServiceContext, tag: repo.TagRow, qr: Record<string, unknown>): Promise<void> {
-  await emit(ctx.db, eventFor(tag, 'qr.generated', { tag: tagSummary(tag), qr }, isoNow(ctx.clock)));
+export async function recordQrGenerated(ctx: ServiceContext, tag: repo.TagRow, qr: QrPayload): Promise<void> {
+  await emit(ctx.db, eventOf(tag, 'qr.generated', { tag: tagSummary(tag), qr }, isoNow(ctx.clock)));
 }
 
 /** Tags created in a scope and period (analytics overview). */

@@ -7,7 +7,7 @@ import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
 import { PLAN_LIMITS, requireAccess, scopeOf, type Actor } from '../accounts/index.js';
-import type { EventType } from '../events/index.js';
+import { eventSamples, type EventType } from '../events/index.js';
 import { lockAccount } from '../../db/locks.js';
 import * as repo from './webhooks.repository.js';
 import { postJson, type SendResult } from './sender.js';
@@ -301,10 +301,8 @@ export function newDelivery(
   };
 }
 
-const SAMPLE_TAG = { id: 'tag_00000000000000000000000000', short_id: 'Sample01', title: 'Sample tag' };
-
 /**
- * POST /test: a signed test event sent now, recorded as a delivery (never retried automatically).
+ * POST /test: a signed test event sent now, carrying the catalogue's sample payload of its type, recorded as a delivery (never retried automatically).
  * The delivery is written leased to this request, as a manual retry is: if the process dies
  * mid-send, the worker makes the attempt once the lease runs out, instead of the delivery
  * staying pending for ever.
@@ -313,7 +311,7 @@ export async function sendTestEvent(ctx: ServiceContext, actor: Actor, { webhook
   const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
-  const payload = JSON.stringify({ id: eventId, event, created_at: now, test: true, data: { tag: SAMPLE_TAG } });
+  const payload = JSON.stringify({ id: eventId, event, created_at: now, test: true, data: eventSamples(ctx.config.publicBaseUrl)[event] });
   const delivery = {
     ...newDelivery(webhook.id, { id: eventId, type: event, payload }, now, { test: true }),
     claimed_until: manualLeaseEnd(ctx, now),
