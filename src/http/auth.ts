@@ -35,6 +35,10 @@ function hostOf(url: string | undefined): string | undefined {
   return url ? new URL(url).host.toLowerCase() : undefined;
 }
 
+function tooManyFailures(retryAfter: number): ApiError {
+  return new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address', { retryAfter });
+}
+
 /** Turns the API key of a request into a KeyActor, or throws the spec's 401/403/429. */
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
@@ -55,17 +59,23 @@ export class Authenticator {
     }
   }
 
-  /** The caller's key as a KeyActor, or 401; addresses that keep failing get 429. */
+  /**
+   * The caller's key as a KeyActor, or 401; addresses that keep failing get 429. An address
+   * already over the limit is refused before any look-up. A failure is then counted in one
+   * atomic check-and-count that also decides its answer, so concurrent bad keys get exactly
+   * the limit of 401s: checking first and counting after let every request in flight pass.
+   */
   async authenticate(request: FastifyRequest): Promise<KeyActor> {
     const retryAfter = await this.limiter.authRetryAfter(request.ip);
-    if (retryAfter > 0) {
-      throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address', { retryAfter });
-    }
+    if (retryAfter > 0) throw tooManyFailures(retryAfter);
     let actor: KeyActor;
     try {
       actor = await this.identify(request);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unauthorized') await this.limiter.recordAuthFailure(request.ip);
+      if (error instanceof ApiError && error.code === 'unauthorized') {
+        const refusedFor = await this.limiter.admitAuthFailure(request.ip);
+        if (refusedFor > 0) throw tooManyFailures(refusedFor);
+      }
       throw error;
     }
     this.recordUse(actor.key.id, this.ctx.clock.now().getTime());
