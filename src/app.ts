@@ -64,7 +64,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorHandling(app);
   await registerOpenApi(app, config);
 
-  await app.register(healthRoutes(database.db));
+  await app.register(healthRoutes(database.db, services.redis));
   const recorder = new ViewRecorder(database.db, services.log, config.databasePoolSize);
   app.addHook('onClose', () => recorder.flush());
   await app.register(pageRoutes(services, new Tracker(services, recorder)));

@@ -76,6 +76,11 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     await setup.connect();
     try {
       await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    } catch (error) {
+      // IF NOT EXISTS is checked before the insert into the catalog, not atomically with it:
+      // of processes starting together on a new schema, all but one may fail with a unique
+      // violation (23505) or duplicate_schema (42P06). Either means the schema now exists.
+      if (!isDuplicateSchema(error)) throw error;
     } finally {
       await setup.end();
     }
@@ -96,6 +101,11 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
       await db.destroy();
     },
   };
+}
+
+function isDuplicateSchema(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === '42P06';
 }
 
 export async function openDatabase(

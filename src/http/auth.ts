@@ -35,12 +35,25 @@ function hostOf(url: string | undefined): string | undefined {
   return url ? new URL(url).host.toLowerCase() : undefined;
 }
 
+/** A Host header as URL.host writes it for `protocol` (lowercase, default port dropped); undefined if malformed. */
+function normalizedHost(host: string, protocol: string): string | undefined {
+  try {
+    return new URL(`${protocol}//${host}`).host;
+  } catch {
+    return undefined;
+  }
+}
+
+function tooManyFailures(retryAfter: number): ApiError {
+  return new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address', { retryAfter });
+}
+
 /** Turns the API key of a request into a KeyActor, or throws the spec's 401/403/429. */
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
   /** Enabled keys by hash; exact, not time-based (see exact-cache.ts). */
-  private readonly productionHost: string | undefined;
   private readonly sandboxHost: string | undefined;
+  private readonly sandboxProtocol: string = 'https:';
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -50,22 +63,28 @@ export class Authenticator {
     const sandbox = hostOf(ctx.config.sandboxBaseUrl);
     // The host rule only applies when the operator runs a distinct sandbox address.
     if (sandbox && sandbox !== production) {
-      this.productionHost = production;
       this.sandboxHost = sandbox;
+      this.sandboxProtocol = new URL(ctx.config.sandboxBaseUrl!).protocol;
     }
   }
 
-  /** The caller's key as a KeyActor, or 401; addresses that keep failing get 429. */
+  /**
+   * The caller's key as a KeyActor, or 401; addresses that keep failing get 429. An address
+   * already over the limit is refused before any look-up. A failure is then counted in one
+   * atomic check-and-count that also decides its answer, so concurrent bad keys get exactly
+   * the limit of 401s: checking first and counting after let every request in flight pass.
+   */
   async authenticate(request: FastifyRequest): Promise<KeyActor> {
     const retryAfter = await this.limiter.authRetryAfter(request.ip);
-    if (retryAfter > 0) {
-      throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address', { retryAfter });
-    }
+    if (retryAfter > 0) throw tooManyFailures(retryAfter);
     let actor: KeyActor;
     try {
       actor = await this.identify(request);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unauthorized') await this.limiter.recordAuthFailure(request.ip);
+      if (error instanceof ApiError && error.code === 'unauthorized') {
+        const refusedFor = await this.limiter.admitAuthFailure(request.ip);
+        if (refusedFor > 0) throw tooManyFailures(refusedFor);
+      }
       throw error;
     }
     this.recordUse(actor.key.id, this.ctx.clock.now().getTime());
@@ -80,13 +99,18 @@ export class Authenticator {
     return actor;
   }
 
+  /**
+   * With a distinct sandbox host, a request is for the sandbox exactly when its Host is the
+   * sandbox host, and for production otherwise. Matching the production host exactly instead
+   * would let any other name of the server (its IP, an internal alias) take both kinds of key.
+   */
   private checkHost(request: FastifyRequest, environment: Environment): void {
     if (!this.sandboxHost) return;
-    const host = request.host.toLowerCase();
-    if (environment === 'live' && host === this.sandboxHost) {
+    const onSandbox = normalizedHost(request.host, this.sandboxProtocol) === this.sandboxHost;
+    if (environment === 'live' && onSandbox) {
       throw unauthorized(`Live keys (svc_live_) cannot be used with the sandbox; use ${this.ctx.config.publicBaseUrl}/v1`);
     }
-    if (environment === 'test' && host === this.productionHost) {
+    if (environment === 'test' && !onSandbox) {
       throw unauthorized(`Test keys (svc_test_) only work with the sandbox; use ${this.ctx.config.sandboxBaseUrl}/v1`);
     }
   }

@@ -89,10 +89,17 @@ export class RateLimiter {
     return decision.allowed ? 0 : seconds(decision.windows[0]!.retryAfterMs);
   }
 
-  async recordAuthFailure(address: string): Promise<void> {
+  /**
+   * Counts a failed authentication from `address` in the same atomic check-and-count as the
+   * per-key limits: of any number of concurrent failures, exactly the limit are admitted
+   * (answer 401), and the rest are refused (answer 429). Returns the seconds to wait when
+   * refused, else 0. Refused failures are not counted, as refused requests never are.
+   */
+  async admitAuthFailure(address: string): Promise<number> {
     const nowMs = this.clock.now().getTime();
     this.latestAuthFailureMs = Math.max(this.latestAuthFailureMs ?? nowMs, nowMs);
-    await this.check([authFailureRule(address)], nowMs, true);
+    const decision = await this.check([authFailureRule(address)], nowMs, true);
+    return decision.allowed ? 0 : seconds(decision.windows[0]!.retryAfterMs);
   }
 
   /**

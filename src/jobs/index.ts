@@ -2,8 +2,16 @@ import { analyticsRetentionJob } from './analytics-retention.js';
 import { analyticsRollupJob } from './analytics-rollup.js';
 import { analyticsSealJob } from './analytics-seal.js';
 import { deliveryRetentionJob } from './delivery-retention.js';
+import { filesLeftoversJob } from './files-leftovers.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
 
 /** Every periodic job the worker runs. Features add theirs here. */
-export const jobs: Job[] = [sandboxPurgeJob, deliveryRetentionJob, analyticsRetentionJob, analyticsSealJob, analyticsRollupJob];
+export const jobs: Job[] = [
+  sandboxPurgeJob,
+  deliveryRetentionJob,
+  analyticsRetentionJob,
+  analyticsSealJob,
+  analyticsRollupJob,
+  filesLeftoversJob,
+];

@@ -22,6 +22,23 @@ export interface BlobStorage {
   localCopy(key: string): Promise<{ path: string; release(): Promise<void> }>;
   /** Removes `key` and what was derived from it (resized images); removing a missing key is not an error. */
   delete(key: string): Promise<void>;
+  /** Every stored key with the time it last changed (written or moved into place), in ms. */
+  list(): AsyncIterable<{ key: string; changedAtMs: number }>;
+}
+
+/** When a file last changed: its content (mtime) or its name (ctime: a rename into place). */
+function changedAtMs(info: { mtimeMs: number; ctimeMs: number }): number {
+  return Math.max(info.mtimeMs, info.ctimeMs);
+}
+
+/** The names in `dir`, or none when it does not exist (nothing stored yet). */
+async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 /** Directory layout under DATA_DIR (docs/files.md). */
@@ -82,6 +99,19 @@ export class LocalDiskStorage implements BlobStorage {
   async delete(key: string): Promise<void> {
     await Promise.all([rm(this.pathOf(key), { force: true }), rm(join(this.derived, key), { recursive: true, force: true })]);
   }
+
+  async *list(): AsyncIterable<{ key: string; changedAtMs: number }> {
+    for (const fanOut of await namesIn(this.dir)) {
+      for (const key of await namesIn(join(this.dir, fanOut))) {
+        if (!KEY.test(key)) continue;
+        try {
+          yield { key, changedAtMs: changedAtMs(await stat(join(this.dir, fanOut, key))) };
+        } catch {
+          // Removed meanwhile (a file deleted by a request or another process).
+        }
+      }
+    }
+  }
 }
 
 /** The configured storage: one per process, built by createServices. */
@@ -120,25 +150,21 @@ export async function discardTemp(path: string | undefined): Promise<void> {
 }
 
 /**
- * Removes temp files left by a crash. Only old ones: on a shared volume another process may be
- * writing a fresh one right now.
+ * Removes temp files left by a crash: those unchanged for `olderThanMs`. Age is the only test
+ * that works on a shared volume, where other processes may be writing their own temp files
+ * right now: a live upload changes its file with every chunk it receives.
  */
-export async function sweepStaleTemp(dataDir: string, olderThanMs: number, nowMs: number): Promise<number> {
+export async function sweepStaleTemp(dataDir: string, olderThanMs: number, nowMs: number): Promise<{ files: number; bytes: number }> {
   const dir = filesLayout(dataDir).tmp;
-  let removed = 0;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
+  const removed = { files: 0, bytes: 0 };
+  for (const name of await namesIn(dir)) {
     const path = join(dir, name);
     try {
       const info = await stat(path);
-      if (nowMs - info.mtimeMs > olderThanMs) {
+      if (nowMs - changedAtMs(info) > olderThanMs) {
         await rm(path, { force: true, recursive: true });
-        removed++;
+        removed.files++;
+        removed.bytes += info.isFile() ? info.size : 0;
       }
     } catch {
       // Gone already (finished or removed by another process).

@@ -20,3 +20,20 @@ export async function openRedis(config: { redisUrl?: string }): Promise<Redis | 
 export async function closeRedis(redis: Redis | undefined): Promise<void> {
   await redis?.quit().catch(() => redis.disconnect());
 }
+
+/** Whether Redis answers a PING within `timeoutMs` (readiness probes). */
+export async function isRedisReachable(redis: Redis, timeoutMs = 1000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  try {
+    return await Promise.race([
+      redis.ping().then(
+        (answer) => answer === 'PONG',
+        () => false,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -123,7 +123,7 @@ describe('recording page views', () => {
         city: 'Mountain View',
         ip_masked: '8.8.8.xxx',
         user_agent: null,
-        referrer: 'https://news.example.com/story?id=7',
+        referrer: 'https://news.example.com/story',
         logged: 0,
       },
       {
@@ -165,6 +165,22 @@ describe('recording page views', () => {
     const stored = JSON.stringify(rows);
     for (const ip of [IP.london, IP.mountainView, IP.local, IP.ipv6Montreal, '2001:4860:4860:0:0:0:0:8888'])
       expect(stored).not.toContain(ip);
+  });
+
+  it('keeps only the origin and path of a referrer: no query string, fragment or credentials', async () => {
+    const tag = await createTag(t, alice.key, { title: 'Referrers' });
+    const cases: Array<[string, string | null]> = [
+      ['https://search.example.com/results?q=my+secret+diagnosis&session=abc123', 'https://search.example.com/results'],
+      ['https://mail.example.com/inbox#msg=alice@example.com', 'https://mail.example.com/inbox'],
+      ['https://user:pass@Intranet.Example.com:8443/wiki/Page?token=t0k3n', 'https://intranet.example.com:8443/wiki/Page'],
+      ['http://blog.example.net', 'http://blog.example.net/'],
+      ['android-app://com.example.reader/?id=1', null],
+      ['not a url?with=query', null],
+    ];
+    for (const [i, [referer]] of cases.entries()) {
+      await view(t, tag.short_id, { referer, at: `2026-03-03T09:00:0${i}.000Z`, visitor: visitorId(`ref${i}`) });
+    }
+    expect((await viewRows(tag.id)).map((r) => r.referrer)).toEqual(cases.map(([, kept]) => kept));
   });
 
   it('sources: /s/ is a qr_scan whatever the referrer; /t/ is referral only from another host', async () => {

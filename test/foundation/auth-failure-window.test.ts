@@ -39,7 +39,7 @@ describe('failed-authentication check without a look-up', () => {
   it('blocks after 100 failures and agrees with the look-up through the whole window', async () => {
     const l = limiters();
     const start = l.now();
-    for (let i = 0; i < 100; i++) await l.fast.recordAuthFailure('192.0.2.1');
+    for (let i = 0; i < 100; i++) await l.fast.admitAuthFailure('192.0.2.1');
     expect(await l.fast.authRetryAfter('192.0.2.1')).toBeGreaterThan(0);
     for (let offset = 0; offset <= 63_000; offset += 250) {
       l.setTime(start + offset);
@@ -52,10 +52,10 @@ describe('failed-authentication check without a look-up', () => {
   it('agrees with the look-up when the clock steps back between failures', async () => {
     const l = limiters();
     const start = l.now();
-    for (let i = 0; i < 100; i++) await l.fast.recordAuthFailure('192.0.2.1');
+    for (let i = 0; i < 100; i++) await l.fast.admitAuthFailure('192.0.2.1');
     // Counted earlier than the failures before it: the block they caused must still hold.
     l.setTime(start - 30_000);
-    await l.fast.recordAuthFailure('192.0.2.1');
+    await l.fast.admitAuthFailure('192.0.2.1');
     for (let offset = -30_000; offset <= 63_000; offset += 250) {
       l.setTime(start + offset);
       await expectSameAnswers(l, '192.0.2.1');

@@ -228,4 +228,19 @@ describe('sandbox host rule', () => {
     expect((await request(t, 'GET', '/v1/me', { key: account.key, headers: { host: 'api.example.com' } })).status).toBe(200);
     expect((await request(t, 'GET', '/v1/me', { key: testKey.key, headers: { host: 'sandbox.example.com' } })).status).toBe(200);
   });
+
+  it('decides by the sandbox host against every other host: no other Host name lets both kinds of key in', async () => {
+    const account = await createAccount(t);
+    const testKey = await createKey(t, account.email, { test: true });
+    for (const host of ['127.0.0.1', 'internal-alias.example.com', 'api.example.com:8443', 'sandbox.example.com.evil.test']) {
+      const testElsewhere = await request(t, 'GET', '/v1/me', { key: testKey.key, headers: { host } });
+      expectError(testElsewhere, 401, 'unauthorized');
+      expect(testElsewhere.body.error.message).toContain('https://sandbox.example.com/v1');
+      expect((await request(t, 'GET', '/v1/me', { key: account.key, headers: { host } })).status, host).toBe(200);
+    }
+    for (const host of ['SANDBOX.example.com', 'sandbox.example.com:443']) {
+      expectError(await request(t, 'GET', '/v1/me', { key: account.key, headers: { host } }), 401, 'unauthorized');
+      expect((await request(t, 'GET', '/v1/me', { key: testKey.key, headers: { host } })).status, host).toBe(200);
+    }
+  });
 });

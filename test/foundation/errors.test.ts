@@ -174,3 +174,29 @@ describe('operations endpoints', () => {
     expect(response.headers.get('content-type')).toContain('text/html');
   });
 });
+
+describe('/readyz and Redis', () => {
+  it('is ready when the configured Redis answers', async () => {
+    const t = await startTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
+    try {
+      const response = await request(t, 'GET', '/readyz');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ready' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 503 naming Redis when the configured Redis cannot be reached', async () => {
+    const t = await startTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const response = await request(t, 'GET', '/readyz');
+      expectError(response, 503, 'service_unavailable');
+      expect(response.body.error.message).toBe('Not ready: Redis is not reachable');
+      // Liveness is not readiness: the process itself still answers.
+      expect((await request(t, 'GET', '/healthz')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyValue } from '../../src/features/accounts/key-format.js';
 import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -207,5 +209,41 @@ describe('RATE_LIMIT_MULTIPLIER', () => {
     const pro = await createAccount(t, 'pro');
     expect((await request(t, 'GET', '/v1/me', { key: pro.key })).headers.get('x-ratelimit-limit')).toBe('120');
     expect((await burst(t, 130, pro.key)).ok).toBe(119);
+  });
+});
+
+describe.each([
+  ['memory store', {}],
+  ['Redis store', { REDIS_URL }],
+])('failed authentication under concurrency (%s)', (_name, env) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { TRUST_PROXY: 'loopback', ...env } });
+  });
+  afterAll(() => t.close());
+
+  it('300 concurrent bad keys from one address: exactly 100 get 401, the rest 429', async () => {
+    // A fresh address per run: the Redis store keeps its counters between test runs.
+    const address = `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+    const responses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        // Well-formed keys that exist nowhere: each costs a database look-up, as a real guess does.
+        request(t, 'GET', '/v1/me', {
+          key: i % 2 ? generateKeyValue('live') : `svc_live_guess${i}`,
+          headers: { 'x-forwarded-for': address },
+        }),
+      ),
+    );
+    expect(responses.filter((r) => r.status === 401)).toHaveLength(100);
+    const limited = responses.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(200);
+    for (const response of limited) expectError(response, 429, 'rate_limit_exceeded');
+    // Still refused afterwards, and another address is not affected.
+    expectError(
+      await request(t, 'GET', '/v1/me', { key: 'svc_live_again', headers: { 'x-forwarded-for': address } }),
+      429,
+      'rate_limit_exceeded',
+    );
+    expect((await request(t, 'GET', '/v1/me', { key: 'svc_live_other', headers: { 'x-forwarded-for': '2001:db8::1' } })).status).toBe(401);
   });
 });

@@ -61,7 +61,7 @@ export class Tracker {
     reply.header('set-cookie', `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`);
     const client = describeClient(userAgent!);
     const location = await locate(address);
-    const referrer = typeof request.headers.referer === 'string' ? request.headers.referer.slice(0, 2048) : null;
+    const referrer = referrerToKeep(request.headers.referer);
     const now = this.clock.now().toISOString();
     const view: ViewsTable = {
       id: newId('view'),
@@ -135,4 +135,21 @@ export class Tracker {
     );
     return true;
   }
+}
+
+/**
+ * The part of a Referer kept with a view (and shown in access logs): its origin and path. The
+ * query string and fragment often carry the visitor's search terms, emails or session tokens,
+ * and credentials have no business in a log. A referrer that is not an http(s) URL is not kept.
+ */
+export function referrerToKeep(header: string | string[] | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  let url: URL;
+  try {
+    url = new URL(header);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  return `${url.origin}${url.pathname}`.slice(0, 2048);
 }

@@ -15,6 +15,21 @@ function toFileRow<T extends { size: number | string }>(row: T): T & { size: num
   return { ...row, size: Number(row.size) };
 }
 
+/** Which of `ids` have a file row. */
+export async function existingFileIds(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  // Chunked: SQLite caps the number of bound parameters in one statement.
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom('files')
+      .select('id')
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const row of rows) found.add(row.id);
+  }
+  return found;
+}
+
 export function insertFile(db: Db, row: FileRow) {
   return db.insertInto('files').values(row).execute();
 }

@@ -17,6 +17,7 @@ import { contentDisposition, downloadName, requireValidDescription, requireValid
 import { sendFile, type Sendable } from '../../http/send-file.js';
 import { sweepStaleTemp } from '../../lib/blob-storage.js';
 import { mayReadTagPage } from '../accounts/index.js';
+import { DEAD_TEMP_AFTER_MS } from './leftovers.js';
 
 const binary = (description: string) => ({
   description,
@@ -41,7 +42,6 @@ const FILES = ['Files'];
 /** Room for the multipart framing and the small text fields around the file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
 const FIELD_BYTES = 16 * 1024;
-const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
 
 /** Text is served as UTF-8 (it was checked to be). */
 function contentTypeOf(mime: string): string {
@@ -95,8 +95,8 @@ function fromMultipartError(error: unknown): unknown {
  */
 export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    // Temp files of uploads a crash interrupted; a day old, so never one still being written.
-    sweepStaleTemp(ctx.config.dataDir, STALE_TEMP_MS, ctx.clock.now().getTime()).catch((error: unknown) => {
+    // Temp files of uploads a crash interrupted, at start even without a worker (leftovers.ts).
+    sweepStaleTemp(ctx.config.dataDir, DEAD_TEMP_AFTER_MS, ctx.clock.now().getTime()).catch((error: unknown) => {
       app.log.warn({ err: error }, 'could not sweep stale upload temp files');
     });
     // Limits are set per request from the caller's plan; these are only the outer bounds.

@@ -2,3 +2,4 @@
 export { fileRoutes, publicFileRoutes } from './files.routes.js';
 export * from './files.service.js';
 export { filesTagDependent } from './tag-dependent.js';
+export { DEAD_TEMP_AFTER_MS, ORPHAN_BLOB_GRACE_MS, sweepCrashLeftovers } from './leftovers.js';

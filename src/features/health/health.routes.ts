@@ -1,21 +1,37 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Redis } from 'ioredis';
 import { isDatabaseReachable, type Db } from '../../db/database.js';
 import { ApiError } from '../../errors.js';
+import { isRedisReachable } from '../../lib/redis.js';
 
 const Status = Type.Object({ status: Type.String() });
 
-/** Liveness (the process answers) and readiness (the database answers) for load balancers. */
-export function healthRoutes(db: Db): FastifyPluginAsyncTypebox {
+/**
+ * Liveness (the process answers) and readiness for load balancers: the database answers, and
+ * Redis too when the process is configured with it. Every /v1 request needs Redis then (rate
+ * limits fail closed), so an instance that cannot reach it should not be sent traffic.
+ */
+export function healthRoutes(db: Db, redis: Redis | undefined): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/healthz', { schema: { summary: 'Liveness', tags: ['Operations'], response: { 200: Status } } }, async () => ({
       status: 'ok',
     }));
     app.get(
       '/readyz',
-      { schema: { summary: 'Readiness: the database is reachable', tags: ['Operations'], response: { 200: Status } } },
+      {
+        schema: {
+          summary: 'Readiness: the database, and Redis when configured, are reachable',
+          tags: ['Operations'],
+          response: { 200: Status },
+        },
+      },
       async () => {
-        if (!(await isDatabaseReachable(db))) throw new ApiError('service_unavailable', 'Database is not reachable');
+        const [database, cache] = await Promise.all([isDatabaseReachable(db), redis ? isRedisReachable(redis) : true]);
+        const down = [...(database ? [] : ['the database']), ...(cache ? [] : ['Redis'])];
+        if (down.length > 0) {
+          throw new ApiError('service_unavailable', `Not ready: ${down.join(' and ')} ${down.length > 1 ? 'are' : 'is'} not reachable`);
+        }
         return { status: 'ready' };
       },
     );

@@ -122,8 +122,20 @@ export class DeliveryWorker {
       full,
       roomOf,
     });
-    for (const delivery of claimed) {
-      if (await this.withinMinuteCap(delivery, now.getTime())) this.send(delivery);
+    for (const [i, delivery] of claimed.entries()) {
+      let allowed: boolean;
+      try {
+        allowed = await this.withinMinuteCap(delivery, now.getTime());
+      } catch (error) {
+        // The cap's store (Redis) is unreachable: hand back every lease not yet used, so these
+        // deliveries wait for a worker that can count them, not for their leases to run out.
+        await repo.releaseLeases(
+          this.ctx.db,
+          claimed.slice(i).map((d) => d.id),
+        );
+        throw error;
+      }
+      if (allowed) this.send(delivery);
     }
     return claimed.length;
   }

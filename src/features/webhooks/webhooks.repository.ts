@@ -128,6 +128,19 @@ export function updateDeliveryRow(db: Db, id: string, changes: Partial<Deliverie
   return db.updateTable('deliveries').set(changes).where('id', '=', id).execute();
 }
 
+/** Gives up the leases of claimed deliveries that were not sent: due again at once, to any worker. */
+export async function releaseLeases(db: Db, ids: string[]): Promise<void> {
+  // Chunked: SQLite caps the number of bound parameters in one statement.
+  for (let i = 0; i < ids.length; i += 200) {
+    await db
+      .updateTable('deliveries')
+      .set({ claimed_until: null })
+      .where('id', 'in', ids.slice(i, i + 200))
+      .where('status', '=', 'pending')
+      .execute();
+  }
+}
+
 /**
  * Events not yet turned into deliveries, oldest first. On PostgreSQL the rows are locked and
  * locked rows skipped, so several workers never dispatch the same event.

@@ -86,9 +86,23 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
     if (!HEADER_NAME.test(name)) throw validationError(field, `${name} is not a valid header name`);
     if (PROTECTED_HEADERS.includes(name.toLowerCase()))
       throw validationError(field, `${name} is set by the service and cannot be replaced`);
-    if (/[\r\n\0]/.test(value)) throw validationError(field, `${field} must not contain line breaks`);
+    const problem = headerValueProblem(value);
+    if (problem) throw validationError(field, `${field} ${problem}`);
   }
   return headers;
+}
+
+/**
+ * RFC 9110 field-value, ASCII only: visible characters (0x21–0x7E), with spaces and tabs
+ * allowed between them but not at either end. obs-text (0x80–0xFF) is refused: RFC 9110 keeps
+ * it for old senders only, receivers read it as opaque bytes, and anything beyond Latin-1
+ * (emoji, U+2028) cannot be sent in a header at all.
+ */
+function headerValueProblem(value: string): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  if (!/^[\t\x20-\x7e]*$/.test(value)) return 'may hold only visible ASCII characters, spaces and tabs';
+  if (/^[\t ]|[\t ]$/.test(value)) return 'must not start or end with a space or tab';
+  return undefined;
 }
 
 async function requireWebhook(db: Db, actor: Actor, id: string): Promise<WebhooksTable> {
@@ -207,20 +221,33 @@ export interface Target {
 }
 
 /** Sends one attempt of a delivery: signed fresh, same webhook-id (the event id) every time. */
-export function sendAttempt(
+export async function sendAttempt(
   ctx: ServiceContext,
   target: Target,
   delivery: Pick<DeliveriesTable, 'event_id' | 'payload'>,
 ): Promise<SendResult> {
-  const timestamp = Math.floor(ctx.clock.now().getTime() / 1000);
-  const custom = JSON.parse(target.headers) as Record<string, string>;
-  const headers = {
-    ...custom,
-    'content-type': 'application/json',
-    'user-agent': USER_AGENT,
-    ...signedHeaders(target.secret, delivery.event_id, timestamp, delivery.payload),
-  };
-  return postJson(ctx.agents, target.url, delivery.payload, headers, ctx.config.webhookTimeoutMs);
+  const started = performance.now();
+  try {
+    const timestamp = Math.floor(ctx.clock.now().getTime() / 1000);
+    const custom = JSON.parse(target.headers) as Record<string, string>;
+    const headers = {
+      ...custom,
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      ...signedHeaders(target.secret, delivery.event_id, timestamp, delivery.payload),
+    };
+    return await postJson(ctx.agents, target.url, delivery.payload, headers, ctx.config.webhookTimeoutMs);
+  } catch (error) {
+    // A send that cannot even be made (a header Node refuses, a stored row it cannot read) is
+    // a failed attempt like any other: recorded and retried on the schedule, never left leased.
+    return {
+      ok: false,
+      responseCode: null,
+      responseTimeMs: Math.round(performance.now() - started),
+      responseBody: null,
+      error: `could not send: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }
 
 /** Attempts in all: the first plus one per delay of the retry schedule. */
