@@ -379,15 +379,47 @@ export function listViews(db: Db, tagId: string, range: Range, page: { limit: nu
   return query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 
+/** Where a page of views starts: at an instant, after one, or after one view (instant and id). */
+export type ViewsFrom = { at: string } | { after: string } | { afterView: { at: string; id: string } };
+
+function fromInstant(from: ViewsFrom) {
+  return (eb: ExpressionBuilder<Database, 'views'>) =>
+    'at' in from
+      ? eb('occurred_at', '>=', from.at)
+      : 'after' in from
+        ? eb('occurred_at', '>', from.after)
+        : eb('occurred_at', '>=', from.afterView.at);
+}
+
 /**
- * One page of views of several tags, oldest first, after the (occurred_at, id) cursor. Exports
- * read page by page: short queries that never hold the database for the whole export.
+ * The instant of the `scan`-th view (of every tag) from `from` and before `to`, read from the
+ * time index alone; undefined when fewer are left. Views up to it are a window of about `scan`
+ * views, which a page of viewsPage then reads and sorts whatever share of them it exports.
+ */
+export async function viewsWindowEnd(db: Db, from: ViewsFrom, to: string, scan: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('views')
+    .select('occurred_at')
+    .where(fromInstant(from))
+    .where('occurred_at', '<', to)
+    .orderBy('occurred_at')
+    .limit(1)
+    .offset(scan - 1)
+    .executeTakeFirst();
+  return row?.occurred_at;
+}
+
+/**
+ * One page of views of several tags, oldest first, in (occurred_at, id) order, from `from` and
+ * up to `through` (inclusive; the window viewsWindowEnd found) or else before `to`. The window
+ * bounds what one query reads and sorts, however many views the tags have (the order spans
+ * tags, so no index gives it: without a window each page sorted every view of the period).
  */
 export function viewsPage(
   db: Db,
   tagIds: string[],
-  range: Range,
-  after: { at: string; id: string } | undefined,
+  from: ViewsFrom,
+  until: { through: string } | { before: string },
   loggedOnly: boolean,
   limit: number,
 ) {
@@ -395,10 +427,13 @@ export function viewsPage(
     .selectFrom('views')
     .selectAll()
     .where('tag_id', 'in', tagIds)
-    .where('occurred_at', '>=', range.from)
-    .where('occurred_at', '<', range.to);
+    .where(fromInstant(from))
+    .where('occurred_at', 'through' in until ? '<=' : '<', 'through' in until ? until.through : until.before);
+  if ('afterView' in from) {
+    const { at, id } = from.afterView;
+    query = query.where((eb) => eb(eb.refTuple('occurred_at', 'id'), '>', eb.tuple(at, id)));
+  }
   if (loggedOnly) query = query.where('logged', '=', 1);
-  if (after) query = query.where((eb) => eb(eb.refTuple('occurred_at', 'id'), '>', eb.tuple(after.at, after.id)));
   return query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
 }
 
