@@ -8,6 +8,7 @@ import * as analyticsScale from './0006_analytics_scale.js';
 import * as pendingViews from './0007_pending_views.js';
 import * as cacheNotifications from './0008_cache_notifications.js';
 import * as scopeVisitorSets from './0009_scope_visitor_sets.js';
+import * as loggedViewsIndex from './0010_logged_views_index.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_pending_views': pendingViews,
   '0008_cache_notifications': cacheNotifications,
   '0009_scope_visitor_sets': scopeVisitorSets,
+  '0010_logged_views_index': loggedViewsIndex,
 };

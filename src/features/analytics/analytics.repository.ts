@@ -357,15 +357,48 @@ export function tagTitles(db: Db, tagIds: string[]) {
   return tagIds.length === 0 ? Promise.resolve([]) : db.selectFrom('tags').select(['id', 'title']).where('id', 'in', tagIds).execute();
 }
 
-export async function countViews(db: Db, tagId: string, range: Range, loggedOnly: boolean): Promise<number> {
+/** Where a range of instants starts (`at`: inclusive, `after`: exclusive) and ends (`before`: exclusive, `through`: inclusive). */
+export type InstantFrom = { at: string } | { after: string };
+export type InstantUntil = { before: string } | { through: string };
+
+/** A tag's views (or logged views) between `from` and `until`. */
+function tagViewsBetween(db: Db, tagId: string, from: InstantFrom, until: InstantUntil, loggedOnly: boolean) {
   let query = db
     .selectFrom('views')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('tag_id', '=', tagId)
-    .where('occurred_at', '>=', range.from)
-    .where('occurred_at', '<', range.to);
+    .where('occurred_at', 'at' in from ? '>=' : '>', 'at' in from ? from.at : from.after)
+    .where('occurred_at', 'before' in until ? '<' : '<=', 'before' in until ? until.before : until.through);
   if (loggedOnly) query = query.where('logged', '=', 1);
-  return Number((await query.executeTakeFirstOrThrow()).count);
+  return query;
+}
+
+/** How many of a tag's views (or logged views) lie between `from` and `until`. */
+export async function countViews(db: Db, tagId: string, from: InstantFrom, until: InstantUntil, loggedOnly: boolean): Promise<number> {
+  const row = await tagViewsBetween(db, tagId, from, until, loggedOnly)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * The instant of the tag's view `n` views (of those tagViewsBetween selects) after the first,
+ * read from the index alone; undefined when there are not that many.
+ */
+export async function tagViewAfter(
+  db: Db,
+  tagId: string,
+  from: InstantFrom,
+  until: InstantUntil,
+  loggedOnly: boolean,
+  n: number,
+): Promise<string | undefined> {
+  const row = await tagViewsBetween(db, tagId, from, until, loggedOnly)
+    .select('occurred_at')
+    .orderBy('occurred_at')
+    .limit(1)
+    .offset(n)
+    .executeTakeFirst();
+  return row?.occurred_at;
 }
 
 export function listViews(db: Db, tagId: string, range: Range, page: { limit: number; offset: number; loggedOnly: boolean }) {
