@@ -502,6 +502,28 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
     .then((r) => Number(r.count));
 }
 
+/**
+ * Deletes up to `limit` of the tag's views that are rolled up (not pending); returns how many.
+ * Found through the (tag_id, occurred_at) index, oldest first.
+ */
+export async function deleteRolledUpViewsOfTag(trx: Db, tagId: string, limit: number): Promise<number> {
+  const result = await trx
+    .deleteFrom('views')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('views as v')
+        .select('v.id')
+        .where('v.tag_id', '=', tagId)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('pending_views as p').select('p.view_id').whereRef('p.view_id', '=', 'v.id'))),
+        )
+        .orderBy('v.occurred_at')
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
   // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
