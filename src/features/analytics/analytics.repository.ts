@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
@@ -730,11 +731,20 @@ async function purgeTagBefore(
   // A month's rows go once the whole month is past the cutoff: reports read a month's row only
   // when the whole month is in the period, and a period never starts before the cutoff.
   const cutoffMonth = monthOf(cutoffDay);
-  const deleted = await db
-    .deleteFrom('views')
-    .where('tag_id', '=', tag.tag_id)
-    .where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`)
-    .executeTakeFirst();
+  const deleted = await deleteInChunks((limit) =>
+    db
+      .deleteFrom('views')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('views')
+          .select('id')
+          .where('tag_id', '=', tag.tag_id)
+          .where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`)
+          .orderBy('occurred_at')
+          .limit(limit),
+      )
+      .executeTakeFirst(),
+  );
   for (const table of ['tag_hourly', 'tag_visitor_hours'] as const)
     await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('hour', '<', cutoffHour).execute();
   for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const)
@@ -760,13 +770,36 @@ async function purgeTagBefore(
     .where('tag_id', '=', tag.tag_id)
     .execute();
   await db.deleteFrom('tag_daily').where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
-  return Number(deleted.numDeletedRows);
+  return deleted;
 }
 
 /** Visitor numbers of visitors last seen before `cutoffDay`: no kept visitor set holds them. */
-export async function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<number> {
-  const result = await db.deleteFrom('visitors').where('last_day', '<', cutoffDay).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<number> {
+  return deleteInChunks((limit) =>
+    db
+      .deleteFrom('visitors')
+      .where('id', 'in', (eb) => eb.selectFrom('visitors').select('id').where('last_day', '<', cutoffDay).limit(limit))
+      .executeTakeFirst(),
+  );
+}
+
+/** Rows a retention statement deletes at most: a few milliseconds of the thread. */
+const RETENTION_CHUNK = 2000;
+
+/**
+ * Runs a delete of up to RETENTION_CHUNK rows until one deletes fewer, giving the thread back
+ * between them: a retention run may find millions of rows due (a plan's history shortened),
+ * and one statement deleting them all would hold the server (on SQLite, the thread that
+ * answers every request) for seconds. Returns the rows deleted.
+ */
+async function deleteInChunks(deleteChunk: (limit: number) => Promise<{ numDeletedRows: bigint }>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = Number((await deleteChunk(RETENTION_CHUNK)).numDeletedRows);
+    total += deleted;
+    if (deleted < RETENTION_CHUNK) return total;
+    await setImmediate();
+  }
 }
 
 /**
