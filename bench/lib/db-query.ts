@@ -40,3 +40,31 @@ export async function queryNumber(location: DataLocation, sql: string, params: A
     await client.end();
   }
 }
+
+/** Runs one writing statement on the service's database behind its back (scenario setup); returns rows changed. */
+export async function execute(location: DataLocation, sql: string, params: Array<string | number>): Promise<number> {
+  if (!location.databaseUrl) {
+    const db = new Database(join(location.dataDir, 'tagsvc.sqlite'), { fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 60000');
+      return db.prepare(sql).run(...params).changes;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({
+    connectionString: location.databaseUrl,
+    ...(location.schema ? { options: `-c search_path="${location.schema}"` } : {}),
+  });
+  await client.connect();
+  try {
+    let n = 0;
+    const result = await client.query(
+      sql.replace(/\?/g, () => `$${++n}`),
+      params,
+    );
+    return result.rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
