@@ -49,6 +49,12 @@ export interface TagDependent {
     blocks: readonly { type: string; file_id?: string }[],
     field: string,
   ): Promise<void>;
+  /**
+   * Deletes, before the transaction that deletes the tag, what of its data may go early, in
+   * short transactions of its own: the tag and everything its readers count stay until that
+   * transaction, which takes the rest.
+   */
+  deleteBeforeTag?(ctx: ServiceContext, tag: DependentTag): Promise<void>;
   /** Deletes the tag's data inside the transaction that deletes the tag, before its row goes. */
   deleteWithTag(ctx: ServiceContext, trx: Db, tag: DependentTag): Promise<void>;
 }

@@ -10,16 +10,22 @@ export interface DataLocation {
 }
 
 /**
- * One number from the service's database, read behind its back: what the scenarios check the
- * API's answers against (views stored, rows that an export must stream). `sql` uses `?`
+ * One statement on the service's database behind its back: on SQLite beside the running
+ * service (WAL lets both use the file at once), on PostgreSQL in its schema. `sql` uses `?`
  * placeholders on both databases.
  */
-export async function queryNumber(location: DataLocation, sql: string, params: Array<string | number>): Promise<number> {
+async function run<T>(
+  location: DataLocation,
+  sql: string,
+  params: Array<string | number>,
+  sqlite: (statement: Database.Statement) => T,
+  postgres: (result: pg.QueryResult) => T,
+): Promise<T> {
   if (!location.databaseUrl) {
-    // Read-only, beside the running service: WAL lets both use the file at once.
-    const db = new Database(join(location.dataDir, 'tagsvc.sqlite'), { readonly: true, fileMustExist: true });
+    const db = new Database(join(location.dataDir, 'tagsvc.sqlite'), { fileMustExist: true });
     try {
-      return Number(Object.values(db.prepare(sql).get(...params) as Record<string, unknown>)[0] ?? 0);
+      db.pragma('busy_timeout = 60000');
+      return sqlite(db.prepare(sql));
     } finally {
       db.close();
     }
@@ -31,12 +37,39 @@ export async function queryNumber(location: DataLocation, sql: string, params: A
   await client.connect();
   try {
     let n = 0;
-    const result = await client.query(
-      sql.replace(/\?/g, () => `$${++n}`),
-      params,
+    return postgres(
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      ),
     );
-    return Number(Object.values(result.rows[0] as Record<string, unknown>)[0] ?? 0);
   } finally {
     await client.end();
   }
+}
+
+/**
+ * One number from the service's database, read behind its back: what the scenarios check the
+ * API's answers against (views stored, rows that an export must stream).
+ */
+export function queryNumber(location: DataLocation, sql: string, params: Array<string | number>): Promise<number> {
+  const first = (row: unknown) => Number(Object.values((row ?? {}) as Record<string, unknown>)[0] ?? 0);
+  return run(
+    location,
+    sql,
+    params,
+    (statement) => first(statement.get(...params)),
+    (result) => first(result.rows[0]),
+  );
+}
+
+/** Runs one writing statement on the service's database behind its back (scenario setup); returns rows changed. */
+export function execute(location: DataLocation, sql: string, params: Array<string | number>): Promise<number> {
+  return run(
+    location,
+    sql,
+    params,
+    (statement) => statement.run(...params).changes,
+    (result) => result.rowCount ?? 0,
+  );
 }

@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario.js';
 import { analyticsExport, analyticsOverview, analyticsTagYear } from './analytics.js';
+import { analyticsStall } from './analytics-stall.js';
 import { fileDownload, fileUpload } from './files.js';
 import { limiterMemory, limiterRedis } from './limiter.js';
 import { me } from './me.js';
@@ -32,5 +33,6 @@ export const scenarios: Scenario[] = [
   analyticsTagYear,
   analyticsOverview,
   analyticsExport,
+  analyticsStall,
   pageRecording,
 ];

@@ -9,6 +9,7 @@ import * as pendingViews from './0007_pending_views.js';
 import * as cacheNotifications from './0008_cache_notifications.js';
 import * as scopeVisitorSets from './0009_scope_visitor_sets.js';
 import * as sessions from './0010_sessions.js';
+import * as loggedViewsIndex from './0011_logged_views_index.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_cache_notifications': cacheNotifications,
   '0009_scope_visitor_sets': scopeVisitorSets,
   '0010_sessions': sessions,
+  '0011_logged_views_index': loggedViewsIndex,
 };

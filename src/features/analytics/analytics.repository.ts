@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
@@ -357,15 +358,48 @@ export function tagTitles(db: Db, tagIds: string[]) {
   return tagIds.length === 0 ? Promise.resolve([]) : db.selectFrom('tags').select(['id', 'title']).where('id', 'in', tagIds).execute();
 }
 
-export async function countViews(db: Db, tagId: string, range: Range, loggedOnly: boolean): Promise<number> {
+/** Where a range of instants starts (`at`: inclusive, `after`: exclusive) and ends (`before`: exclusive, `through`: inclusive). */
+export type InstantFrom = { at: string } | { after: string };
+export type InstantUntil = { before: string } | { through: string };
+
+/** A tag's views (or logged views) between `from` and `until`. */
+function tagViewsBetween(db: Db, tagId: string, from: InstantFrom, until: InstantUntil, loggedOnly: boolean) {
   let query = db
     .selectFrom('views')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('tag_id', '=', tagId)
-    .where('occurred_at', '>=', range.from)
-    .where('occurred_at', '<', range.to);
+    .where('occurred_at', 'at' in from ? '>=' : '>', 'at' in from ? from.at : from.after)
+    .where('occurred_at', 'before' in until ? '<' : '<=', 'before' in until ? until.before : until.through);
   if (loggedOnly) query = query.where('logged', '=', 1);
-  return Number((await query.executeTakeFirstOrThrow()).count);
+  return query;
+}
+
+/** How many of a tag's views (or logged views) lie between `from` and `until`. */
+export async function countViews(db: Db, tagId: string, from: InstantFrom, until: InstantUntil, loggedOnly: boolean): Promise<number> {
+  const row = await tagViewsBetween(db, tagId, from, until, loggedOnly)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * The instant of the tag's view `n` views (of those tagViewsBetween selects) after the first,
+ * read from the index alone; undefined when there are not that many.
+ */
+export async function tagViewAfter(
+  db: Db,
+  tagId: string,
+  from: InstantFrom,
+  until: InstantUntil,
+  loggedOnly: boolean,
+  n: number,
+): Promise<string | undefined> {
+  const row = await tagViewsBetween(db, tagId, from, until, loggedOnly)
+    .select('occurred_at')
+    .orderBy('occurred_at')
+    .limit(1)
+    .offset(n)
+    .executeTakeFirst();
+  return row?.occurred_at;
 }
 
 export function listViews(db: Db, tagId: string, range: Range, page: { limit: number; offset: number; loggedOnly: boolean }) {
@@ -379,15 +413,47 @@ export function listViews(db: Db, tagId: string, range: Range, page: { limit: nu
   return query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 
+/** Where a page of views starts: at an instant, after one, or after one view (instant and id). */
+export type ViewsFrom = { at: string } | { after: string } | { afterView: { at: string; id: string } };
+
+function fromInstant(from: ViewsFrom) {
+  return (eb: ExpressionBuilder<Database, 'views'>) =>
+    'at' in from
+      ? eb('occurred_at', '>=', from.at)
+      : 'after' in from
+        ? eb('occurred_at', '>', from.after)
+        : eb('occurred_at', '>=', from.afterView.at);
+}
+
 /**
- * One page of views of several tags, oldest first, after the (occurred_at, id) cursor. Exports
- * read page by page: short queries that never hold the database for the whole export.
+ * The instant of the `scan`-th view (of every tag) from `from` and before `to`, read from the
+ * time index alone; undefined when fewer are left. Views up to it are a window of about `scan`
+ * views, which a page of viewsPage then reads and sorts whatever share of them it exports.
+ */
+export async function viewsWindowEnd(db: Db, from: ViewsFrom, to: string, scan: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('views')
+    .select('occurred_at')
+    .where(fromInstant(from))
+    .where('occurred_at', '<', to)
+    .orderBy('occurred_at')
+    .limit(1)
+    .offset(scan - 1)
+    .executeTakeFirst();
+  return row?.occurred_at;
+}
+
+/**
+ * One page of views of several tags, oldest first, in (occurred_at, id) order, from `from` and
+ * up to `through` (inclusive; the window viewsWindowEnd found) or else before `to`. The window
+ * bounds what one query reads and sorts, however many views the tags have (the order spans
+ * tags, so no index gives it: without a window each page sorted every view of the period).
  */
 export function viewsPage(
   db: Db,
   tagIds: string[],
-  range: Range,
-  after: { at: string; id: string } | undefined,
+  from: ViewsFrom,
+  until: { through: string } | { before: string },
   loggedOnly: boolean,
   limit: number,
 ) {
@@ -395,10 +461,13 @@ export function viewsPage(
     .selectFrom('views')
     .selectAll()
     .where('tag_id', 'in', tagIds)
-    .where('occurred_at', '>=', range.from)
-    .where('occurred_at', '<', range.to);
+    .where(fromInstant(from))
+    .where('occurred_at', 'through' in until ? '<=' : '<', 'through' in until ? until.through : until.before);
+  if ('afterView' in from) {
+    const { at, id } = from.afterView;
+    query = query.where((eb) => eb(eb.refTuple('occurred_at', 'id'), '>', eb.tuple(at, id)));
+  }
   if (loggedOnly) query = query.where('logged', '=', 1);
-  if (after) query = query.where((eb) => eb(eb.refTuple('occurred_at', 'id'), '>', eb.tuple(after.at, after.id)));
   return query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
 }
 
@@ -434,6 +503,28 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
     .then((r) => Number(r.count));
 }
 
+/**
+ * Deletes up to `limit` of the tag's views that are rolled up (not pending); returns how many.
+ * Found through the (tag_id, occurred_at) index, oldest first.
+ */
+export async function deleteRolledUpViewsOfTag(trx: Db, tagId: string, limit: number): Promise<number> {
+  const result = await trx
+    .deleteFrom('views')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('views as v')
+        .select('v.id')
+        .where('v.tag_id', '=', tagId)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('pending_views as p').select('p.view_id').whereRef('p.view_id', '=', 'v.id'))),
+        )
+        .orderBy('v.occurred_at')
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
   // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
@@ -452,18 +543,44 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
       AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
-  for (const table of [
-    'views',
-    'tag_hourly',
-    'tag_daily_dimensions',
-    'tag_monthly_dimensions',
-    'tag_visitor_hours',
-    'tag_visitor_days',
-    'tag_day_visitors',
-    'tag_monthly',
-    'tag_daily',
+  for (const [table, column] of [
+    ['views', 'occurred_at'],
+    ['tag_hourly', 'hour'],
+    ['tag_daily_dimensions', 'day'],
+    ['tag_monthly_dimensions', 'month'],
+    ['tag_visitor_hours', 'hour'],
+    ['tag_visitor_days', 'day'],
+    ['tag_day_visitors', 'day'],
+    ['tag_monthly', 'month'],
+    ['tag_daily', 'day'],
   ] as const) {
-    await trx.deleteFrom(table).where('tag_id', '=', tagId).execute();
+    await deleteTagRows(trx, table, column, tagId);
+  }
+}
+
+/** Rows of a tag one statement of its deletion deletes, about: a few milliseconds of the thread. */
+const TAG_ROWS_PER_STATEMENT = 2000;
+
+/**
+ * Deletes the tag's rows of `table`, about TAG_ROWS_PER_STATEMENT at a time in `column` order
+ * (the key after tag_id), giving the thread back between statements. Inside the deletion's one
+ * transaction: on SQLite other queries wait for its connection meanwhile, but other requests
+ * run (a year of hourly and breakdown rows is tens of thousands of rows, 40-60 ms at once).
+ */
+async function deleteTagRows(trx: Db, table: string, column: string, tagId: string): Promise<void> {
+  for (;;) {
+    const bound = await sql<{ value: string }>`SELECT ${sql.ref(column)} AS value FROM ${sql.table(table)}
+      WHERE tag_id = ${tagId} ORDER BY ${sql.ref(column)} LIMIT 1 OFFSET ${TAG_ROWS_PER_STATEMENT}`.execute(trx);
+    const value = bound.rows[0]?.value;
+    if (value === undefined) {
+      await sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId}`.execute(trx);
+      return;
+    }
+    const deleted = await sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId} AND ${sql.ref(column)} < ${value}`.execute(trx);
+    // More rows than a statement's share with one value: they go together.
+    if (Number(deleted.numAffectedRows ?? 0) === 0)
+      await sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId} AND ${sql.ref(column)} <= ${value}`.execute(trx);
+    await setImmediate();
   }
 }
 
@@ -640,11 +757,20 @@ async function purgeTagBefore(
   // A month's rows go once the whole month is past the cutoff: reports read a month's row only
   // when the whole month is in the period, and a period never starts before the cutoff.
   const cutoffMonth = monthOf(cutoffDay);
-  const deleted = await db
-    .deleteFrom('views')
-    .where('tag_id', '=', tag.tag_id)
-    .where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`)
-    .executeTakeFirst();
+  const deleted = await deleteInChunks((limit) =>
+    db
+      .deleteFrom('views')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('views')
+          .select('id')
+          .where('tag_id', '=', tag.tag_id)
+          .where('occurred_at', '<', `${cutoffDay}T00:00:00.000Z`)
+          .orderBy('occurred_at')
+          .limit(limit),
+      )
+      .executeTakeFirst(),
+  );
   for (const table of ['tag_hourly', 'tag_visitor_hours'] as const)
     await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('hour', '<', cutoffHour).execute();
   for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const)
@@ -670,13 +796,36 @@ async function purgeTagBefore(
     .where('tag_id', '=', tag.tag_id)
     .execute();
   await db.deleteFrom('tag_daily').where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
-  return Number(deleted.numDeletedRows);
+  return deleted;
 }
 
 /** Visitor numbers of visitors last seen before `cutoffDay`: no kept visitor set holds them. */
-export async function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<number> {
-  const result = await db.deleteFrom('visitors').where('last_day', '<', cutoffDay).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<number> {
+  return deleteInChunks((limit) =>
+    db
+      .deleteFrom('visitors')
+      .where('id', 'in', (eb) => eb.selectFrom('visitors').select('id').where('last_day', '<', cutoffDay).limit(limit))
+      .executeTakeFirst(),
+  );
+}
+
+/** Rows a retention statement deletes at most: a few milliseconds of the thread. */
+const RETENTION_CHUNK = 2000;
+
+/**
+ * Runs a delete of up to RETENTION_CHUNK rows until one deletes fewer, giving the thread back
+ * between them: a retention run may find millions of rows due (a plan's history shortened),
+ * and one statement deleting them all would hold the server (on SQLite, the thread that
+ * answers every request) for seconds. Returns the rows deleted.
+ */
+async function deleteInChunks(deleteChunk: (limit: number) => Promise<{ numDeletedRows: bigint }>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = Number((await deleteChunk(RETENTION_CHUNK)).numDeletedRows);
+    total += deleted;
+    if (deleted < RETENTION_CHUNK) return total;
+    await setImmediate();
+  }
 }
 
 /**

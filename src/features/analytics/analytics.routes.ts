@@ -12,6 +12,21 @@ const dates = {
   start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, first day (UTC); default 29 days before today' })),
   end_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, the day after the last (UTC, exclusive); default tomorrow' })),
 };
+/**
+ * Views and logs page by offset, and a database reaches an offset only by stepping over every
+ * row before it (on SQLite on the thread that answers every request): the offset is capped, so
+ * one request stays short however many views a tag has. The export reads every view.
+ */
+export const MAX_VIEWS_OFFSET = 10_000;
+const ViewsPagination = {
+  ...PaginationQuery,
+  offset: Type.Integer({
+    minimum: 0,
+    maximum: MAX_VIEWS_OFFSET,
+    default: 0,
+    description: `Items to skip, at most ${MAX_VIEWS_OFFSET.toLocaleString('en-US')} (more: 400 validation_error naming offset; GET /v1/analytics/export has every view)`,
+  }),
+};
 const TagParams = Type.Object({ id: Type.String({ description: 'Tag id or short id' }) });
 const Period = Type.Object({ start: Type.String(), end: Type.String({ description: 'Exclusive' }) });
 const Counts = Type.Record(Type.String(), Type.Integer());
@@ -90,7 +105,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           summary: "A tag's individual views, newest first",
           tags: ANALYTICS,
           params: TagParams,
-          querystring: Type.Object({ ...dates, ...PaginationQuery }),
+          querystring: Type.Object({ ...dates, ...ViewsPagination }),
           response: {
             200: Type.Object({ success: Type.Literal(true), data: Type.Object({ views: Type.Array(ViewRecord) }), pagination: Pagination }),
           },
@@ -110,7 +125,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           summary: "A tag's access log (requires access_logging on the tag)",
           tags: ANALYTICS,
           params: TagParams,
-          querystring: Type.Object({ ...dates, ...PaginationQuery, level: Type.Enum(['basic', 'detailed'], { default: 'detailed' }) }),
+          querystring: Type.Object({ ...dates, ...ViewsPagination, level: Type.Enum(['basic', 'detailed'], { default: 'detailed' }) }),
           response: {
             200: Type.Object({ success: Type.Literal(true), data: Type.Object({ logs: Type.Array(LogRecord) }), pagination: Pagination }),
           },

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.js';
 import { Readable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import { validationError } from '../../errors.js';
 import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { requireTag, tagsInScope } from '../tags/index.js';
@@ -11,7 +12,14 @@ import { rollUpViews } from './view-rollup.js';
 export const CSV_HEADER = 'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits';
 const INCLUDES = ['views', 'logs', 'summary'] as const;
 type Include = (typeof INCLUDES)[number];
-const PAGE = 5000;
+/**
+ * Rows read and written out per step. Between steps the export gives the thread back (the
+ * server's one thread, which on SQLite also runs every query), so no step holds other requests
+ * up for long: a page of views is read within a window of VIEW_WINDOW views of every tag.
+ */
+const DAILY_PAGE = 2000;
+const VIEW_PAGE = 500;
+const VIEW_WINDOW = 2000;
 
 export interface ExportQuery {
   start_date?: string;
@@ -86,38 +94,48 @@ function csvTitle(title: string): string {
 }
 
 /** Per tag and day rows, page by page. */
-async function* dailyRows(ctx: ServiceContext, exported: Exported, period: Period) {
+async function* dailyPages(ctx: ServiceContext, exported: Exported, period: Period) {
   const titles = new Map(exported.tags.map((t) => [t.id, t.title]));
   if (titles.size === 0) return;
   let after: { day: string; tagId: string } | undefined;
   for (;;) {
-    const rows = await repo.dailyPage(ctx.db, exported.rows, { from: period.start, to: period.end }, after, PAGE);
-    for (const row of rows) {
-      yield {
-        date: row.day,
-        tag_id: row.tag_id,
-        tag_title: titles.get(row.tag_id) ?? '',
-        views: Number(row.views),
-        unique_views: Number(row.unique_views),
-        qr_scans: Number(row.qr_scans),
-        direct_visits: Number(row.direct_visits),
-      };
-    }
-    if (rows.length < PAGE) return;
+    const rows = await repo.dailyPage(ctx.db, exported.rows, { from: period.start, to: period.end }, after, DAILY_PAGE);
+    yield rows.map((row) => ({
+      date: row.day,
+      tag_id: row.tag_id,
+      tag_title: titles.get(row.tag_id) ?? '',
+      views: Number(row.views),
+      unique_views: Number(row.unique_views),
+      qr_scans: Number(row.qr_scans),
+      direct_visits: Number(row.direct_visits),
+    }));
+    if (rows.length < DAILY_PAGE) return;
     const last = rows.at(-1)!;
     after = { day: last.day, tagId: last.tag_id };
+    await setImmediate();
   }
 }
 
-async function* viewRows(ctx: ServiceContext, tagIds: string[], period: Period, loggedOnly: boolean) {
+/**
+ * The views of the tags in the period, oldest first, page by page: each page within a window
+ * of views of every tag (repo.viewsWindowEnd), so no query reads or sorts more than the window
+ * however many views the period holds.
+ */
+async function* viewPages(ctx: ServiceContext, tagIds: string[], period: Period, loggedOnly: boolean) {
   if (tagIds.length === 0) return;
-  let after: { at: string; id: string } | undefined;
+  const range = instantRange(period);
+  let from: repo.ViewsFrom = { at: range.from };
   for (;;) {
-    const rows = await repo.viewsPage(ctx.db, tagIds, instantRange(period), after, loggedOnly, PAGE);
-    yield* rows;
-    if (rows.length < PAGE) return;
-    const last = rows.at(-1)!;
-    after = { at: last.occurred_at, id: last.id };
+    const windowEnd = await repo.viewsWindowEnd(ctx.db, from, range.to, VIEW_WINDOW);
+    const until = windowEnd === undefined ? { before: range.to } : { through: windowEnd };
+    const rows = await repo.viewsPage(ctx.db, tagIds, from, until, loggedOnly, VIEW_PAGE);
+    if (rows.length > 0) yield rows;
+    if (rows.length === VIEW_PAGE) {
+      const last = rows.at(-1)!;
+      from = { afterView: { at: last.occurred_at, id: last.id } };
+    } else if (windowEnd === undefined) return;
+    else from = { after: windowEnd };
+    await setImmediate();
   }
 }
 
@@ -125,22 +143,22 @@ async function* csv(ctx: ServiceContext, exported: Exported, period: Period) {
   yield `${CSV_HEADER}\n`;
   // Dates, ids and counts never need quoting; titles are quoted once per tag.
   const titles = new Map(exported.tags.map((t) => [t.id, csvTitle(t.title)]));
-  let chunk = '';
-  for await (const row of dailyRows(ctx, exported, period)) {
-    chunk += `${row.date},${row.tag_id},${titles.get(row.tag_id)},${row.views},${row.unique_views},${row.qr_scans},${row.direct_visits}\n`;
-    if (chunk.length > 64 * 1024) {
-      yield chunk;
-      chunk = '';
+  for await (const rows of dailyPages(ctx, exported, period)) {
+    let chunk = '';
+    for (const row of rows) {
+      chunk += `${row.date},${row.tag_id},${titles.get(row.tag_id)},${row.views},${row.unique_views},${row.qr_scans},${row.direct_visits}\n`;
     }
+    if (chunk) yield chunk;
   }
-  if (chunk) yield chunk;
 }
 
-async function* jsonArray<T>(items: AsyncIterable<T>, map: (item: T) => unknown) {
+/** A JSON array written a page at a time. */
+async function* jsonArray<T>(pages: AsyncIterable<T[]>, map: (item: T) => unknown) {
   let first = true;
   yield '[';
-  for await (const item of items) {
-    yield (first ? '' : ',') + JSON.stringify(map(item));
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    yield (first ? '' : ',') + page.map((item) => JSON.stringify(map(item))).join(',');
     first = false;
   }
   yield ']';
@@ -149,16 +167,16 @@ async function* jsonArray<T>(items: AsyncIterable<T>, map: (item: T) => unknown)
 async function* json(ctx: ServiceContext, exported: Exported, period: Period, include: Set<Include>, exportDate: string) {
   const ids = exported.tags.map((t) => t.id);
   yield `{"success":true,"data":{"export_date":${JSON.stringify(exportDate)},"period":${JSON.stringify(period)},"rows":`;
-  yield* include.has('summary') ? jsonArray(dailyRows(ctx, exported, period), (row) => row) : ['[]'];
+  yield* include.has('summary') ? jsonArray(dailyPages(ctx, exported, period), (row) => row) : ['[]'];
   if (include.has('views')) {
     yield ',"views":';
-    yield* jsonArray(viewRows(ctx, ids, period, false), (view) => ({ tag_id: view.tag_id, ...toViewRecord(view) }));
+    yield* jsonArray(viewPages(ctx, ids, period, false), (view) => ({ tag_id: view.tag_id, ...toViewRecord(view) }));
   }
   if (include.has('logs')) {
     // Of every tag exported, only those logging now show their log records (as /logs does).
     const logging = exported.tags.filter((t) => t.access_logging === 1).map((t) => t.id);
     yield ',"logs":';
-    yield* jsonArray(viewRows(ctx, logging, period, true), (view) => ({ tag_id: view.tag_id, ...toLogRecord(view, 'detailed') }));
+    yield* jsonArray(viewPages(ctx, logging, period, true), (view) => ({ tag_id: view.tag_id, ...toLogRecord(view, 'detailed') }));
   }
   yield '}}';
 }

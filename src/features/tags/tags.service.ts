@@ -282,8 +282,13 @@ export async function deleteTag(ctx: ServiceContext, actor: Actor, { id: idOrSho
 /**
  * The one deletion of a tag: what other features keep for it (its files, its analytics), then
  * its row, in one transaction. `announce` emits tag.deleted; expired sandbox data goes silently.
+ * Before it, each feature deletes what may go early in short transactions of its own (a tag's
+ * raw views: hundreds of thousands of rows in one transaction held SQLite, and with it the
+ * server's one thread, for seconds); the tag's row goes last, so a deletion cut short leaves a
+ * whole tag that can be deleted again.
  */
 async function removeTag(ctx: ServiceContext, tag: repo.TagRow, options: { announce: boolean }): Promise<void> {
+  for (const dependent of ctx.tagDependents) await dependent.deleteBeforeTag?.(ctx, tag);
   await transaction(ctx.db, async (trx) => {
     for (const dependent of ctx.tagDependents) await dependent.deleteWithTag(ctx, trx, tag);
     await repo.deleteTagRow(trx, tag.id);

@@ -1,0 +1,173 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { ViewsTable } from '../../src/db/schema.js';
+import { transaction } from '../../src/db/transaction.js';
+import { newId } from '../../src/lib/ids.js';
+import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { createTag, startAnalyticsApp, viewRow, type CreatedTag } from './support.js';
+
+/**
+ * The server answers every request on one thread (and on SQLite the database runs on it too):
+ * no request may hold it. The server runs in this process, so a timer here sees what any other
+ * request would: a probe every 10 ms records how late it fires while the expensive requests run.
+ */
+
+const VIEWS = 200_000;
+const MAX_STALL_MS = 100;
+const DAY_MS = 86_400_000;
+
+/** The worst lateness of a 10 ms timer between start and stop. */
+function stallProbe() {
+  let worst = 0;
+  let lap = 0;
+  let expected = performance.now() + 10;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - expected);
+    lap = Math.max(lap, now - expected);
+    expected = now + 10;
+  }, 10);
+  return {
+    /** The worst lateness since the previous lap. */
+    lap() {
+      const value = lap;
+      lap = 0;
+      return value;
+    },
+    stop() {
+      clearInterval(timer);
+      return worst;
+    },
+  };
+}
+
+/** A GET whose body is kept as received (parsed after the probe stops: parsing blocks too). */
+function download(t: TestApp, key: string, path: string): Promise<{ status: number; body: Buffer[] }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(path, t.baseUrl), { headers: { authorization: `Bearer ${key}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: chunks }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * `VIEWS` views of one tag spread over the past year, written straight into the tables in bulk
+ * (recording them through pages would take minutes), with the daily and hourly rollups they
+ * make: every other view is logged.
+ */
+async function seedViews(t: TestApp, tag: CreatedTag, account: Account): Promise<{ first: string; end: string }> {
+  const now = t.clock.now().getTime();
+  const today = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00.000Z`);
+  const start = today - 364 * DAY_MS;
+  const span = now - start;
+  const BATCH = 500;
+  await transaction(t.services.db, async (trx) => {
+    for (let first = 0; first < VIEWS; first += BATCH) {
+      const rows: ViewsTable[] = [];
+      for (let i = first; i < Math.min(first + BATCH, VIEWS); i++) {
+        const at = new Date(start + Math.floor((i * span) / VIEWS)).toISOString();
+        const row = viewRow({ id: tag.id, ownerId: account.userId }, at, `visitor_${i % 5000}_0123456789`);
+        row.id = newId('view');
+        row.logged = i % 2;
+        rows.push(row);
+      }
+      await trx.insertInto('views').values(rows).execute();
+    }
+    // The rollups the views make (all direct visits), grouped by the database.
+    await sql`INSERT INTO tag_daily (tag_id, day, environment, owner_id, organization_id, views, qr_scans, direct_visits,
+        unique_views, duration_sum, duration_count)
+      SELECT tag_id, substr(occurred_at, 1, 10), environment, owner_id, organization_id, count(*), 0, count(*), 0, 0, 0
+      FROM views WHERE tag_id = ${tag.id} GROUP BY tag_id, substr(occurred_at, 1, 10), environment, owner_id, organization_id`.execute(trx);
+    await sql`INSERT INTO tag_hourly (tag_id, hour, views, qr_scans, direct_visits, duration_sum, duration_count, unique_visitors)
+      SELECT tag_id, substr(occurred_at, 1, 13) || ':00:00Z', count(*), 0, count(*), 0, 0, 0
+      FROM views WHERE tag_id = ${tag.id} GROUP BY tag_id, substr(occurred_at, 1, 13)`.execute(trx);
+  });
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { first: day(start), end: day(today + DAY_MS) };
+}
+
+describe(`event-loop stalls at ${VIEWS.toLocaleString('en-US')} views`, () => {
+  let t: TestApp;
+  let account: Account;
+  let tag: CreatedTag;
+  let period: { first: string; end: string };
+
+  beforeAll(async () => {
+    t = await startAnalyticsApp();
+    account = await createAccount(t, 'enterprise');
+    tag = await createTag(t, account.key, { access_logging: true });
+    period = await seedViews(t, tag, account);
+  }, 300_000);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a year’s JSON export with views, logs and summary, huge offsets, counted pages and the tag’s deletion never stall the server', async () => {
+    const probe = stallProbe();
+    let stopped = false;
+    const laps: string[] = [];
+    const lap = (name: string) => laps.push(`${name} ${probe.lap().toFixed(0)} ms`);
+    const stop = () => {
+      stopped = true;
+      return probe.stop();
+    };
+    try {
+      const exported = await download(
+        t,
+        account.key,
+        `/v1/analytics/export?format=json&include=views,logs,summary&start_date=${period.first}&end_date=${period.end}`,
+      );
+      lap('export');
+      const huge = { offset: '9000000000000000' };
+      const views = await request(t, 'GET', `/v1/tags/${tag.id}/analytics/views?offset=${huge.offset}`, { key: account.key });
+      const logs = await request(t, 'GET', `/v1/tags/${tag.id}/analytics/logs?offset=${huge.offset}`, { key: account.key });
+      lap('huge offsets');
+      const all = { start_date: period.first, end_date: period.end };
+      const viewPage = await request(t, 'GET', `/v1/tags/${tag.id}/analytics/views?${new URLSearchParams(all)}`, { key: account.key });
+      const logPage = await request(t, 'GET', `/v1/tags/${tag.id}/analytics/logs?${new URLSearchParams(all)}`, { key: account.key });
+      lap('counted pages');
+      const deleted = await request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: account.key });
+      lap('deletion');
+      const worst = stop();
+      console.log(`event-loop stall at ${VIEWS} views: worst ${worst.toFixed(1)} ms (${laps.join(', ')})`);
+
+      // What each request answered, checked once the probe is off.
+      const body = Buffer.concat(exported.body).toString('utf8');
+      expect(exported.status, body.slice(0, 300)).toBe(200);
+      const data = JSON.parse(body).data as {
+        rows: Array<{ views: number }>;
+        views: Array<{ id: string; timestamp: string }>;
+        logs: Array<{ id: string }>;
+      };
+      expect(data.rows.reduce((sum, row) => sum + row.views, 0)).toBe(VIEWS);
+      expect(data.views).toHaveLength(VIEWS);
+      expect(data.logs).toHaveLength(VIEWS / 2);
+      for (let i = 1; i < data.views.length; i++) {
+        const [a, b] = [data.views[i - 1]!, data.views[i]!];
+        if (a.timestamp > b.timestamp || (a.timestamp === b.timestamp && a.id >= b.id)) throw new Error(`views out of order at ${i}`);
+      }
+      expect(viewPage.body.pagination.total).toBe(VIEWS);
+      expect(logPage.body.pagination.total).toBe(VIEWS / 2);
+      expectError(views, 400, 'validation_error', 'offset');
+      expectError(logs, 400, 'validation_error', 'offset');
+      expect(deleted.status, deleted.text).toBe(200);
+      const left = await t.services.db
+        .selectFrom('views')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('tag_id', '=', tag.id)
+        .executeTakeFirstOrThrow();
+      expect(Number(left.n)).toBe(0);
+
+      expect(worst, 'the longest the server could not answer anything, ms').toBeLessThanOrEqual(MAX_STALL_MS);
+    } finally {
+      if (!stopped) stop();
+    }
+  }, 300_000);
+});
