@@ -1,5 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, validationError } from '../errors.js';
+import { idPattern, TAG_REF_PATTERN } from '../lib/ids.js';
+
+/** What each id pattern names, for the messages of ids that do not have its shape. */
+const NOUN_BY_ID_PATTERN = new Map<string, string>([
+  [TAG_REF_PATTERN, 'Tag'],
+  [idPattern('fld'), 'Folder'],
+  [idPattern('file'), 'File'],
+  [idPattern('wh'), 'Webhook'],
+  [idPattern('dlv'), 'Delivery'],
+]);
 
 interface AjvIssue {
   instancePath: string;
@@ -29,6 +39,12 @@ function describeIssue(issue: AjvIssue, field: string | undefined, context: stri
       return `${subject} is not a known field`;
     case 'enum':
       return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+    case 'pattern': {
+      const noun = NOUN_BY_ID_PATTERN.get(issue.params.pattern as string);
+      if (noun === 'Tag') return `${subject} must be a tag id (tag_…) or short id`;
+      if (noun) return `${subject} must be a ${noun.toLowerCase()} id`;
+      return `${subject} ${issue.message ?? 'is invalid'}`;
+    }
     case 'type':
       // The whole body: missing, empty, or not an object.
       if (!field && context === 'body') return 'the body must be a JSON object';
@@ -41,6 +57,12 @@ function describeIssue(issue: AjvIssue, field: string | undefined, context: stri
 function fromValidation(error: FastifyError): ApiError {
   const issue = error.validation![0] as AjvIssue;
   const context = error.validationContext ?? 'request';
+  // Every path parameter is an id: one of the wrong shape names nothing, exactly like a
+  // well-formed id that does not exist, so it gets the same answer.
+  if (context === 'params') {
+    const noun = issue.keyword === 'pattern' ? NOUN_BY_ID_PATTERN.get(issue.params.pattern as string) : undefined;
+    return new ApiError('not_found', `${noun ?? 'Resource'} not found`);
+  }
   const field = fieldFromIssue(issue);
   const message = describeIssue(issue, field, context === 'querystring' ? 'query' : context);
   return field ? validationError(field, message) : new ApiError('validation_error', message);

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { TAG_REF_PATTERN } from '../../lib/ids.js';
 import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../../http/envelope.js';
 import * as analytics from './analytics.service.js';
 import { prepareExport } from './export.js';
@@ -12,7 +13,7 @@ const dates = {
   start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, first day (UTC); default 29 days before today' })),
   end_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, the day after the last (UTC, exclusive); default tomorrow' })),
 };
-const TagParams = Type.Object({ id: Type.String({ description: 'Tag id or short id' }) });
+const TagParams = Type.Object({ id: Type.String({ pattern: TAG_REF_PATTERN, description: 'Tag id or short id' }) });
 const Period = Type.Object({ start: Type.String(), end: Type.String({ description: 'Exclusive' }) });
 const Counts = Type.Record(Type.String(), Type.Integer());
 const nullableString = Type.Union([Type.String(), Type.Null()]);

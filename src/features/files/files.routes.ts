@@ -16,6 +16,7 @@ import { fileTooLarge } from './ingest.js';
 import { contentDisposition, downloadName, requireValidDescription, requireValidName } from './names.js';
 import { sendFile, type Sendable } from '../../http/send-file.js';
 import { sweepStaleTemp } from '../../lib/blob-storage.js';
+import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 
 const binary = (description: string) => ({
   description,
@@ -36,6 +37,7 @@ const UploadErrors = {
 };
 
 const FILES = ['Files'];
+const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
 
 /** Room for the multipart framing and the small text fields around the file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
@@ -323,7 +325,7 @@ export function publicFileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox
       { schema },
       async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
         const { shortId, fileId } = request.params;
-        const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx, shortId) : undefined;
+        const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
         const file = await files.publicImage(ctx, tag, fileId);
         if (!file) throw new ApiError('not_found', 'Not found');
         return sendFile(request, reply, blobOf(ctx, file), {

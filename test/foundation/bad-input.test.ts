@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createWebhook, deliveryEnv } from '../webhooks/support.js';
+
+/**
+ * Input that is not even the right shape: malformed ids, NUL characters, undecodable paths and
+ * broken HTTP. Each is a client error in the envelope, on SQLite and on PostgreSQL alike
+ * (PostgreSQL refuses NUL in text, so a NUL reaching a query there was a 500).
+ */
+describe('malformed input', () => {
+  let t: TestApp;
+  let owner: Account;
+  let folderId: string;
+  let webhookId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: await deliveryEnv() });
+    owner = await createAccount(t, 'enterprise');
+    folderId = (await request(t, 'POST', '/v1/folders', { key: owner.key, body: { name: 'f' } })).body.data.id;
+    webhookId = (await createWebhook(t, owner.key, { url: 'https://127.0.0.1:9/hook', events: ['tag.created'] })).id;
+  });
+  afterAll(() => t.close());
+
+  it('answers a malformed path id as it answers an unknown one: 404 not_found', async () => {
+    const unknown = await request(t, 'GET', '/v1/folders/fld_00000000000000000000000000', { key: owner.key });
+    expectError(unknown, 404, 'not_found');
+    for (const path of [
+      '/v1/folders/%00',
+      '/v1/folders/fld_x',
+      `/v1/folders/${folderId}%00`,
+      '/v1/webhooks/wh_%00',
+      `/v1/webhooks/${webhookId}/deliveries/%00`,
+      `/v1/webhooks/${webhookId}/deliveries/%00/retry`,
+      '/v1/tags/%00',
+      '/v1/tags/abc',
+      '/v1/files/%00',
+    ]) {
+      const method = path.endsWith('/retry') ? 'POST' : 'GET';
+      const response = await request(t, method, path, { key: owner.key });
+      expectError(response, 404, 'not_found');
+      if (path.startsWith('/v1/folders')) expect(response.body.error.message, path).toBe(unknown.body.error.message);
+    }
+  });
+
+  it('refuses a malformed id in a query or body field with 400 naming the field', async () => {
+    expectError(await request(t, 'GET', '/v1/tags?folder=%00', { key: owner.key }), 400, 'validation_error', 'folder');
+    expectError(await request(t, 'GET', '/v1/folders?parent_id=%00', { key: owner.key }), 400, 'validation_error', 'parent_id');
+    expectError(await request(t, 'GET', '/v1/folders?parent_id=', { key: owner.key }), 400, 'validation_error', 'parent_id');
+    expectError(
+      await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 't', folder_id: 'fld_\u0000' } }),
+      400,
+      'validation_error',
+      'folder_id',
+    );
+    expectError(
+      await request(t, 'POST', '/v1/tags/batch', { key: owner.key, body: { tags: [{ title: 't', folder_id: '' }] } }),
+      400,
+      'validation_error',
+      'tags[0].folder_id',
+    );
+    for (const parent of ['', '\u0000', 'fld_short']) {
+      expectError(
+        await request(t, 'POST', '/v1/folders', { key: owner.key, body: { name: 'child', parent_id: parent } }),
+        400,
+        'validation_error',
+        'parent_id',
+      );
+      expectError(
+        await request(t, 'PATCH', `/v1/folders/${folderId}`, { key: owner.key, body: { parent_id: parent } }),
+        400,
+        'validation_error',
+        'parent_id',
+      );
+    }
+    // Well-formed ids still work, and null still means the top level.
+    const child = await request(t, 'POST', '/v1/folders', { key: owner.key, body: { name: 'child', parent_id: folderId } });
+    expect(child.status).toBe(201);
+    const moved = await request(t, 'PATCH', `/v1/folders/${child.body.data.id}`, { key: owner.key, body: { parent_id: null } });
+    expect(moved.body.data.parent_id).toBeNull();
+  });
+});
