@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, validationError } from '../errors.js';
 import { idPattern, TAG_REF_PATTERN } from '../lib/ids.js';
+import { fieldWithNul } from '../lib/text-fields.js';
 
 /** What each id pattern names, for the messages of ids that do not have its shape. */
 const NOUN_BY_ID_PATTERN = new Map<string, string>([
@@ -108,6 +109,20 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
       request_id: request.id,
     },
   });
+}
+
+/**
+ * No text field takes NUL (PostgreSQL refuses it in text, SQLite would store it for a page or a
+ * webhook to echo), so a body or query holding one is refused before the handler runs, naming
+ * the field. Installed as a preHandler: after the schemas, whose messages are more precise.
+ */
+export function refuseNul(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const inQuery = fieldWithNul(request.query);
+  const field = inQuery ?? fieldWithNul(request.body);
+  if (field === undefined) return done();
+  done(
+    field ? validationError(field, `${field} must not contain NUL characters`) : invalidRequest('the body must not contain NUL characters'),
+  );
 }
 
 /** Renders every error and unknown route in the envelope; internals never reach the client. */

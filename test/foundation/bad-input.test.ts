@@ -78,4 +78,33 @@ describe('malformed input', () => {
     const moved = await request(t, 'PATCH', `/v1/folders/${child.body.data.id}`, { key: owner.key, body: { parent_id: null } });
     expect(moved.body.data.parent_id).toBeNull();
   });
+
+  it('refuses NUL in text fields with 400 naming the field', async () => {
+    const hook = { name: 'h', url: 'https://127.0.0.1:9/hook', events: ['tag.created'] };
+    expectError(
+      await request(t, 'POST', '/v1/webhooks', { key: owner.key, body: { ...hook, secret: 'abc\u0000def' } }),
+      400,
+      'validation_error',
+      'secret',
+    );
+    expectError(
+      await request(t, 'PUT', `/v1/webhooks/${webhookId}`, { key: owner.key, body: { secret: '\u0000' } }),
+      400,
+      'validation_error',
+      'secret',
+    );
+    expectError(
+      await request(t, 'POST', '/v1/webhooks', { key: owner.key, body: { ...hook, headers: { 'x-a': 'b\u0000' } } }),
+      400,
+      'validation_error',
+      'headers.x-a',
+    );
+    expectError(
+      await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 't', content: [{ type: 'text', content: 'a\u0000' }] } }),
+      400,
+      'validation_error',
+      'content[0].content',
+    );
+    expectError(await request(t, 'POST', '/v1/folders', { key: owner.key, body: { name: 'a\u0000b' } }), 400, 'validation_error', 'name');
+  });
 });
