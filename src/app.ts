@@ -9,7 +9,7 @@ import { pageRoutes } from './features/pages/index.js';
 import { tagRoutes } from './features/tags/index.js';
 import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';
-import { installErrorHandling, refuseNul } from './http/error-handler.js';
+import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
@@ -29,6 +29,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     // Fastify accepts a hop count at run time, though its types omit it.
     trustProxy: config.trustProxy as boolean | string[],
+    // Errors raised before routing completes, and bytes that are not HTTP, still get the envelope.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Callback style rather than async: nothing here waits, and an async hook costs every request

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { ApiError, invalidRequest, validationError } from '../errors.js';
-import { idPattern, TAG_REF_PATTERN } from '../lib/ids.js';
+import { idPattern, newId, TAG_REF_PATTERN } from '../lib/ids.js';
 import { fieldWithNul } from '../lib/text-fields.js';
 
 /** What each id pattern names, for the messages of ids that do not have its shape. */
@@ -123,6 +124,54 @@ export function refuseNul(request: FastifyRequest, _reply: FastifyReply, done: (
   done(
     field ? validationError(field, `${field} must not contain NUL characters`) : invalidRequest('the body must not contain NUL characters'),
   );
+}
+
+/**
+ * Errors Fastify raises while routing, before any hook runs (its frameworkErrors option): a path
+ * that does not decode (`%ff`) or a path parameter over maxParamLength. Every path parameter is
+ * an id, so both name nothing: 404, as for an unknown id. The path is never echoed.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      sendError(request, reply, new ApiError('not_found', 'Not found'));
+      return;
+    default:
+      request.log.error({ err: error }, 'routing error');
+      sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
+  }
+}
+
+const CLIENT_ERROR_MESSAGES: Record<string, string> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request was not received in time',
+  HPE_HEADER_OVERFLOW: 'The request headers are too large',
+};
+
+/**
+ * A connection whose bytes are not HTTP (Node's clientError): there is no request to hand to
+ * Fastify, so a minimal envelope is written to the socket by hand, with a fresh request id, and
+ * the connection closed. Nothing received is echoed.
+ */
+export function clientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection is already gone; there is nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestId = newId('req');
+  this.log.debug({ code: error.code, request_id: requestId }, 'malformed HTTP request');
+  if (socket.writable) {
+    const message = CLIENT_ERROR_MESSAGES[error.code ?? ''] ?? 'The request is not valid HTTP';
+    const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message, request_id: requestId } });
+    socket.write(
+      'HTTP/1.1 400 Bad Request\r\n' +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** Renders every error and unknown route in the envelope; internals never reach the client. */

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { createWebhook, deliveryEnv } from '../webhooks/support.js';
@@ -106,5 +107,47 @@ describe('malformed input', () => {
       'content[0].content',
     );
     expectError(await request(t, 'POST', '/v1/folders', { key: owner.key, body: { name: 'a\u0000b' } }), 400, 'validation_error', 'name');
+  });
+
+  it('answers an undecodable or over-long path in the envelope, without echoing it', async () => {
+    for (const path of [
+      '/v1/tags/%ff',
+      '/v1/folders/%e0%a4%a',
+      `/v1/tags/${'a'.repeat(101)}`,
+      `/v1/webhooks/wh_1/deliveries/${'d'.repeat(500)}`,
+    ]) {
+      const response = await request(t, 'GET', path, { key: owner.key });
+      expectError(response, 404, 'not_found');
+      expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-z]{26}$/);
+      expect(response.text, path).not.toContain(path.split('/').pop()!.slice(0, 20));
+    }
+  });
+
+  it('answers malformed HTTP with a minimal envelope and a request id', async () => {
+    for (const garbage of [
+      'GARBAGE\r\n\r\n',
+      'GET /v1/tags HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+      'GET /v1/<script> HTTP/9.9\r\n\r\n',
+    ]) {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const url = new URL(t.baseUrl);
+        const socket = net.connect(Number(url.port), url.hostname, () => socket.end(garbage));
+        let data = '';
+        socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      const [head, body] = raw.split('\r\n\r\n');
+      expect(head, garbage).toMatch(/^HTTP\/1\.1 400 /);
+      const requestId = /\r\nx-request-id: (req_[0-9a-z]{26})/i.exec(head!)?.[1];
+      expect(requestId, head).toBeDefined();
+      const envelope = JSON.parse(body!);
+      expect(envelope).toEqual({
+        success: false,
+        error: { code: 'invalid_request', message: expect.any(String), request_id: requestId },
+      });
+      expect(body).not.toContain('script');
+      expect(body).not.toContain('Bad Header');
+    }
   });
 });
