@@ -186,7 +186,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'),
     );
   });
+  // The path is not echoed: it is the caller's input, and can be anything.
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(request, reply, new ApiError('not_found', `No route for ${request.method} on this path`)),
   );
 }
