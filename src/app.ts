@@ -10,7 +10,7 @@ import { pageRoutes } from './features/pages/index.js';
 import { tagRoutes } from './features/tags/index.js';
 import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
@@ -30,6 +30,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     // Fastify accepts a hop count at run time, though its types omit it.
     trustProxy: config.trustProxy as boolean | string[],
+    // Errors raised before routing completes, and bytes that are not HTTP, still get the envelope.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Callback style rather than async: nothing here waits, and an async hook costs every request
@@ -87,6 +90,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         const guard = routeGuard(authenticator, limiter, route.config?.permission ?? null, route.config?.rateLimit);
         route.onRequest = [guard, ...[route.onRequest ?? []].flat()];
       });
+      v1.addHook('preHandler', refuseNul);
       await v1.register(meRoutes);
       await v1.register(tagRoutes(services));
       await v1.register(folderRoutes(services));

@@ -1,5 +1,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { ApiError, invalidRequest, validationError } from '../errors.js';
+import { idPattern, newId, TAG_REF_PATTERN } from '../lib/ids.js';
+import { fieldWithNul } from '../lib/text-fields.js';
+
+/** What each id pattern names, for the messages of ids that do not have its shape. */
+const NOUN_BY_ID_PATTERN = new Map<string, string>([
+  [TAG_REF_PATTERN, 'Tag'],
+  [idPattern('fld'), 'Folder'],
+  [idPattern('file'), 'File'],
+  [idPattern('wh'), 'Webhook'],
+  [idPattern('dlv'), 'Delivery'],
+]);
 
 interface AjvIssue {
   instancePath: string;
@@ -29,6 +41,12 @@ function describeIssue(issue: AjvIssue, field: string | undefined, context: stri
       return `${subject} is not a known field`;
     case 'enum':
       return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+    case 'pattern': {
+      const noun = NOUN_BY_ID_PATTERN.get(issue.params.pattern as string);
+      if (noun === 'Tag') return `${subject} must be a tag id (tag_…) or short id`;
+      if (noun) return `${subject} must be a ${noun.toLowerCase()} id`;
+      return `${subject} ${issue.message ?? 'is invalid'}`;
+    }
     case 'type':
       // The whole body: missing, empty, or not an object.
       if (!field && context === 'body') return 'the body must be a JSON object';
@@ -41,6 +59,12 @@ function describeIssue(issue: AjvIssue, field: string | undefined, context: stri
 function fromValidation(error: FastifyError): ApiError {
   const issue = error.validation![0] as AjvIssue;
   const context = error.validationContext ?? 'request';
+  // Every path parameter is an id: one of the wrong shape names nothing, exactly like a
+  // well-formed id that does not exist, so it gets the same answer.
+  if (context === 'params') {
+    const noun = issue.keyword === 'pattern' ? NOUN_BY_ID_PATTERN.get(issue.params.pattern as string) : undefined;
+    return new ApiError('not_found', `${noun ?? 'Resource'} not found`);
+  }
   const field = fieldFromIssue(issue);
   const message = describeIssue(issue, field, context === 'querystring' ? 'query' : context);
   return field ? validationError(field, message) : new ApiError('validation_error', message);
@@ -88,6 +112,68 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   });
 }
 
+/**
+ * No text field takes NUL (PostgreSQL refuses it in text, SQLite would store it for a page or a
+ * webhook to echo), so a body or query holding one is refused before the handler runs, naming
+ * the field. Installed as a preHandler: after the schemas, whose messages are more precise.
+ */
+export function refuseNul(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const inQuery = fieldWithNul(request.query);
+  const field = inQuery ?? fieldWithNul(request.body);
+  if (field === undefined) return done();
+  done(
+    field ? validationError(field, `${field} must not contain NUL characters`) : invalidRequest('the body must not contain NUL characters'),
+  );
+}
+
+/**
+ * Errors Fastify raises while routing, before any hook runs (its frameworkErrors option): a path
+ * that does not decode (`%ff`) or a path parameter over maxParamLength. Every path parameter is
+ * an id, so both name nothing: 404, as for an unknown id. The path is never echoed.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      sendError(request, reply, new ApiError('not_found', 'Not found'));
+      return;
+    default:
+      request.log.error({ err: error }, 'routing error');
+      sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'));
+  }
+}
+
+const CLIENT_ERROR_MESSAGES: Record<string, string> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request was not received in time',
+  HPE_HEADER_OVERFLOW: 'The request headers are too large',
+};
+
+/**
+ * A connection whose bytes are not HTTP (Node's clientError): there is no request to hand to
+ * Fastify, so a minimal envelope is written to the socket by hand, with a fresh request id, and
+ * the connection closed. Nothing received is echoed.
+ */
+export function clientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection is already gone; there is nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestId = newId('req');
+  this.log.debug({ code: error.code, request_id: requestId }, 'malformed HTTP request');
+  if (socket.writable) {
+    const message = CLIENT_ERROR_MESSAGES[error.code ?? ''] ?? 'The request is not valid HTTP';
+    const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message, request_id: requestId } });
+    socket.write(
+      'HTTP/1.1 400 Bad Request\r\n' +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
+}
+
 /** Renders every error and unknown route in the envelope; internals never reach the client. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
@@ -100,7 +186,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       new ApiError('internal_error', 'Something went wrong on our side; quote the request id if you report it'),
     );
   });
+  // The path is not echoed: it is the caller's input, and can be anything.
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(request, reply, new ApiError('not_found', `No route for ${request.method} on this path`)),
   );
 }

@@ -105,3 +105,38 @@ export function toBase62(value: number, width: number): string {
   }
   return out.padStart(width, '0');
 }
+
+/*
+ * The shape of an id, checked before any query: a malformed id cannot name a row, and some
+ * malformed input cannot even reach the database (PostgreSQL refuses NUL in text). One pattern
+ * per resource, used by the route schemas (validation and the OpenAPI document alike).
+ * The 26 characters are accepted from [0-9a-z] rather than the exact ULID alphabet, so the
+ * check is about shape, not about how an id was minted.
+ */
+const ID_BODY = '[0-9a-z]{26}';
+
+/** The pattern of an id with this prefix, e.g. `^fld_[0-9a-z]{26}$`. */
+export function idPattern(prefix: IdPrefix): string {
+  return `^${prefix}_${ID_BODY}$`;
+}
+
+/** A tag's 8-character short id. */
+export const SHORT_ID_PATTERN = '^[A-Za-z0-9]{8}$';
+
+/** Where a tag is named, its id or its short id. */
+export const TAG_REF_PATTERN = `^(?:tag_${ID_BODY}|[A-Za-z0-9]{8})$`;
+
+const ID_SHAPES = new Map<IdPrefix, RegExp>();
+const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
+
+/** Whether `value` has the shape of an id with this prefix (services check before a look-up). */
+export function isId(prefix: IdPrefix, value: string): boolean {
+  let shape = ID_SHAPES.get(prefix);
+  if (!shape) ID_SHAPES.set(prefix, (shape = new RegExp(idPattern(prefix))));
+  return shape.test(value);
+}
+
+/** Whether `value` has the shape of a tag's short id. */
+export function isShortId(value: string): boolean {
+  return SHORT_ID.test(value);
+}

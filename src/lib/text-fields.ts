@@ -42,3 +42,27 @@ export function cleanLabel(text: string, field: string, max = 255): string {
   if (hasControlCharacters(trimmed)) throw validationError(field, `${field} must not contain control characters`);
   return trimmed;
 }
+
+/**
+ * The first string in a parsed body or query that holds a NUL character, as a field path
+ * (`content[2].content`, `headers.x-a`), or undefined when there is none. No text field takes
+ * NUL: PostgreSQL refuses it in a text column, so it must be refused before any query, and a
+ * property name holding one is reported as its object (`headers`; `''` for the body itself).
+ */
+export function fieldWithNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = fieldWithNul(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return path;
+    const found = fieldWithNul(item, path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { TAG_REF_PATTERN } from '../../lib/ids.js';
 import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../../http/envelope.js';
 import * as analytics from './analytics.service.js';
 import { prepareExport } from './export.js';
@@ -27,7 +28,7 @@ const ViewsPagination = {
     description: `Items to skip, at most ${MAX_VIEWS_OFFSET.toLocaleString('en-US')} (more: 400 validation_error naming offset; GET /v1/analytics/export has every view)`,
   }),
 };
-const TagParams = Type.Object({ id: Type.String({ description: 'Tag id or short id' }) });
+const TagParams = Type.Object({ id: Type.String({ pattern: TAG_REF_PATTERN, description: 'Tag id or short id' }) });
 const Period = Type.Object({ start: Type.String(), end: Type.String({ description: 'Exclusive' }) });
 const Counts = Type.Record(Type.String(), Type.Integer());
 const nullableString = Type.Union([Type.String(), Type.Null()]);

@@ -44,7 +44,7 @@ function parseInclude(text: string | undefined): Set<Include> {
     .filter(Boolean);
   if (names.length === 0) throw validationError('include', `include must name at least one of ${INCLUDES.join(', ')}`);
   for (const name of names) {
-    if (!INCLUDES.includes(name as Include)) throw validationError('include', `include takes ${INCLUDES.join(', ')}; got "${name}"`);
+    if (!INCLUDES.includes(name as Include)) throw validationError('include', `include takes ${INCLUDES.join(', ')}`);
   }
   return new Set(names as Include[]);
 }

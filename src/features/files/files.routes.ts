@@ -18,6 +18,7 @@ import { sendFile, type Sendable } from '../../http/send-file.js';
 import { sweepStaleTemp } from '../../lib/blob-storage.js';
 import { mayReadTagPage } from '../accounts/index.js';
 import { DEAD_TEMP_AFTER_MS } from './leftovers.js';
+import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 
 const binary = (description: string) => ({
   description,
@@ -38,6 +39,7 @@ const UploadErrors = {
 };
 
 const FILES = ['Files'];
+const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
 
 /** Room for the multipart framing and the small text fields around the file. */
 const MULTIPART_OVERHEAD = 1024 * 1024;
@@ -324,7 +326,7 @@ export function publicFileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox
       { schema },
       async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
         const { shortId, fileId } = request.params;
-        const tag = /^[A-Za-z0-9]{8}$/.test(shortId) ? await findTag(ctx, shortId) : undefined;
+        const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
         // The images of a page show to whoever may see the page (sessions' rule), no one else.
         const readable = tag !== undefined && (await mayReadTagPage(ctx, request.headers.cookie, tag));
         const file = readable ? await files.pageImage(ctx, tag, fileId) : undefined;

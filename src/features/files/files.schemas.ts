@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { idPattern, TAG_REF_PATTERN } from '../../lib/ids.js';
 import { ALLOWED_EXTENSIONS } from './file-types.js';
 import { DEFAULT_QUALITY, MAX_DIMENSION, OUTPUT_FORMATS } from './images.js';
 import { MAX_DESCRIPTION, MAX_NAME } from './names.js';
@@ -24,8 +25,8 @@ const description = Type.Union([Type.String({ maxLength: MAX_DESCRIPTION }), Typ
   description: `At most ${MAX_DESCRIPTION} characters`,
 });
 
-export const TagFilesParams = Type.Object({ id: Type.String({ description: 'Tag id (tag_…) or short id' }) });
-export const FileParams = Type.Object({ file_id: Type.String({ description: 'file_…' }) });
+export const TagFilesParams = Type.Object({ id: Type.String({ pattern: TAG_REF_PATTERN, description: 'Tag id (tag_…) or short id' }) });
+export const FileParams = Type.Object({ file_id: Type.String({ pattern: idPattern('file'), description: 'file_…' }) });
 
 const TYPES_DESCRIPTION =
   `Allowed extensions: ${ALLOWED_EXTENSIONS.join(', ')}; the content must match the extension ` +

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
+import { idPattern } from '../../lib/ids.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
 import * as folders from './folders.service.js';
 
@@ -13,9 +14,10 @@ const Folder = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
 });
-const FolderParams = Type.Object({ id: Type.String() });
+const folderId = (description: string) => Type.String({ pattern: idPattern('fld'), description });
+const FolderParams = Type.Object({ id: folderId('fld_…') });
 const name = Type.String({ description: '1-255 characters after trimming' });
-const parentId = Type.Union([Type.String(), Type.Null()], { description: 'Parent folder (fld_…), or null' });
+const parentId = Type.Union([folderId('Parent folder'), Type.Null()], { description: 'Parent folder (fld_…), or null' });
 
 /** Folders (extension): give `folder_id` on tags a meaning. They follow the tags permissions. */
 export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
@@ -27,7 +29,7 @@ export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         schema: {
           summary: 'List folders',
           tags: FOLDERS,
-          querystring: Type.Object({ ...PaginationQuery, parent_id: Type.Optional(Type.String()) }),
+          querystring: Type.Object({ ...PaginationQuery, parent_id: Type.Optional(folderId('Only the folders in this folder')) }),
           response: { 200: listEnvelope(Folder) },
         },
       },

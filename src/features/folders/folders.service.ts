@@ -3,7 +3,7 @@ import { isForeignKeyViolation } from '../../db/database.js';
 import type { FoldersTable } from '../../db/schema.js';
 import { invalidRequest, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
+import { isId, newId } from '../../lib/ids.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import * as repo from './folders.repository.js';
@@ -22,7 +22,7 @@ export function toFolderView(row: FoldersTable): FolderView {
 
 /** A folder id given by the caller must name one of the caller's folders: else 400 on `field`. */
 export async function requireOwnFolder(ctx: ServiceContext, scope: Scope, folderId: string, field: string): Promise<FoldersTable> {
-  const folder = await repo.findFolder(ctx.db, folderId);
+  const folder = isId('fld', folderId) ? await repo.findFolder(ctx.db, folderId) : undefined;
   if (!folder || !isInScope(folder, scope)) throw validationError(field, `${field} does not name one of your folders`);
   return folder;
 }

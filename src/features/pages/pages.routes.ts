@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
+import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 import type { Tracker } from '../analytics/index.js';
 import { mayReadTagPage } from '../accounts/index.js';
 import { findTag, type Block, type TagRow } from '../tags/index.js';
@@ -17,7 +18,7 @@ import { NOT_FOUND_PAGE, renderTagPage, withBeacon } from './render.js';
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const SHORT_ID = /^[A-Za-z0-9]{8}$/;
+const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
 
 function pageHeaders(reply: FastifyReply, cacheControl = 'no-store'): FastifyReply {
   return (

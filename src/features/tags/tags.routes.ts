@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { matchesIfNoneMatch } from '../../http/conditional.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import { idPattern } from '../../lib/ids.js';
 import { SerializedBodies } from '../../perf/serialized-bodies.js';
 import { qrImage } from './qr.js';
 import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
@@ -24,7 +25,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           tags: TAGS,
           querystring: Type.Object({
             ...PaginationQuery,
-            folder: Type.Optional(Type.String({ description: 'Only tags in this folder (fld_…)' })),
+            folder: Type.Optional(Type.String({ pattern: idPattern('fld'), description: 'Only tags in this folder (fld_…)' })),
             sort: Type.Enum(['created', 'updated', 'title'], { default: 'created' }),
             order: Type.Enum(['asc', 'desc'], { default: 'desc' }),
           }),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { idPattern, TAG_REF_PATTERN } from '../../lib/ids.js';
 import { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCKS } from './blocks.js';
 
 /** The public contract of the tag endpoints (TypeBox → validation, serialization, OpenAPI). */
@@ -27,13 +28,19 @@ export const Block = Type.Object(
 
 const Permissions = Type.Object({ read: ReadPermission, write: WritePermission });
 
+/** A folder named by a tag (fld_…). */
+export const FolderId = Type.String({ pattern: idPattern('fld'), description: 'fld_…' });
+
+/** A tag named in a path: its id or its short id. */
+export const TagRef = Type.String({ pattern: TAG_REF_PATTERN, description: 'Tag id (tag_…) or short id' });
+
 const tagInputProperties = {
   title: Type.String({ description: '1-255 characters after trimming' }),
   content: Type.Union([
     Type.Array(BlockInput, { maxItems: MAX_BLOCKS }),
     Type.String({ description: 'HTML, stored as one sanitized html block' }),
   ]),
-  folder_id: Type.Union([Type.String(), Type.Null()]),
+  folder_id: Type.Union([FolderId, Type.Null()]),
   permissions: Type.Object({ read: Type.Optional(ReadPermission), write: Type.Optional(WritePermission) }, { additionalProperties: false }),
   readPermission: ReadPermission,
   writePermission: WritePermission,
@@ -81,7 +88,7 @@ export const TagListItem = Type.Object({
   updated_at: Type.String(),
 });
 
-export const TagIdParams = Type.Object({ id: Type.String({ description: 'Tag id (tag_…) or short id' }) });
+export const TagIdParams = Type.Object({ id: TagRef });
 
 export const HEX_COLOR = '^[0-9a-fA-F]{6}$';
 

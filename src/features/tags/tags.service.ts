@@ -6,7 +6,7 @@ import { countCreatedInScope, requireAccess, scopeOf, type Actor, type Scope } f
 import { forbidden, validationError } from '../../errors.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
-import { newId, randomBase62 } from '../../lib/ids.js';
+import { isId, isShortId, newId, randomBase62 } from '../../lib/ids.js';
 import { emit, eventOf, type QrPayload, type TagPayload, type TagSummary } from '../events/index.js';
 import { requireOwnFolder } from '../folders/index.js';
 import { blocksFromHtml, parseBlocks, type Block } from './blocks.js';
@@ -206,8 +206,9 @@ export async function findTag(ctx: ServiceContext, idOrShortId: string): Promise
   const cached = cache?.get(idOrShortId);
   if (cached) return cached;
   let row: repo.TagRow | undefined;
-  if (idOrShortId.startsWith('tag_')) row = await repo.findTagById(db, idOrShortId);
-  else if (/^[A-Za-z0-9]{8}$/.test(idOrShortId)) row = await repo.findTagByShortId(db, idOrShortId);
+  // Anything else cannot name a tag, and is not worth a query (or, holding NUL, refused by PostgreSQL).
+  if (isId('tag', idOrShortId)) row = await repo.findTagById(db, idOrShortId);
+  else if (isShortId(idOrShortId)) row = await repo.findTagByShortId(db, idOrShortId);
   if (row) {
     cache?.set(row.id, row);
     cache?.set(row.short_id, row);

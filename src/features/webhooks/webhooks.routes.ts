@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
+import { idPattern } from '../../lib/ids.js';
 import { EVENT_TYPES } from '../events/index.js';
 import * as webhooks from './webhooks.service.js';
 
@@ -65,8 +66,9 @@ const secret = Type.String({
     'Signing secret: whsec_ followed by standard base64 (used as the decoded bytes, as Standard Webhooks verifiers do), or any other text (used as its UTF-8 bytes); generated when omitted',
 });
 
-const IdParams = Type.Object({ id: Type.String() });
-const DeliveryParams = Type.Object({ id: Type.String(), delivery_id: Type.String() });
+const webhookId = Type.String({ pattern: idPattern('wh'), description: 'wh_…' });
+const IdParams = Type.Object({ id: webhookId });
+const DeliveryParams = Type.Object({ id: webhookId, delivery_id: Type.String({ pattern: idPattern('dlv'), description: 'dlv_…' }) });
 
 export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
