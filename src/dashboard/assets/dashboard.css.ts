@@ -30,7 +30,7 @@ p { margin: 0 0 1rem; }
   box-shadow: inset 0 0 0 5px var(--accent), inset 0 0 0 8px var(--surface); }
 
 .topbar { background: var(--surface); border-bottom: 1px solid var(--line); }
-.topbar-inner { max-width: 64rem; margin: 0 auto; padding: 0.6rem 1.25rem; display: flex; align-items: center; gap: 1rem 1.5rem;
+.topbar-inner { max-width: 76rem; margin: 0 auto; padding: 0.6rem 1.25rem; display: flex; align-items: center; gap: 1rem 1.5rem;
   flex-wrap: wrap; }
 .nav { flex: 1 1 auto; }
 .nav ul { list-style: none; display: flex; gap: 0.25rem; margin: 0; padding: 0; }
@@ -41,7 +41,7 @@ p { margin: 0 0 1rem; }
 .account-email { color: var(--muted); font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
 .sign-out { margin: 0; }
 
-.content { max-width: 64rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
+.content { max-width: 76rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 22rem), 1fr)); align-items: start; }
 .card { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.5rem; box-shadow: var(--shadow); }
 .card > :last-child { margin-bottom: 0; }
@@ -96,6 +96,8 @@ p { margin: 0 0 1rem; }
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .content > .card, .content > .grid { margin-bottom: 1.25rem; }
 .grid-wide-first { grid-template-columns: minmax(0, 3fr) minmax(min(100%, 18rem), 2fr); }
+.stack-cards { display: grid; gap: 1.25rem; }
+.form-narrow { max-width: 46rem; }
 .breadcrumb { margin: 0 0 0.25rem; font-size: 0.9rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em; }
 .card-once { border-color: var(--success); border-left-width: 4px; }
@@ -123,7 +125,8 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 .state-on { color: var(--success); }
 .state-off { color: var(--muted); }
 .row-actions { display: flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; }
-.inline-form { margin: 0; display: inline-flex; gap: 0.35rem; align-items: center; }
+.inline-form { margin: 0; display: inline-flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; }
+.row-actions .button { white-space: nowrap; }
 .role-form .field { display: block; }
 .button-danger { color: var(--error); }
 .button-danger:hover { background: var(--error-soft); }
@@ -147,6 +150,7 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
 @media (max-width: 40rem) {
   .topbar-inner { padding: 0.6rem 1rem; gap: 0.5rem 1rem; }
   .nav { order: 3; flex-basis: 100%; overflow-x: auto; }
+  .nav a { padding: 0.4rem 0.5rem; font-size: 0.95rem; }
   .account { margin-left: auto; }
   .account-email { display: none; }
   .content { padding: 1.5rem 1rem 2.5rem; }
@@ -155,13 +159,13 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
 }
 
 /* Narrow screens: each table row becomes a card of labelled facts. */
-@media (max-width: 60rem) {
+@media (max-width: 68rem) {
   .grid-wide-first { grid-template-columns: minmax(0, 1fr); }
   .data-table thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   .data-table, .data-table tbody, .data-table tr, .data-table th, .data-table td { display: block; }
   .data-table tr { border: 1px solid var(--line); border-radius: 8px; padding: 0.35rem 0.75rem; margin-bottom: 0.75rem; }
   .data-table tbody tr:last-child { margin-bottom: 0; }
-  .data-table tbody th, .data-table td { display: grid; grid-template-columns: 7.5rem minmax(0, 1fr); gap: 0.75rem;
+  .data-table tbody th, .data-table td { display: grid; grid-template-columns: 6.5rem minmax(0, 1fr); gap: 0.75rem;
     padding: 0.45rem 0; border-bottom: 1px solid var(--line); }
   .data-table tbody tr > :last-child { border-bottom: 0; }
   .data-table tbody tr:last-child > * { border-bottom: 1px solid var(--line); }
@@ -172,6 +176,9 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
   .data-table .when { flex-direction: row; gap: 0.3rem; flex-wrap: wrap; }
   .data-table .row-actions { flex-direction: row; align-items: center; }
   .data-table .row-actions .inline-form, .data-table .row-actions .button { width: auto; }
+  .data-table tbody th { overflow-wrap: anywhere; }
+  .data-table td.cell-actions { display: block; padding-top: 0.6rem; }
+  .data-table td.cell-actions::before { display: none; }
   .table-wrap { overflow: visible; margin: 0; padding: 0; }
 }
 `;

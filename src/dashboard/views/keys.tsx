@@ -97,7 +97,7 @@ function KeyRow({ csrf, item, scope }: { csrf: string; item: KeyView; scope: str
       <td data-label="State">
         <span class={item.enabled ? 'state state-on' : 'state state-off'}>{item.enabled ? 'Enabled' : 'Disabled'}</span>
       </td>
-      <td data-label="Actions">
+      <td data-label="Actions" class="cell-actions">
         <div class="row-actions">
           <ActionButton csrf={csrf} action={action(item.enabled ? 'disable' : 'enable')} label={item.enabled ? 'Disable' : 'Enable'} />
           <ConfirmButton
@@ -157,7 +157,7 @@ function KeyForm({ csrf, page }: { csrf: string; page: KeysPage }) {
   return (
     <section class="card" aria-labelledby="new-key-heading">
       <h2 id="new-key-heading">New key</h2>
-      <form method="post" action="/dashboard/keys" class="stack">
+      <form method="post" action="/dashboard/keys" class="stack form-narrow">
         <CsrfField token={csrf} />
         <Field
           name="name"

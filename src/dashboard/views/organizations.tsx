@@ -153,7 +153,7 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
         <PlanBadge plan={org.plan} /> Your role: {ROLE_LABELS[org.role ?? ''] ?? 'None'}
       </p>
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
-      <div class="grid grid-wide-first">
+      <div class="stack-cards">
         <section class="card" aria-labelledby="members-heading">
           <h2 id="members-heading">Members</h2>
           <div class="table-wrap">
@@ -179,7 +179,7 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
                       <When at={member.created_at} />
                     </td>
                     {administers && (
-                      <td data-label="Actions">
+                      <td data-label="Actions" class="cell-actions">
                         <MemberActions csrf={context.csrf} base={base} member={member} />
                       </td>
                     )}
@@ -193,7 +193,7 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
           <section class="card" aria-labelledby="add-member-heading">
             <h2 id="add-member-heading">Add a member</h2>
             <p>They need an account on this instance already. Admins manage members and the organization’s API keys.</p>
-            <form method="post" action={`${base}/members`} class="stack">
+            <form method="post" action={`${base}/members`} class="stack form-narrow">
               <CsrfField token={context.csrf} />
               <Field name="email" label="Email" type="email" autocomplete="off" value={page.form?.email} error={errors.email} />
               <SelectField name="role" label="Role" options={ROLE_OPTIONS} value={page.form?.role ?? 'member'} error={errors.role} />
