@@ -28,7 +28,7 @@ export function renderHome(context: PageContext & { user: SignedInUser }, origin
         <section class="card" aria-labelledby="api-heading">
           <h2 id="api-heading">Use the API</h2>
           <p>
-            Create a key on the <a href="/dashboard/keys">API Keys</a> page, then send it as a Bearer token.
+            <a href="/dashboard/keys">Create an API key</a>, copy it, then send it as a Bearer token.
           </p>
           <div class="code">
             <pre id="key-command" tabindex={0}>
