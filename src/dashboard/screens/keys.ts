@@ -93,39 +93,49 @@ export const keysScreen: Screen = (app, context) => {
     });
   }
 
-  app.post<{ Params: { id: string } }>('/keys/:id/regenerate', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const { id } = request.params;
-    if (!isConfirmed(request.body)) {
+  /**
+   * Regenerate and Delete: without `confirmed=yes` (no scripts), a confirmation page for the key
+   * the user administers (404 otherwise); confirmed, the action.
+   */
+  const destructive = (
+    verb: 'regenerate' | 'delete',
+    ask: { title: string; text: string; button: string },
+    act: (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, user: SignedInUser) => Promise<FastifyReply>,
+  ) =>
+    app.post<{ Params: { id: string } }>(`/keys/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (!user) return reply;
+      const { id } = request.params;
+      if (isConfirmed(request.body)) return act(request, reply, user);
       const key = await findKey(user, id);
       return askFirst(context, request, reply, user, '/dashboard/keys', {
-        title: `Regenerate “${key.name}”?`,
-        text: 'The key gets a new value, shown once. Its current value stops working at once, so update whatever uses it.',
-        action: `/dashboard/keys/${encodeURIComponent(id)}/regenerate`,
-        button: 'Regenerate',
+        title: `${ask.title} “${key.name}”?`,
+        text: ask.text,
+        action: `/dashboard/keys/${encodeURIComponent(id)}/${verb}`,
+        button: ask.button,
         cancel: '/dashboard/keys',
       });
-    }
-    const key = await regenerateKey(context, actorOfUser(user), { id });
-    return keysPage(request, reply, user, { shown: { name: key.name, value: key.key, regenerated: true } });
-  });
+    });
 
-  app.post<{ Params: { id: string } }>('/keys/:id/delete', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const { id } = request.params;
-    if (!isConfirmed(request.body)) {
-      const key = await findKey(user, id);
-      return askFirst(context, request, reply, user, '/dashboard/keys', {
-        title: `Delete “${key.name}”?`,
-        text: 'Requests with this key are refused from the next one on. This cannot be undone.',
-        action: `/dashboard/keys/${encodeURIComponent(id)}/delete`,
-        button: 'Delete',
-        cancel: '/dashboard/keys',
-      });
-    }
-    await deleteKey(context, actorOfUser(user), { id });
-    return seeOther(reply, '/dashboard/keys?done=deleted');
-  });
+  destructive(
+    'regenerate',
+    {
+      title: 'Regenerate',
+      text: 'The key gets a new value, shown once. Its current value stops working at once, so update whatever uses it.',
+      button: 'Regenerate',
+    },
+    async (request, reply, user) => {
+      const key = await regenerateKey(context, actorOfUser(user), { id: request.params.id });
+      return keysPage(request, reply, user, { shown: { name: key.name, value: key.key, regenerated: true } });
+    },
+  );
+
+  destructive(
+    'delete',
+    { title: 'Delete', text: 'Requests with this key are refused from the next one on. This cannot be undone.', button: 'Delete' },
+    async (request, reply, user) => {
+      await deleteKey(context, actorOfUser(user), { id: request.params.id });
+      return seeOther(reply, '/dashboard/keys?done=deleted');
+    },
+  );
 };

@@ -1,6 +1,7 @@
 import { PERMISSIONS, type KeyView, type SignedInUser } from '../../features/accounts/index.js';
 import { ActionButton, Alert, CheckboxGroup, ConfirmButton, CopyButton, CsrfField, Field, SelectField, TextAreaField } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
+import { DataTable, When } from './table.js';
 
 export interface KeyFormValues {
   name: string;
@@ -21,16 +22,6 @@ export interface KeysPage {
   shown?: { name: string; value: string; regenerated: boolean };
   notice?: string;
   form?: { values: KeyFormValues; errors: Record<string, string> };
-}
-
-/** A stored time as `2026-11-25` over `10:37 UTC` (two short lines fit a table column). */
-export function When({ at }: { at: string | null }) {
-  if (!at) return <span class="muted">Never</span>;
-  return (
-    <time datetime={at} class="when">
-      <span>{at.slice(0, 10)}</span> <span class="muted">{`${at.slice(11, 16)} UTC`}</span>
-    </time>
-  );
 }
 
 function ShownKey({ shown }: { shown: NonNullable<KeysPage['shown']> }) {
@@ -123,31 +114,18 @@ function KeysTable({ csrf, page }: { csrf: string; page: KeysPage }) {
   if (page.keys.length === 0) return <p class="muted">No API keys yet. Create one below.</p>;
   const names = new Map(page.organizations.map((org) => [org.id, org.name]));
   return (
-    <div class="table-wrap">
-      <table class="data-table">
-        <thead>
-          <tr>
-            {['Name', 'Prefix', 'Permissions', 'Environment', 'Scope', 'IP allow list', 'Created', 'Last used', 'State', 'Actions'].map(
-              (heading) => (
-                <th key={heading} scope="col">
-                  {heading}
-                </th>
-              ),
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {page.keys.map((item) => (
-            <KeyRow
-              key={item.id}
-              csrf={csrf}
-              item={item}
-              scope={item.organization_id ? (names.get(item.organization_id) ?? 'Organization') : 'Personal'}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      headings={['Name', 'Prefix', 'Permissions', 'Environment', 'Scope', 'IP allow list', 'Created', 'Last used', 'State', 'Actions']}
+    >
+      {page.keys.map((item) => (
+        <KeyRow
+          key={item.id}
+          csrf={csrf}
+          item={item}
+          scope={item.organization_id ? (names.get(item.organization_id) ?? 'Organization') : 'Personal'}
+        />
+      ))}
+    </DataTable>
   );
 }
 

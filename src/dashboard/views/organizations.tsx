@@ -1,7 +1,7 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import { Alert, ConfirmButton, CsrfField, Field, SelectField } from './forms.js';
-import { When } from './keys.js';
 import { PlanBadge, renderAppPage, type PageContext } from './layout.js';
+import { DataTable, When } from './table.js';
 
 type Context = PageContext & { user: SignedInUser };
 
@@ -35,36 +35,24 @@ export function renderOrganizations(context: Context, page: OrganizationsPage): 
           {page.organizations.length === 0 ? (
             <p class="muted">You do not belong to any organization yet.</p>
           ) : (
-            <div class="table-wrap">
-              <table class="data-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Your role</th>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.organizations.map((org) => (
-                    <tr key={org.id}>
-                      <th scope="row" data-label="Name">
-                        <a href={`/dashboard/organizations/${encodeURIComponent(org.id)}`}>{org.name}</a>
-                      </th>
-                      <td data-label="Your role">
-                        <Role role={org.role} />
-                      </td>
-                      <td data-label="Plan">
-                        <PlanBadge plan={org.plan} />
-                      </td>
-                      <td data-label="Created">
-                        <When at={org.created_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable headings={['Name', 'Your role', 'Plan', 'Created']}>
+              {page.organizations.map((org) => (
+                <tr key={org.id}>
+                  <th scope="row" data-label="Name">
+                    <a href={`/dashboard/organizations/${encodeURIComponent(org.id)}`}>{org.name}</a>
+                  </th>
+                  <td data-label="Your role">
+                    <Role role={org.role} />
+                  </td>
+                  <td data-label="Plan">
+                    <PlanBadge plan={org.plan} />
+                  </td>
+                  <td data-label="Created">
+                    <When at={org.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </section>
         <section class="card" aria-labelledby="new-org-heading">
@@ -156,38 +144,26 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
       <div class="stack-cards">
         <section class="card" aria-labelledby="members-heading">
           <h2 id="members-heading">Members</h2>
-          <div class="table-wrap">
-            <table class="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Since</th>
-                  {administers && <th scope="col">Actions</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {org.members.map((member) => (
-                  <tr key={member.user_id}>
-                    <th scope="row" data-label="Email">
-                      {member.email}
-                    </th>
-                    <td data-label="Role">
-                      <Role role={member.role} />
-                    </td>
-                    <td data-label="Since">
-                      <When at={member.created_at} />
-                    </td>
-                    {administers && (
-                      <td data-label="Actions" class="cell-actions">
-                        <MemberActions csrf={context.csrf} base={base} member={member} />
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable headings={administers ? ['Email', 'Role', 'Since', 'Actions'] : ['Email', 'Role', 'Since']}>
+            {org.members.map((member) => (
+              <tr key={member.user_id}>
+                <th scope="row" data-label="Email">
+                  {member.email}
+                </th>
+                <td data-label="Role">
+                  <Role role={member.role} />
+                </td>
+                <td data-label="Since">
+                  <When at={member.created_at} />
+                </td>
+                {administers && (
+                  <td data-label="Actions" class="cell-actions">
+                    <MemberActions csrf={context.csrf} base={base} member={member} />
+                  </td>
+                )}
+              </tr>
+            ))}
+          </DataTable>
         </section>
         {administers ? (
           <section class="card" aria-labelledby="add-member-heading">
