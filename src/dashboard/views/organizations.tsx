@@ -103,7 +103,7 @@ function MemberActions({
         <SelectField
           name="role"
           id={`role-${member.user_id}`}
-          label={`Role of ${member.email}`}
+          label={`Change ${member.email} to`}
           options={ROLE_OPTIONS}
           value={member.role}
           hideLabel
