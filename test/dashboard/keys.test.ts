@@ -188,6 +188,34 @@ describe('dashboard API keys', () => {
     expect(await meStatus(t, value)).toBe(401);
   });
 
+  it('works in a browser without JavaScript: Regenerate and Delete ask on a page of their own', async () => {
+    const { context, page } = await newPage(holder.browser, { javaScriptEnabled: false });
+    await openKeys(page, alice);
+    await page.getByLabel('Name').fill('no script');
+    await page.getByRole('button', { name: 'Create Key' }).click();
+    const value = await shownValue(page);
+    expect(await meStatus(t, value)).toBe(200);
+    await page.goto(`${t.baseUrl}/dashboard/keys`);
+
+    await row(page, 'no script').getByRole('button', { name: 'Regenerate' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Regenerate “no script”?');
+    expect(await meStatus(t, value)).toBe(200);
+    await page.getByRole('button', { name: 'Regenerate' }).click();
+    const next = await shownValue(page);
+    expect(await meStatus(t, value)).toBe(401);
+    expect(await meStatus(t, next)).toBe(200);
+
+    await page.goto(`${t.baseUrl}/dashboard/keys`);
+    await row(page, 'no script').getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    expect(await meStatus(t, next)).toBe(200);
+    await row(page, 'no script').getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(`${t.baseUrl}/dashboard/keys?done=deleted`);
+    expect(await meStatus(t, next)).toBe(401);
+    await context.close();
+  });
+
   it('another user can neither see nor change a user’s keys', async () => {
     const key = await accounts.createKey(t.services, accounts.actorOfUser({ ...alice, plan: 'pro' }), { name: 'alice private' });
     const mallory = await createAccount(t, 'pro');
