@@ -114,6 +114,8 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 .data-table .chips { min-width: 12rem; }
 .data-table .row-actions { flex-direction: column; align-items: stretch; }
 .data-table .row-actions .inline-form, .data-table .row-actions .button { width: 100%; }
+.data-table .row-actions-inline { flex-direction: row; align-items: center; }
+.data-table .row-actions-inline .inline-form, .data-table .row-actions-inline .button { width: auto; }
 .chips, .plain { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.25rem; }
 .plain { flex-direction: column; }
 .chips li { font-size: 0.75rem; padding: 0 0.4rem; border-radius: 4px; background: var(--bg); border: 1px solid var(--line); white-space: nowrap; }

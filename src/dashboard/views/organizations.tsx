@@ -97,7 +97,7 @@ function MemberActions({
   if (member.role === 'owner') return <span class="muted">Owner</span>;
   const memberPath = `${base}/members/${encodeURIComponent(member.user_id)}`;
   return (
-    <div class="row-actions">
+    <div class="row-actions row-actions-inline">
       <form method="post" action={`${memberPath}/role`} class="inline-form role-form">
         <CsrfField token={csrf} />
         <SelectField
