@@ -2,15 +2,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import formbody from '@fastify/formbody';
 import { parse as parseCookies } from 'cookie';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accounts/index.js';
 import { ApiError } from '../errors.js';
 import { DASHBOARD_CSS, ICON_SVG } from './assets/dashboard.css.js';
 import { DASHBOARD_JS } from './assets/dashboard.js.js';
 import type { ServiceContext } from '../context.js';
-import { csrfFor, field, html, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
+import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './screens/account.js';
 import { homeScreen } from './screens/home.js';
+import { keysScreen } from './screens/keys.js';
+import { organizationsScreen } from './screens/organizations.js';
 import { signInScreens } from './screens/sign-in.js';
 import { cookieOptions, CSRF_COOKIE, csrfTokenMatches, isSameOrigin, newPreSessionValue, setCookie } from './security.js';
 import { SignInThrottle } from './throttle.js';
@@ -18,7 +20,7 @@ import { CSRF_FIELD } from './views/forms.js';
 import { renderMessage } from './views/message.js';
 
 /** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
-const SCREENS: Screen[] = [signInScreens, homeScreen, accountScreen];
+const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen];
 
 const HTMX_FILE = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -95,11 +97,16 @@ export function dashboardRoutes(dashboard: ServiceContext) {
           );
         });
 
-        pages.setNotFoundHandler((request, reply) =>
-          html(reply, 404, renderMessage(csrfFor(context, request), 'Page not found', 'There is no dashboard page at this address.')),
-        );
+        const notFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
+          html(reply, 404, renderMessage(csrfFor(context, request), 'Page not found', 'There is no dashboard page at this address.'));
+        pages.setNotFoundHandler(notFoundPage);
 
         pages.setErrorHandler((error, request, reply) => {
+          // Another user's key or organization answers exactly as one that does not exist.
+          if (error instanceof ApiError && error.code === 'not_found') return notFoundPage(request, reply);
+          if (error instanceof ApiError && error.code === 'forbidden') {
+            return html(reply, 403, renderMessage(csrfFor(context, request), 'Not allowed', sentence(error.message)));
+          }
           const status = error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500);
           if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
           const text =

@@ -52,6 +52,22 @@ export function field(body: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** A repeated form field (checkboxes) as a list of texts; one value gives a list of one. */
+export function fields(body: unknown, name: string): string[] {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  const values = Array.isArray(value) ? value : [value];
+  return values.filter((item): item is string => typeof item === 'string');
+}
+
+/**
+ * Whether a destructive form was confirmed: dashboard.js sets `confirmed` once the person
+ * accepted the browser's prompt; without scripts the screen answers with a confirmation page
+ * whose form carries it.
+ */
+export function isConfirmed(body: unknown): boolean {
+  return field(body, 'confirmed') === 'yes';
+}
+
 /** A query parameter as text, or undefined. */
 export function queryParam(request: FastifyRequest, name: string): string | undefined {
   const value = (request.query as Record<string, unknown> | undefined)?.[name];

@@ -33,6 +33,8 @@ describe('dashboard sign-in', () => {
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
     await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).resolves.toEqual([
       'Home',
+      'API Keys',
+      'Organizations',
       'Account',
     ]);
     await expect(page.getByRole('banner').getByText(account.email).isVisible()).resolves.toBe(true);

@@ -107,3 +107,26 @@ export function watchConsole(page: Page): string[] {
   page.on('pageerror', (error) => problems.push(error.message));
   return problems;
 }
+
+/** The status `GET /v1/me` answers with this key value. */
+export async function meStatus(t: TestApp, key: string): Promise<number> {
+  return (await request(t, 'GET', '/v1/me', { key })).status;
+}
+
+/**
+ * Screenshots of the page (desktop, phone at 375 px, dark), written only when SCREENSHOT_DIR is
+ * set, as `<dir>/<name>-desktop.png` and so on; the page's viewport and scheme are restored.
+ */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  const dir = process.env.SCREENSHOT_DIR;
+  if (!dir) return;
+  const viewport = page.viewportSize();
+  await page.screenshot({ path: `${dir}/${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.screenshot({ path: `${dir}/${name}-phone.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: `${dir}/${name}-dark-phone.png`, fullPage: true });
+  if (viewport) await page.setViewportSize(viewport);
+  await page.screenshot({ path: `${dir}/${name}-dark.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+}

@@ -30,18 +30,18 @@ p { margin: 0 0 1rem; }
   box-shadow: inset 0 0 0 5px var(--accent), inset 0 0 0 8px var(--surface); }
 
 .topbar { background: var(--surface); border-bottom: 1px solid var(--line); }
-.topbar-inner { max-width: 64rem; margin: 0 auto; padding: 0.6rem 1.25rem; display: flex; align-items: center; gap: 1rem 1.5rem;
+.topbar-inner { max-width: 76rem; margin: 0 auto; padding: 0.6rem 1.25rem; display: flex; align-items: center; gap: 1rem 1.5rem;
   flex-wrap: wrap; }
 .nav { flex: 1 1 auto; }
 .nav ul { list-style: none; display: flex; gap: 0.25rem; margin: 0; padding: 0; }
-.nav a { display: block; padding: 0.45rem 0.75rem; border-radius: 8px; color: var(--muted); text-decoration: none; font-weight: 500; }
+.nav a { display: block; white-space: nowrap; padding: 0.45rem 0.75rem; border-radius: 8px; color: var(--muted); text-decoration: none; font-weight: 500; }
 .nav a:hover { color: var(--fg); background: var(--bg); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
 .account { display: flex; align-items: center; gap: 0.6rem; min-width: 0; }
 .account-email { color: var(--muted); font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
 .sign-out { margin: 0; }
 
-.content { max-width: 64rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
+.content { max-width: 76rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 22rem), 1fr)); align-items: start; }
 .card { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.5rem; box-shadow: var(--shadow); }
 .card > :last-child { margin-bottom: 0; }
@@ -91,14 +91,97 @@ p { margin: 0 0 1rem; }
 .alert-error { background: var(--error-soft); border-color: var(--error); }
 .alert-success { background: var(--success-soft); border-color: var(--success); }
 
+.muted { color: var(--muted); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.content > .card, .content > .grid { margin-bottom: 1.25rem; }
+.grid-wide-first { grid-template-columns: minmax(0, 3fr) minmax(min(100%, 18rem), 2fr); }
+.stack-cards { display: grid; gap: 1.25rem; }
+.form-narrow { max-width: 46rem; }
+.breadcrumb { margin: 0 0 0.25rem; font-size: 0.9rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em; }
+.card-once { border-color: var(--success); border-left-width: 4px; }
+.card-once pre { font-size: 0.95rem; }
+
+.table-wrap { overflow-x: auto; margin: 0 -0.25rem; padding: 0 0.25rem; }
+.data-table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
+.data-table th, .data-table td { text-align: left; vertical-align: top; padding: 0.6rem 0.4rem; border-bottom: 1px solid var(--line); }
+.data-table thead th { color: var(--muted); font-weight: 600; font-size: 0.8rem; white-space: nowrap; }
+.data-table tbody th { font-weight: 600; overflow-wrap: break-word; min-width: 6rem; }
+.data-table tbody tr:last-child > * { border-bottom: 0; }
+.data-table code { white-space: nowrap; }
+.when { display: inline-flex; flex-direction: column; white-space: nowrap; }
+.data-table .chips { min-width: 12rem; }
+.data-table .row-actions { flex-direction: column; align-items: stretch; }
+.data-table .row-actions .inline-form, .data-table .row-actions .button { width: 100%; }
+.data-table .row-actions-inline { flex-direction: row; align-items: center; }
+.data-table .row-actions-inline .inline-form, .data-table .row-actions-inline .button { width: auto; }
+.chips, .plain { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.25rem; }
+.plain { flex-direction: column; }
+.chips li { font-size: 0.75rem; padding: 0 0.4rem; border-radius: 4px; background: var(--bg); border: 1px solid var(--line); white-space: nowrap; }
+.badge-test { background: #fff4e5; color: #8a4b00; border-color: #f0c36d; }
+@media (prefers-color-scheme: dark) { .badge-test { background: #3a2a10; color: #f6c26b; border-color: #6b4e1e; } }
+.badge-role-member { background: transparent; color: var(--muted); border-color: var(--line); }
+.state { display: inline-flex; align-items: center; gap: 0.35rem; font-weight: 600; white-space: nowrap; }
+.state::before { content: ""; width: 0.55rem; height: 0.55rem; border-radius: 50%; background: currentColor; }
+.state-on { color: var(--success); }
+.state-off { color: var(--muted); }
+.row-actions { display: flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; }
+.inline-form { margin: 0; display: inline-flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; }
+.row-actions .button { white-space: nowrap; }
+.role-form .field { display: block; }
+.button-danger { color: var(--error); }
+.button-danger:hover { background: var(--error-soft); }
+.button-danger-solid { background: var(--error); color: var(--surface); }
+.actions { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: center; }
+.content .stack .actions .button-primary, .actions .button { width: auto; margin-top: 0; }
+
+.field textarea, .field select { font: inherit; color: var(--fg); background: var(--surface); border: 1px solid var(--line);
+  border-radius: 8px; padding: 0.5rem 0.75rem; width: 100%; }
+.field select { min-height: 2.75rem; }
+.role-form select { min-height: 2.25rem; padding: 0.25rem 0.5rem; width: auto; font-size: 0.9rem; }
+.field textarea { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; resize: vertical; }
+.field-invalid textarea, .field-invalid select { border-color: var(--error); }
+fieldset.field { border: 0; margin: 0; padding: 0; min-width: 0; }
+fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin-bottom: 0.35rem; }
+.checkbox-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: 0.35rem 1rem; }
+.checkbox { display: flex; align-items: center; gap: 0.5rem; min-height: 2rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 0.9rem; cursor: pointer; }
+.checkbox input { width: 1.1rem; height: 1.1rem; accent-color: var(--accent); margin: 0; }
+
 @media (max-width: 40rem) {
   .topbar-inner { padding: 0.6rem 1rem; gap: 0.5rem 1rem; }
   .nav { order: 3; flex-basis: 100%; overflow-x: auto; }
+  .nav a { padding: 0.4rem 0.5rem; font-size: 0.95rem; }
   .account { margin-left: auto; }
   .account-email { display: none; }
   .content { padding: 1.5rem 1rem 2.5rem; }
   .card { padding: 1.25rem; }
   .solo-card { padding: 1.5rem 1.25rem; }
+}
+
+/* Narrow screens: each table row becomes a card of labelled facts. */
+@media (max-width: 68rem) {
+  .grid-wide-first { grid-template-columns: minmax(0, 1fr); }
+  .data-table thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .data-table, .data-table tbody, .data-table tr, .data-table th, .data-table td { display: block; }
+  .data-table tr { border: 1px solid var(--line); border-radius: 8px; padding: 0.35rem 0.75rem; margin-bottom: 0.75rem; }
+  .data-table tbody tr:last-child { margin-bottom: 0; }
+  .data-table tbody th, .data-table td { display: grid; grid-template-columns: 6.5rem minmax(0, 1fr); gap: 0.75rem;
+    padding: 0.45rem 0; border-bottom: 1px solid var(--line); }
+  .data-table tbody tr > :last-child { border-bottom: 0; }
+  .data-table tbody tr:last-child > * { border-bottom: 1px solid var(--line); }
+  .data-table tbody tr:last-child > :last-child { border-bottom: 0; }
+  .data-table tbody th::before, .data-table td::before { content: attr(data-label); color: var(--muted); font-weight: 500; }
+  .data-table tbody th > *, .data-table td > * { justify-self: start; }
+  .data-table .chips { min-width: 0; }
+  .data-table .when { flex-direction: row; gap: 0.3rem; flex-wrap: wrap; }
+  .data-table .row-actions { flex-direction: row; align-items: center; }
+  .data-table .row-actions .inline-form, .data-table .row-actions .button { width: auto; }
+  .data-table tbody th { overflow-wrap: anywhere; }
+  .data-table td.cell-actions { display: block; padding-top: 0.6rem; }
+  .data-table td.cell-actions::before { display: none; }
+  .table-wrap { overflow: visible; margin: 0; padding: 0; }
 }
 `;
 

@@ -1,10 +1,24 @@
 /**
  * The dashboard's own script, served from /dashboard/assets/dashboard.js (no inline script under
  * the CSP). Enhancement only: every page works without it. Copy buttons copy the text of the
- * element named by data-copy; they stay hidden when scripts do not run.
+ * element named by data-copy; they stay hidden when scripts do not run. A form with
+ * data-confirm asks first, then sends confirmed=yes (without scripts the server asks on a page
+ * of its own). A page showing a secret once (data-once) replaces its history entry by a GET of
+ * the same address, so reloading it shows the plain page instead of sending the form again.
  */
 export const DASHBOARD_JS = `(() => {
   for (const button of document.querySelectorAll('[data-copy]')) button.hidden = false;
+  if (document.querySelector('[data-once]')) history.replaceState(null, '', location.href);
+  document.addEventListener('submit', (event) => {
+    const form = event.target instanceof HTMLFormElement ? event.target : null;
+    if (!form || !form.dataset.confirm) return;
+    if (!confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      return;
+    }
+    const confirmed = form.elements.namedItem('confirmed');
+    if (confirmed) confirmed.value = 'yes';
+  });
   document.addEventListener('click', async (event) => {
     const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
     if (!button) return;

@@ -8,6 +8,6 @@ export const homeScreen: Screen = (app, context) => {
     if (!(await context.isSetUp())) return html(reply, 200, renderSetup({ csrf: csrfFor(context, request) }));
     const user = requireUser(request, reply);
     if (!user) return reply;
-    return html(reply, 200, renderHome({ ...pageContext(context, request), user }));
+    return html(reply, 200, renderHome({ ...pageContext(context, request), user }, new URL(context.config.publicBaseUrl).origin));
   });
 };

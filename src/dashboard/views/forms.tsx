@@ -19,10 +19,32 @@ export interface FieldProps {
   autofocus?: boolean;
 }
 
+/** The ids a control's hint and error get, and its aria-describedby. */
+function describedBy(id: string, hint: string | undefined, error: string | undefined): string | undefined {
+  return [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+}
+
+/** A control's hint and error, under it. */
+function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+  return (
+    <>
+      {hint && (
+        <p class="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
 /** One labelled input with its hint and error, linked by aria-describedby. */
 export function Field({ name, label, type = 'text', autocomplete, value, hint, error, autofocus }: FieldProps) {
   const id = `field-${name}`;
-  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
@@ -36,21 +58,119 @@ export function Field({ name, label, type = 'text', autocomplete, value, hint, e
         required
         autofocus={autofocus}
         aria-invalid={error ? 'true' : undefined}
-        aria-describedby={described}
+        aria-describedby={describedBy(id, hint, error)}
         spellcheck={type === 'email' ? false : undefined}
         autocapitalize={type === 'email' ? 'none' : undefined}
       />
-      {hint && (
-        <p class="field-hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
+      <FieldMessages id={id} hint={hint} error={error} />
     </div>
+  );
+}
+
+/** An optional multi-line text field. */
+export function TextAreaField({
+  name,
+  label,
+  value,
+  hint,
+  error,
+}: {
+  name: string;
+  label: string;
+  value?: string;
+  hint?: string;
+  error?: string;
+}) {
+  const id = `field-${name}`;
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      <textarea
+        id={id}
+        name={name}
+        rows={3}
+        spellcheck={false}
+        autocapitalize="none"
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+      >
+        {value}
+      </textarea>
+      <FieldMessages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+/** A labelled choice of one option. `hideLabel` keeps the label for assistive technology only (table rows). */
+export function SelectField({
+  name,
+  id = `field-${name}`,
+  label,
+  options,
+  value,
+  hint,
+  error,
+  hideLabel,
+}: {
+  name: string;
+  id?: string;
+  label: string;
+  options: readonly Option[];
+  value?: string;
+  hint?: string;
+  error?: string;
+  hideLabel?: boolean;
+}) {
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id} class={hideLabel ? 'visually-hidden' : undefined}>
+        {label}
+      </label>
+      <select id={id} name={name} aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy(id, hint, error)}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value} selected={option.value === value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      <FieldMessages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** A group of checkboxes sharing one name, under a legend; each is labelled with its value. */
+export function CheckboxGroup({
+  name,
+  legend,
+  values,
+  checked,
+  error,
+}: {
+  name: string;
+  legend: string;
+  values: readonly string[];
+  checked: readonly string[];
+  error?: string;
+}) {
+  const id = `field-${name}`;
+  return (
+    <fieldset class={error ? 'field checkboxes field-invalid' : 'field checkboxes'} aria-describedby={describedBy(id, undefined, error)}>
+      <legend>{legend}</legend>
+      <div class="checkbox-grid">
+        {values.map((value) => (
+          <label key={value} class="checkbox">
+            <input type="checkbox" name={name} value={value} checked={checked.includes(value)} />
+            <span>{value}</span>
+          </label>
+        ))}
+      </div>
+      <FieldMessages id={id} error={error} />
+    </fieldset>
   );
 }
 
@@ -87,5 +207,46 @@ export function CopyButton({ target }: { target: string }) {
     <button type="button" class="button button-quiet copy" data-copy={target} hidden>
       Copy
     </button>
+  );
+}
+
+/**
+ * A button that changes something hard to undo, in its own form. dashboard.js asks the person
+ * first (the browser's confirm, with `question`) and then sends `confirmed=yes`; without
+ * scripts the screen answers with a confirmation page instead (screens/confirm.ts).
+ */
+export function ConfirmButton({
+  csrf,
+  action,
+  question,
+  label,
+  danger,
+}: {
+  csrf: string;
+  action: string;
+  question: string;
+  label: string;
+  danger?: boolean;
+}) {
+  return (
+    <form method="post" action={action} class="inline-form" data-confirm={question}>
+      <CsrfField token={csrf} />
+      <input type="hidden" name="confirmed" value="" />
+      <button type="submit" class={danger ? 'button button-quiet button-danger' : 'button button-quiet'}>
+        {label}
+      </button>
+    </form>
+  );
+}
+
+/** A one-button form (no confirmation): Enable, Disable. */
+export function ActionButton({ csrf, action, label }: { csrf: string; action: string; label: string }) {
+  return (
+    <form method="post" action={action} class="inline-form">
+      <CsrfField token={csrf} />
+      <button type="submit" class="button button-quiet">
+        {label}
+      </button>
+    </form>
   );
 }

@@ -2,9 +2,9 @@ import { CopyButton } from './forms.js';
 import { AccountFacts, renderAppPage, type PageContext } from './layout.js';
 import type { SignedInUser } from '../../features/accounts/index.js';
 
-export function renderHome(context: PageContext & { user: SignedInUser }): string {
+export function renderHome(context: PageContext & { user: SignedInUser }, origin: string): string {
   const { user } = context;
-  const command = `node bin/tagsvc key create --email ${user.email} --name dev --json`;
+  const command = `curl -H "Authorization: Bearer svc_live_…" ${origin}/v1/me`;
   return renderAppPage(
     context,
     'Home',
@@ -27,7 +27,9 @@ export function renderHome(context: PageContext & { user: SignedInUser }): strin
         </section>
         <section class="card" aria-labelledby="api-heading">
           <h2 id="api-heading">Use the API</h2>
-          <p>Create an API key on the server's command line, then send it as a Bearer token.</p>
+          <p>
+            <a href="/dashboard/keys">Create an API key</a>, copy it, then send it as a Bearer token.
+          </p>
           <div class="code">
             <pre id="key-command" tabindex={0}>
               <code>{command}</code>

@@ -9,6 +9,8 @@ const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: f
 /** Every dashboard page that exists, in nav order; a new screen adds its entry here. */
 export const NAV_ITEMS = [
   { href: '/dashboard', label: 'Home' },
+  { href: '/dashboard/keys', label: 'API Keys' },
+  { href: '/dashboard/organizations', label: 'Organizations' },
   { href: '/dashboard/account', label: 'Account' },
 ] as const;
 
@@ -76,13 +78,18 @@ export function AccountFacts({ user, children }: { user: SignedInUser; children?
   );
 }
 
+/** The nav item of a page: its own, or the section it is under (an organization's page). */
+function isCurrent(href: string, path: string): boolean {
+  return path === href || (href !== '/dashboard' && path.startsWith(`${href}/`));
+}
+
 function Nav({ path }: { path: string }) {
   return (
     <nav class="nav" aria-label="Dashboard">
       <ul>
         {NAV_ITEMS.map((item) => (
           <li key={item.href}>
-            <a href={item.href} aria-current={path === item.href ? 'page' : undefined}>
+            <a href={item.href} aria-current={isCurrent(item.href, path) ? 'page' : undefined}>
               {item.label}
             </a>
           </li>

@@ -1,5 +1,5 @@
 import type { Environment, KeyScope } from '../../db/schema.js';
-import type { Permission } from './permissions.js';
+import { PERMISSIONS, type Permission } from './permissions.js';
 import type { Plan } from './plans.js';
 
 /**
@@ -41,4 +41,20 @@ export type AccountActor = Actor | Operator;
 
 export function isOperator(actor: AccountActor): actor is Operator {
   return 'operator' in actor;
+}
+
+/**
+ * A signed-in dashboard user acting for themselves: every permission, the live environment, no
+ * organization. The services still decide per call which organizations and keys they reach.
+ */
+export function actorOfUser(user: { userId: string; email: string; plan: Plan }): Actor {
+  return {
+    userId: user.userId,
+    email: user.email,
+    organizationId: null,
+    organizationName: null,
+    environment: 'live',
+    permissions: PERMISSIONS,
+    plan: user.plan,
+  };
 }
