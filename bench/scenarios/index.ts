@@ -1,6 +1,7 @@
 import type { Scenario } from '../lib/scenario.js';
 import { analyticsExport, analyticsOverview, analyticsTagYear } from './analytics.js';
 import { analyticsStall } from './analytics-stall.js';
+import { dashboardPages } from './dashboard.js';
 import { fileDownload, fileUpload } from './files.js';
 import { limiterMemory, limiterRedis } from './limiter.js';
 import { me } from './me.js';
@@ -21,6 +22,7 @@ export const scenarios: Scenario[] = [
   tag,
   page,
   tagQr,
+  dashboardPages,
   qrRenderPng,
   qrRenderSvg,
   fileUpload,

@@ -1,0 +1,94 @@
+import { performance } from 'node:perf_hooks';
+import { api } from '../lib/api.js';
+import { latencyMetrics, type Metric } from '../lib/metrics.js';
+import { progress } from '../lib/measure.js';
+import type { MetricsScenario } from '../lib/scenario.js';
+
+const KEYS = 1000;
+const TAGS = 10_000;
+const REQUESTS_PER_PAGE = 200;
+const P95_TARGET_MS = 50;
+/** The pages the dashboard has; each is asked for REQUESTS_PER_PAGE times, one after another. */
+const PAGES = ['/dashboard', '/dashboard/keys', '/dashboard/organizations', '/dashboard/account'];
+
+/** A browser's cookies, enough for the dashboard's session and form-token cookies. */
+class Cookies {
+  private readonly values = new Map<string, string>();
+  header(): string {
+    return [...this.values].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+  take(response: Response): void {
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const at = pair!.indexOf('=');
+      this.values.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+  }
+}
+
+async function page(baseUrl: string, cookies: Cookies, path: string): Promise<string> {
+  const response = await fetch(new URL(path, baseUrl), { headers: { cookie: cookies.header() }, redirect: 'manual' });
+  cookies.take(response);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
+  return text;
+}
+
+async function submit(baseUrl: string, cookies: Cookies, path: string, form: string, fields: Record<string, string>): Promise<void> {
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(form)?.[1];
+  if (!csrf) throw new Error(`no form token on the page before POST ${path}`);
+  const response = await fetch(new URL(path, baseUrl), {
+    method: 'POST',
+    headers: { cookie: cookies.header(), origin: new URL(baseUrl).origin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, ...fields }),
+    redirect: 'manual',
+  });
+  cookies.take(response);
+  await response.text();
+  if (response.status >= 400) throw new Error(`POST ${path} answered ${response.status}`);
+}
+
+/**
+ * Every dashboard page for an account with 1,000 API keys and 10,000 tags (#9's target: p95 at
+ * most 50 ms). The account signs in like a browser; keys are created through the API Keys form,
+ * tags through the batch API.
+ */
+export const dashboardPages: MetricsScenario = {
+  kind: 'metrics',
+  name: 'dashboard-pages',
+  description: `the dashboard's pages, ${REQUESTS_PER_PAGE} GETs each one after another, signed in to an account with ${KEYS.toLocaleString('en-US')} keys and ${TAGS.toLocaleString('en-US')} tags`,
+  variant: 'default',
+  async run({ baseUrl, createAccount }) {
+    const account = await createAccount('enterprise');
+    const cookies = new Cookies();
+    await submit(baseUrl, cookies, '/dashboard/login', await page(baseUrl, cookies, '/dashboard/login'), {
+      email: account.email,
+      password: 'bench-password',
+    });
+    for (let made = 0; made < TAGS; made += 100) {
+      const tags = Array.from({ length: 100 }, (_, i) => ({ title: `Dashboard bench tag ${made + i}` }));
+      await api(baseUrl, account.key, 'POST', '/v1/tags/batch', { body: { tags } });
+    }
+    progress(`dashboard-pages: ${TAGS} tags created`);
+    const form = await page(baseUrl, cookies, '/dashboard/keys');
+    // The account's own CLI key is the first; the form makes the rest.
+    for (let made = 1; made < KEYS; made++) await submit(baseUrl, cookies, '/dashboard/keys', form, { name: `bench key ${made}` });
+    progress(`dashboard-pages: ${KEYS} keys created`);
+    const keysPage = await page(baseUrl, cookies, '/dashboard/keys');
+    const rows = keysPage.match(/svc_live_/g)?.length ?? 0;
+    if (rows < KEYS) throw new Error(`the API Keys page shows ${rows} keys, expected ${KEYS}`);
+
+    const metrics: Metric[] = [];
+    for (const path of PAGES) {
+      for (let i = 0; i < 10; i++) await page(baseUrl, cookies, path);
+      const timings: number[] = [];
+      for (let i = 0; i < REQUESTS_PER_PAGE; i++) {
+        const started = performance.now();
+        await page(baseUrl, cookies, path);
+        timings.push(performance.now() - started);
+      }
+      metrics.push(...latencyMetrics(`GET ${path}`, timings, { p95: P95_TARGET_MS }));
+    }
+    return { metrics, details: { keys: KEYS, tags: TAGS, requestsPerPage: REQUESTS_PER_PAGE } };
+  },
+};
