@@ -34,13 +34,13 @@ async function page(baseUrl: string, cookies: Cookies, path: string): Promise<st
   return text;
 }
 
-async function submit(baseUrl: string, cookies: Cookies, path: string, form: string, fields: Record<string, string>): Promise<void> {
+async function submit(baseUrl: string, cookies: Cookies, path: string, form: string, fields: Array<[string, string]>): Promise<void> {
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form)?.[1];
   if (!csrf) throw new Error(`no form token on the page before POST ${path}`);
   const response = await fetch(new URL(path, baseUrl), {
     method: 'POST',
     headers: { cookie: cookies.header(), origin: new URL(baseUrl).origin, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, ...fields }),
+    body: new URLSearchParams([['_csrf', csrf], ...fields]),
     redirect: 'manual',
   });
   cookies.take(response);
@@ -61,10 +61,10 @@ export const dashboardPages: MetricsScenario = {
   async run({ baseUrl, createAccount }) {
     const account = await createAccount('enterprise');
     const cookies = new Cookies();
-    await submit(baseUrl, cookies, '/dashboard/login', await page(baseUrl, cookies, '/dashboard/login'), {
-      email: account.email,
-      password: 'bench-password',
-    });
+    await submit(baseUrl, cookies, '/dashboard/login', await page(baseUrl, cookies, '/dashboard/login'), [
+      ['email', account.email],
+      ['password', 'bench-password'],
+    ]);
     for (let made = 0; made < TAGS; made += 100) {
       const tags = Array.from({ length: 100 }, (_, i) => ({ title: `Dashboard bench tag ${made + i}` }));
       await api(baseUrl, account.key, 'POST', '/v1/tags/batch', { body: { tags } });
@@ -72,11 +72,16 @@ export const dashboardPages: MetricsScenario = {
     progress(`dashboard-pages: ${TAGS} tags created`);
     const form = await page(baseUrl, cookies, '/dashboard/keys');
     // The account's own CLI key is the first; the form makes the rest.
-    for (let made = 1; made < KEYS; made++) await submit(baseUrl, cookies, '/dashboard/keys', form, { name: `bench key ${made}` });
+    for (let made = 1; made < KEYS; made++) {
+      await submit(baseUrl, cookies, '/dashboard/keys', form, [
+        ['name', `bench key ${made}`],
+        ['permissions', 'tags:read'],
+        ['permissions', 'analytics:read'],
+      ]);
+    }
     progress(`dashboard-pages: ${KEYS} keys created`);
     const keysPage = await page(baseUrl, cookies, '/dashboard/keys');
-    const rows = keysPage.match(/svc_live_/g)?.length ?? 0;
-    if (rows < KEYS) throw new Error(`the API Keys page shows ${rows} keys, expected ${KEYS}`);
+    if (!keysPage.includes(`of ${KEYS.toLocaleString('en-US')}`)) throw new Error(`the API Keys page does not count ${KEYS} keys`);
 
     const metrics: Metric[] = [];
     for (const path of PAGES) {

@@ -18,7 +18,8 @@ describe('dashboard API keys', () => {
   });
   afterAll(() => t.close());
 
-  const keysOf = (account: Account) => accounts.listKeys(t.services, accounts.actorOfUser({ ...account, plan: 'pro' }), {});
+  const keysOf = async (account: Account) =>
+    (await accounts.listAdministeredKeys(t.services, accounts.actorOfUser({ ...account, plan: 'pro' }), { limit: 1000, offset: 0 })).keys;
 
   async function openKeys(page: Page, account: Account) {
     await signInBrowser(page, t.baseUrl, account.email);
@@ -214,6 +215,22 @@ describe('dashboard API keys', () => {
     await page.waitForURL(`${t.baseUrl}/dashboard/keys?done=deleted`);
     expect(await meStatus(t, next)).toBe(401);
     await context.close();
+  });
+
+  it('pages the table 50 keys at a time', async () => {
+    const many = await createAccount(t, 'pro');
+    const actor = accounts.actorOfUser({ ...many, plan: 'pro' });
+    for (let n = 1; n <= 55; n++) await accounts.createKey(t.services, actor, { name: `paged ${String(n).padStart(2, '0')}` });
+    const jar = await signInHttp(t, many.email);
+    const first = await get(t, '/dashboard/keys', jar);
+    expect(first.text).toContain('1–50 of 56');
+    expect(first.text).toContain('paged 49');
+    expect(first.text).not.toContain('paged 50');
+    expect(first.text).toContain('href="/dashboard/keys?page=2"');
+    const second = await get(t, '/dashboard/keys?page=2', jar);
+    expect(second.text).toContain('51–56 of 56');
+    expect(second.text).toContain('paged 55');
+    expect(second.text).not.toContain('paged 49');
   });
 
   it('another user can neither see nor change a user’s keys', async () => {

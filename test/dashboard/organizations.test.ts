@@ -91,11 +91,13 @@ describe('dashboard organizations', () => {
     await context.close();
 
     // The owner sees the admin's organization key; the member is not offered the organization.
-    expect((await accounts.listKeys(t.services, actor(alice), {})).map((k) => k.name)).toContain('org deploy');
+    expect((await accounts.listAdministeredKeys(t.services, actor(alice), { limit: 1000, offset: 0 })).keys.map((k) => k.name)).toContain(
+      'org deploy',
+    );
     const jar = await signInHttp(t, carol.email);
     const form = await get(t, '/dashboard/keys', jar);
     expect(form.text).not.toContain(`value="${org.id}"`);
-    const before = (await accounts.listKeys(t.services, actor(carol), {})).length;
+    const before = (await accounts.listAdministeredKeys(t.services, actor(carol), { limit: 1000, offset: 0 })).keys.length;
     const forged = await post(t, '/dashboard/keys', jar, {
       _csrf: csrfOf(form),
       name: 'sneaky',
@@ -105,8 +107,10 @@ describe('dashboard organizations', () => {
     expect(forged.status).toBe(400);
     expect(forged.text).toContain('Choose Personal or an organization you own or administer.');
     expect(forged.text).not.toMatch(/svc_live_[0-9A-Za-z]{38}/);
-    expect((await accounts.listKeys(t.services, actor(carol), {})).length).toBe(before);
-    expect((await accounts.listKeys(t.services, actor(alice), {})).map((k) => k.name)).not.toContain('sneaky');
+    expect((await accounts.listAdministeredKeys(t.services, actor(carol), { limit: 1000, offset: 0 })).keys.length).toBe(before);
+    expect(
+      (await accounts.listAdministeredKeys(t.services, actor(alice), { limit: 1000, offset: 0 })).keys.map((k) => k.name),
+    ).not.toContain('sneaky');
 
     // A member reads the organization page but cannot manage members.
     const memberView = await get(t, `/dashboard/organizations/${org.id}`, jar);

@@ -57,14 +57,16 @@ describe('organizations and keys administered by users', () => {
     await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
     const bobs = await accounts.createKey(t.services, actor(bob), { name: 'bob for org', organizationId: org.id });
     const personal = await accounts.createKey(t.services, actor(bob), { name: 'bob personal' });
-    const aliceSees = (await accounts.listKeys(t.services, actor(alice), {})).map((k) => k.id);
+    const aliceSees = (await accounts.listAdministeredKeys(t.services, actor(alice), { limit: 1000, offset: 0 })).keys.map((k) => k.id);
     expect(aliceSees).toContain(bobs.id);
     expect(aliceSees).not.toContain(personal.id);
     await expect(accounts.deleteKey(t.services, actor(alice), { id: personal.id })).rejects.toMatchObject({ code: 'not_found' });
     await expect(accounts.setKeyEnabled(t.services, actor(carol), { id: bobs.id, enabled: false })).rejects.toMatchObject({
       code: 'not_found',
     });
-    expect((await accounts.listKeys(t.services, actor(carol), {})).map((k) => k.id)).not.toContain(bobs.id);
+    expect((await accounts.listAdministeredKeys(t.services, actor(carol), { limit: 1000, offset: 0 })).keys.map((k) => k.id)).not.toContain(
+      bobs.id,
+    );
   });
 
   it('disables a removed member’s organization keys at once', async () => {

@@ -104,6 +104,8 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 .card-once pre { font-size: 0.95rem; }
 
 .table-wrap { overflow-x: auto; margin: 0 -0.25rem; padding: 0 0.25rem; }
+.pager { display: flex; gap: 0.5rem; align-items: center; justify-content: flex-end; flex-wrap: wrap; margin-top: 1rem; }
+.pager .muted { margin-right: auto; }
 .data-table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
 .data-table th, .data-table td { text-align: left; vertical-align: top; padding: 0.6rem 0.4rem; border-bottom: 1px solid var(--line); }
 .data-table thead th { color: var(--muted); font-weight: 600; font-size: 0.8rem; white-space: nowrap; }

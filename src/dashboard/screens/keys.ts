@@ -3,16 +3,20 @@ import {
   actorOfUser,
   createKey,
   deleteKey,
-  listKeys,
+  getKey,
+  listAdministeredKeys,
   listOrganizations,
   regenerateKey,
   setKeyEnabled,
   type SignedInUser,
 } from '../../features/accounts/index.js';
-import { ApiError, notFound } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { field, fields, html, isConfirmed, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
 import { askFirst } from './confirm.js';
 import { renderKeys, type KeyFormValues, type KeysPage } from '../views/keys.js';
+
+/** Keys per page of the table: a page stays quick to render whatever the account holds. */
+const KEYS_PER_PAGE = 50;
 
 const NOTICES: Record<string, string> = {
   enabled: 'Key enabled. It works again from the next request.',
@@ -31,16 +35,22 @@ const FORM_FIELDS = new Set(['name', 'permissions', 'ip', 'organization']);
 export const keysScreen: Screen = (app, context) => {
   const keysPage = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: Partial<KeysPage>, status = 200) => {
     const actor = actorOfUser(user);
-    const [keys, organizations] = await Promise.all([listKeys(context, actor, {}), listOrganizations(context, actor)]);
+    const pageNumber = Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1);
+    const [{ total, keys }, organizations] = await Promise.all([
+      listAdministeredKeys(context, actor, { limit: KEYS_PER_PAGE, offset: (pageNumber - 1) * KEYS_PER_PAGE }),
+      listOrganizations(context, actor),
+    ]);
     const view = { ...pageContext(context, request), path: '/dashboard/keys', user };
-    return html(reply, status, renderKeys(view, { keys, organizations, ...page }));
+    return html(
+      reply,
+      status,
+      renderKeys(view, { keys, organizations, paging: { page: pageNumber, perPage: KEYS_PER_PAGE, total }, ...page }),
+    );
   };
 
   /** The key, for a confirmation page: 404 unless the user administers it. */
   const findKey = async (user: SignedInUser, id: string) => {
-    const key = (await listKeys(context, actorOfUser(user), {})).find((item) => item.id === id);
-    if (!key) throw notFound('API key');
-    return key;
+    return getKey(context, actorOfUser(user), { id });
   };
 
   app.get('/keys', { schema: { hide: true } }, async (request, reply) => {

@@ -1,7 +1,7 @@
 import { PERMISSIONS, type KeyView, type SignedInUser } from '../../features/accounts/index.js';
 import { ActionButton, Alert, CheckboxGroup, ConfirmButton, CopyButton, CsrfField, Field, SelectField, TextAreaField } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
-import { DataTable, When } from './table.js';
+import { DataTable, Pager, When } from './table.js';
 
 export interface KeyFormValues {
   name: string;
@@ -16,6 +16,8 @@ export const EMPTY_KEY_FORM: KeyFormValues = { name: '', permissions: PERMISSION
 
 export interface KeysPage {
   keys: readonly KeyView[];
+  /** Which page of the table this is; `total` counts every key the user administers. */
+  paging: { page: number; perPage: number; total: number };
   /** Every organization of the user (to name the scope of a key). */
   organizations: ReadonlyArray<{ id: string; name: string; role: string }>;
   /** A key value to show this once: right after Create or Regenerate. */
@@ -197,6 +199,7 @@ export function renderKeys(context: PageContext & { user: SignedInUser }, page: 
       <section class="card" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Keys</h2>
         <KeysTable csrf={context.csrf} page={page} />
+        <Pager {...page.paging} path="/dashboard/keys" label="Pages of keys" />
       </section>
       <KeyForm csrf={context.csrf} page={page} />
     </>,

@@ -92,11 +92,19 @@ export async function disableKeysOfMember(db: Db, organizationId: string, userId
   await afterCommit(db, keysChanged);
 }
 
-/** A user's personal keys and every key of the organizations they own or admin. */
-export function listKeysAdministeredBy(db: Db, userId: string) {
+/** A user's personal keys and every key of the organizations they own or admin: a page of them and their count. */
+export async function listKeysAdministeredBy(db: Db, userId: string, page: { limit: number; offset: number }) {
+  const administered = keysAdministeredBy(db, userId);
+  const [rows, count] = await Promise.all([
+    administered.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    administered.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { total: Number(count.count), rows };
+}
+
+function keysAdministeredBy(db: Db, userId: string) {
   return db
     .selectFrom('api_keys')
-    .selectAll()
     .where((eb) =>
       eb.or([
         eb.and([eb('user_id', '=', userId), eb('organization_id', 'is', null)]),
@@ -110,9 +118,7 @@ export function listKeysAdministeredBy(db: Db, userId: string) {
             .where('role', 'in', ['owner', 'admin']),
         ),
       ]),
-    )
-    .orderBy('id')
-    .execute();
+    );
 }
 
 export function insertKey(db: Db, key: ApiKeysTable) {

@@ -209,14 +209,22 @@ export async function createKey(ctx: ServiceContext, actor: AccountActor, input:
   return { id: row.id, key: value, prefix: row.prefix, name, permissions, environment, scope: row.scope };
 }
 
-/**
- * The operator lists the keys of the user named by `email`. A user lists their personal keys
- * and the keys of the organizations they own or admin.
- */
-export async function listKeys(ctx: ServiceContext, actor: AccountActor, input: { email?: string }): Promise<KeyView[]> {
-  const user = await keyOwner(ctx.db, actor, input.email);
-  if (isOperator(actor)) return (await repo.listKeysOfUser(ctx.db, user.id)).map(toKeyView);
-  return (await repo.listKeysAdministeredBy(ctx.db, user.id)).map(toKeyView);
+/** The operator lists every key of the user named by `email`. */
+export async function listKeys(ctx: ServiceContext, actor: AccountActor, input: { email: string }): Promise<KeyView[]> {
+  requireOperator(actor);
+  const user = await requireUser(ctx.db, input.email);
+  return (await repo.listKeysOfUser(ctx.db, user.id)).map(toKeyView);
+}
+
+/** A page of the keys a user administers (personal, and of the organizations they own or admin), oldest first. */
+export async function listAdministeredKeys(ctx: ServiceContext, actor: Actor, page: { limit: number; offset: number }) {
+  const { total, rows } = await repo.listKeysAdministeredBy(ctx.db, actor.userId, page);
+  return { total, keys: rows.map(toKeyView) };
+}
+
+/** One key the actor administers; 404 otherwise. */
+export async function getKey(ctx: ServiceContext, actor: AccountActor, input: { id: string }): Promise<KeyView> {
+  return toKeyView(await requireKey(ctx.db, actor, input.id));
 }
 
 /**
