@@ -2,8 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import type { Environment } from '../db/schema.js';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
-import { actorOfKey, recordKeyUse, type KeyActor, type Permission } from '../features/accounts/index.js';
-import { PLAN_LIMITS } from '../features/accounts/index.js';
+import { actorOfKey, PLAN_LIMITS, recordKeyUse, type KeyActor, type Permission } from '../features/accounts/index.js';
 import { ipInRanges } from '../lib/ip.js';
 import type { RateLimiter } from './rate-limiter.js';
 

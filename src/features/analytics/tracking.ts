@@ -1,16 +1,13 @@
-import type { ServiceContext } from '../../context.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../context.js';
 import type { Environment, ViewSource, ViewsTable } from '../../db/schema.js';
-import type { Clock } from '../../lib/clock.js';
+import { transaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import { maskIp } from '../../lib/ip.js';
-import { transaction } from '../../db/transaction.js';
+import type { Session } from '../../lib/presence.js';
 import * as repo from './analytics.repository.js';
 import { locate } from './geo.js';
-import type { PresenceStore, Session } from '../../lib/presence.js';
 import { hourOf } from './period.js';
 import type { ViewRecorder } from './view-recorder.js';
 import { anonymousVisitor, describeClient, isBot, VISITOR_COOKIE, visitorFromCookie } from './visitor.js';
@@ -32,22 +29,16 @@ const YEAR_SECONDS = 365 * 24 * 3600;
  * committed before the page is answered, through the group-committing ViewRecorder.
  */
 export class Tracker {
-  private readonly db: Db;
-  private readonly config: Pick<Config, 'secretKey' | 'publicBaseUrl'>;
-  private readonly clock: Clock;
-  private readonly presence: PresenceStore;
-  private readonly log: FastifyBaseLogger;
-
   constructor(
-    ctx: ServiceContext,
+    private readonly ctx: ServiceContext,
     private readonly recorder: ViewRecorder,
-  ) {
-    ({ db: this.db, config: this.config, clock: this.clock, presence: this.presence, log: this.log } = ctx);
-  }
+  ) {}
 
   /** Presence is best effort: a Redis hiccup must not fail a page whose view is already stored. */
   private touch(tagId: string, session: Session, nowMs: number): Promise<void> {
-    return this.presence.touch(tagId, session, nowMs).catch((error: unknown) => this.log.warn({ err: error }, 'presence not updated'));
+    return this.ctx.presence
+      .touch(tagId, session, nowMs)
+      .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'presence not updated'));
   }
 
   /** Records the view; returns the token the page's beacon uses, or undefined for bots. */
@@ -56,13 +47,13 @@ export class Tracker {
     if (isBot(userAgent)) return undefined;
     // Fastify works the address out anew at each read (proxy headers): once here.
     const address = request.ip;
-    const visitor = visitorFromCookie(request.headers.cookie) ?? anonymousVisitor(this.config.secretKey, address, userAgent!);
-    const secure = this.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+    const visitor = visitorFromCookie(request.headers.cookie) ?? anonymousVisitor(this.ctx.config.secretKey, address, userAgent!);
+    const secure = this.ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
     reply.header('set-cookie', `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`);
     const client = describeClient(userAgent!);
     const location = await locate(address);
     const referrer = referrerToKeep(request.headers.referer);
-    const now = this.clock.now().toISOString();
+    const now = this.ctx.clock.now().toISOString();
     const view: ViewsTable = {
       id: newId('view'),
       tag_id: tag.id,
@@ -101,7 +92,7 @@ export class Tracker {
   }
 
   private mac(viewId: string): string {
-    return createHmac('sha256', this.config.secretKey).update(`beacon:${viewId}`).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.ctx.config.secretKey).update(`beacon:${viewId}`).digest('base64url').slice(0, 22);
   }
 
   private viewIdOf(token: string): string | undefined {
@@ -119,19 +110,19 @@ export class Tracker {
   async beacon(token: string, durationSeconds: number): Promise<boolean> {
     const viewId = this.viewIdOf(token);
     if (!viewId) return false;
-    const view = await repo.findView(this.db, viewId);
+    const view = await repo.findView(this.ctx.db, viewId);
     if (!view) return false;
     const seconds = Math.min(Math.max(0, Math.round(durationSeconds)), MAX_DURATION_SECONDS);
     if (view.duration_seconds === null || seconds > view.duration_seconds) {
       // Re-read under a lock: another beacon of this view may be applying its time right now.
-      await transaction(this.db, (trx) =>
+      await transaction(this.ctx.db, (trx) =>
         repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds),
       );
     }
     await this.touch(
       view.tag_id,
       { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country },
-      this.clock.now().getTime(),
+      this.ctx.clock.now().getTime(),
     );
     return true;
   }
