@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
+import type { Environment } from './db/schema.js';
 import type { BlobStorage } from './lib/blob-storage.js';
 import type { Clock } from './lib/clock.js';
 import type { OutboundAgents } from './lib/outbound.js';
@@ -31,7 +32,7 @@ export interface ServiceContext {
 /** A tag as the features that hang data off it see it. */
 export interface DependentTag {
   id: string;
-  environment: 'live' | 'test';
+  environment: Environment;
   owner_id: string;
   organization_id: string | null;
 }

@@ -36,14 +36,6 @@ export function deleteSessionsExpiredBefore(db: Db, at: string) {
   return db.deleteFrom('sessions').where('expires_at', '<=', at).execute();
 }
 
-export function findUserForSignIn(db: Db, email: string) {
-  return db.selectFrom('users').select(['id', 'email', 'password_hash', 'disabled']).where('email', '=', email).executeTakeFirst();
-}
-
-export function findUserPasswordHash(db: Db, id: string) {
-  return db.selectFrom('users').select(['password_hash']).where('id', '=', id).executeTakeFirst();
-}
-
 export async function hasAnyUser(db: Db): Promise<boolean> {
   return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
@@ -54,14 +46,4 @@ export function updateUserPassword(db: Db, id: string, passwordHash: string, at:
 
 export function recordSignIn(db: Db, id: string, at: string) {
   return db.updateTable('users').set({ last_sign_in_at: at }).where('id', '=', id).execute();
-}
-
-export async function isOrganizationMember(db: Db, organizationId: string, userId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('organization_members')
-    .select('user_id')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row !== undefined;
 }

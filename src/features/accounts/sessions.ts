@@ -9,6 +9,7 @@ import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { createUser, requireNewPassword } from './accounts.service.js';
 import { isOperator, OPERATOR, type AccountActor } from './actor.js';
 import type { Plan } from './plans.js';
+import * as accountsRepo from './accounts.repository.js';
 import * as repo from './sessions.repository.js';
 
 /**
@@ -96,7 +97,7 @@ export async function verifyCredentials(
   { email, password }: { email: string; password: string },
 ): Promise<string | undefined> {
   const { db } = ctx;
-  const user = await repo.findUserForSignIn(db, email.trim().toLowerCase());
+  const user = await accountsRepo.findUserByEmail(db, email.trim().toLowerCase());
   dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
   const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
   return user && matches && user.disabled === 0 ? user.id : undefined;
@@ -132,7 +133,7 @@ export function signUp(ctx: ServiceContext, input: { email: string; password: st
 /** The signed-in user's own change: needs the current password; every other session of the user ends. */
 export async function changePassword(ctx: ServiceContext, user: SignedInUser, input: { current: string; next: string }): Promise<void> {
   const { db, clock } = ctx;
-  const row = await repo.findUserPasswordHash(db, user.userId);
+  const row = await accountsRepo.findUserById(db, user.userId);
   if (!row || !(await verifyPassword(input.current, row.password_hash))) {
     throw validationError('current_password', 'The current password is not correct');
   }
@@ -146,7 +147,7 @@ export async function setPassword(ctx: ServiceContext, actor: AccountActor, inpu
   if (!isOperator(actor)) throw new ApiError('forbidden', 'only the operator can do this');
   const { db, clock } = ctx;
   requireNewPassword(input.password);
-  const user = await repo.findUserForSignIn(db, input.email.trim().toLowerCase());
+  const user = await accountsRepo.findUserByEmail(db, input.email.trim().toLowerCase());
   if (!user) throw new ApiError('not_found', `User ${input.email} not found`);
   await repo.updateUserPassword(db, user.id, await hashPassword(input.password), isoNow(clock));
   const [result] = await repo.deleteSessionsOfUser(db, user.id);
@@ -168,7 +169,7 @@ export async function mayReadTag(ctx: ServiceContext, viewer: SignedInUser | und
   if (tag.read_permission === 'public') return true;
   if (!viewer) return false;
   if (tag.read_permission === 'private') return tag.owner_id === viewer.userId;
-  return tag.organization_id !== null && (await repo.isOrganizationMember(db, tag.organization_id, viewer.userId));
+  return tag.organization_id !== null && (await accountsRepo.findMembership(db, tag.organization_id, viewer.userId)) !== undefined;
 }
 
 /**
