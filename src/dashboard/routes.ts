@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import formbody from '@fastify/formbody';
 import { parse as parseCookies } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accounts/index.js';
 import { ApiError } from '../errors.js';
-import { DASHBOARD_CSS, ICON_SVG } from './assets/dashboard.css.js';
-import { DASHBOARD_JS } from './assets/dashboard.js.js';
+import { dashboardAssets } from './assets/index.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './screens/account.js';
@@ -22,7 +19,6 @@ import { renderMessage } from './views/message.js';
 /** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
 const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen];
 
-const HTMX_FILE = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /**
@@ -43,25 +39,22 @@ export function dashboardRoutes(dashboard: ServiceContext) {
       setUp = true;
     },
   };
-  const htmx = readFileSync(HTMX_FILE, 'utf8');
+  const assets = dashboardAssets();
 
   return async (app: FastifyInstance) => {
     app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard', 302));
 
     // Assets need no session: registered beside the pages, outside their hooks.
-    app.register(async (assets) => {
-      const asset = (path: string, type: string, body: string) =>
-        assets.get(path, { schema: { hide: true } }, (_request, reply) =>
+    app.register(async (scope) => {
+      for (const asset of assets) {
+        scope.get(`/dashboard/assets/${asset.name}`, { schema: { hide: true } }, (_request, reply) =>
           reply
-            .type(`${type}; charset=utf-8`)
+            .type(`${asset.type}; charset=utf-8`)
             .header('x-content-type-options', 'nosniff')
             .header('cache-control', 'public, max-age=3600')
-            .send(body),
+            .send(asset.body),
         );
-      asset('/dashboard/assets/dashboard.css', 'text/css', DASHBOARD_CSS);
-      asset('/dashboard/assets/dashboard.js', 'text/javascript', DASHBOARD_JS);
-      asset('/dashboard/assets/htmx.min.js', 'text/javascript', htmx);
-      asset('/dashboard/assets/icon.svg', 'image/svg+xml', ICON_SVG);
+      }
     });
 
     app.register(

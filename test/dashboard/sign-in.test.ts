@@ -33,6 +33,9 @@ describe('dashboard sign-in', () => {
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
     await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).resolves.toEqual([
       'Home',
+      'Tags',
+      'Analytics',
+      'Webhooks',
       'API Keys',
       'Organizations',
       'Account',

@@ -9,6 +9,9 @@ const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: f
 /** Every dashboard page that exists, in nav order; a new screen adds its entry here. */
 export const NAV_ITEMS = [
   { href: '/dashboard', label: 'Home' },
+  { href: '/dashboard/tags', label: 'Tags' },
+  { href: '/dashboard/analytics', label: 'Analytics' },
+  { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/keys', label: 'API Keys' },
   { href: '/dashboard/organizations', label: 'Organizations' },
   { href: '/dashboard/account', label: 'Account' },
@@ -22,7 +25,16 @@ export interface PageContext {
   path: string;
 }
 
-function Document({ title, csrf, bodyClass, children }: { title: string; csrf: string; bodyClass: string; children: ComponentChildren }) {
+interface DocumentProps {
+  title: string;
+  csrf: string;
+  bodyClass: string;
+  /** Scripts of this page beyond htmx and dashboard.js: asset names (see assets/index.ts). */
+  scripts?: string[];
+  children: ComponentChildren;
+}
+
+function Document({ title, csrf, bodyClass, scripts = [], children }: DocumentProps) {
   return (
     <html lang="en">
       <head>
@@ -35,6 +47,9 @@ function Document({ title, csrf, bodyClass, children }: { title: string; csrf: s
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/htmx.min.js" defer></script>
         <script src="/dashboard/assets/dashboard.js" defer></script>
+        {scripts.map((name) => (
+          <script key={name} src={`/dashboard/assets/${name}`} defer></script>
+        ))}
       </head>
       <body class={bodyClass} hx-headers={JSON.stringify({ 'x-csrf-token': csrf })}>
         <a class="skip-link" href="#main">
@@ -111,9 +126,14 @@ function SignOut({ csrf }: { csrf: string }) {
 }
 
 /** A page of the signed-in dashboard: header with nav, account and Sign out, then the content. */
-export function renderAppPage(context: PageContext & { user: SignedInUser }, title: string, content: ComponentChildren): string {
+export function renderAppPage(
+  context: PageContext & { user: SignedInUser },
+  title: string,
+  content: ComponentChildren,
+  options: { scripts?: string[] } = {},
+): string {
   return page(
-    <Document title={title} csrf={context.csrf} bodyClass="app">
+    <Document title={title} csrf={context.csrf} bodyClass="app" scripts={options.scripts}>
       <header class="topbar">
         <div class="topbar-inner">
           <Brand />
