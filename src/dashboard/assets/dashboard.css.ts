@@ -185,6 +185,16 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
   .data-table td.cell-actions::before { display: none; }
   .table-wrap { overflow: visible; margin: 0; padding: 0; }
 }
+
+.breadcrumb { margin: 0 0 0.25rem; font-size: 0.9rem; }
+.tag-header h1 { margin-bottom: 0.25rem; overflow-wrap: anywhere; }
+.tag-address { margin: 0 0 1rem; font-size: 0.9rem; overflow-wrap: anywhere; }
+.tabs { border-bottom: 1px solid var(--line); margin-bottom: 1.5rem; overflow-x: auto; }
+.tabs ul { display: flex; gap: 0.25rem; list-style: none; margin: 0; padding: 0; }
+.tabs a { display: block; padding: 0.5rem 0.85rem; color: var(--muted); text-decoration: none; border-bottom: 2px solid transparent;
+  white-space: nowrap; }
+.tabs a:hover { color: var(--fg); }
+.tabs a[aria-current="page"] { color: var(--accent); border-bottom-color: var(--accent); font-weight: 600; }
 `;
 
 /** The tab icon: the brand mark of the header. */
