@@ -120,6 +120,37 @@ describe('dashboard API keys', () => {
     await context.close();
   });
 
+  it('Edit changes a key’s name, permissions and allow list from the next request; its value stays', async () => {
+    const { context, page } = await newPage(holder.browser);
+    await openKeys(page, alice);
+    await page.getByLabel('Name').fill('to edit');
+    await page.getByRole('button', { name: 'Create Key' }).click();
+    const value = await shownValue(page);
+    expect((await request(t, 'POST', '/v1/tags', { key: value, body: { title: 'allowed' } })).status).toBe(201);
+
+    await page.goto(`${t.baseUrl}/dashboard/keys`);
+    await row(page, 'to edit').getByRole('link', { name: 'Edit' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Edit “to edit”');
+    await expect(page.getByLabel('tags:write', { exact: true }).isChecked()).resolves.toBe(true);
+    await page.getByLabel('IP allow list').fill('nowhere');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.locator('#field-ip-error').textContent()).resolves.toBe('"nowhere" is not an IP address or CIDR range.');
+    expect(await meStatus(t, value)).toBe(200);
+    await expectAccessible(page);
+    await screenshots(page, 'key-edit');
+
+    await page.getByLabel('Name').fill('read only');
+    await page.getByLabel('tags:write', { exact: true }).uncheck();
+    await page.getByLabel('IP allow list').fill('127.0.0.1, ::1');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(`${t.baseUrl}/dashboard/keys?done=saved`);
+    await expect(row(page, 'read only').getByText('127.0.0.1').isVisible()).resolves.toBe(true);
+    expect((await request(t, 'POST', '/v1/tags', { key: value, body: { title: 'refused' } })).status).toBe(403);
+    const me = await request(t, 'GET', '/v1/me', { key: value });
+    expect(me.body.data.key.permissions).not.toContain('tags:write');
+    await context.close();
+  });
+
   it('shows a bad IP allow list on the field and creates nothing; a good one is enforced', async () => {
     const { context, page } = await newPage(holder.browser);
     await openKeys(page, alice);
@@ -240,8 +271,14 @@ describe('dashboard API keys', () => {
     const page = await get(t, '/dashboard/keys', jar);
     expect(page.text).not.toContain('alice private');
     expect(page.text).not.toContain(key.id);
-    for (const verb of ['disable', 'regenerate', 'delete']) {
-      const answer = await post(t, `/dashboard/keys/${key.id}/${verb}`, jar, { _csrf: csrfOf(page), confirmed: 'yes' });
+    expect((await get(t, `/dashboard/keys/${key.id}/edit`, jar)).status).toBe(404);
+    for (const verb of ['disable', 'regenerate', 'delete', 'edit']) {
+      const answer = await post(t, `/dashboard/keys/${key.id}/${verb}`, jar, {
+        _csrf: csrfOf(page),
+        confirmed: 'yes',
+        name: 'taken',
+        permissions: 'tags:read',
+      });
       expect(answer.status, verb).toBe(404);
       expect(answer.text).toContain('Page not found');
     }

@@ -38,7 +38,6 @@ describe('dashboard sign-in', () => {
       'Webhooks',
       'API Keys',
       'Organizations',
-      'Account',
     ]);
     await expect(page.getByRole('banner').getByText(account.email).isVisible()).resolves.toBe(true);
     await expect(page.getByRole('banner').getByText('Pro').isVisible()).resolves.toBe(true);

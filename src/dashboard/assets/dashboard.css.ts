@@ -38,7 +38,10 @@ p { margin: 0 0 1rem; }
 .nav a:hover { color: var(--fg); background: var(--bg); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
 .account { display: flex; align-items: center; gap: 0.6rem; min-width: 0; }
-.account-email { color: var(--muted); font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
+.account-link { color: var(--muted); text-decoration: none; border-radius: 8px; padding: 0.3rem 0.5rem; min-width: 0; display: flex; }
+.account-link:hover, .account-link[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
+.account-short { display: none; font-size: 0.95rem; font-weight: 500; }
+.account-email { font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
 .sign-out { margin: 0; }
 
 .content { max-width: 76rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
@@ -151,12 +154,16 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
   font-size: 0.9rem; cursor: pointer; }
 .checkbox input { width: 1.1rem; height: 1.1rem; accent-color: var(--accent); margin: 0; }
 
+/* The header keeps one row while it fits, then the nav takes a row of its own; on phones "Account" stands for the email. */
+@media (max-width: 64rem) {
+  .nav { order: 3; flex-basis: 100%; overflow-x: auto; }
+  .account { margin-left: auto; }
+}
 @media (max-width: 40rem) {
   .topbar-inner { padding: 0.6rem 1rem; gap: 0.5rem 1rem; }
-  .nav { order: 3; flex-basis: 100%; overflow-x: auto; }
   .nav a { padding: 0.4rem 0.5rem; font-size: 0.95rem; }
-  .account { margin-left: auto; }
   .account-email { display: none; }
+  .account-short { display: inline; }
   .content { padding: 1.5rem 1rem 2.5rem; }
   .card { padding: 1.25rem; }
   .solo-card { padding: 1.5rem 1.25rem; }

@@ -3,6 +3,7 @@ import {
   actorOfUser,
   createKey,
   deleteKey,
+  editKey,
   getKey,
   listAdministeredKeys,
   listOrganizations,
@@ -13,7 +14,7 @@ import {
 import { ApiError } from '../../errors.js';
 import { field, fields, html, isConfirmed, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
 import { askFirst } from './confirm.js';
-import { renderKeys, type KeyFormValues, type KeysPage } from '../views/keys.js';
+import { renderKeyEdit, renderKeys, type KeyEditPage, type KeyFormValues, type KeysPage } from '../views/keys.js';
 
 /** Keys per page of the table: a page stays quick to render whatever the account holds. */
 const KEYS_PER_PAGE = 50;
@@ -22,6 +23,7 @@ const NOTICES: Record<string, string> = {
   enabled: 'Key enabled. It works again from the next request.',
   disabled: 'Key disabled. Requests with it are refused from now on.',
   deleted: 'Key deleted.',
+  saved: 'Key saved. The change applies from the next request.',
 };
 
 /** The form's fields a service error can name; anything else is not the form's fault. */
@@ -89,6 +91,34 @@ export const keysScreen: Screen = (app, context) => {
       if (error.code !== 'validation_error' || !name || !FORM_FIELDS.has(name)) throw error;
       return invalid({ [name]: sentence(error.message) });
     }
+  });
+
+  const editPage = (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: KeyEditPage, status = 200) =>
+    html(reply, status, renderKeyEdit({ ...pageContext(context, request), path: '/dashboard/keys', user }, page));
+
+  app.get<{ Params: { id: string } }>('/keys/:id/edit', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const key = await findKey(user, request.params.id);
+    const values = { name: key.name, permissions: key.permissions, ip: (key.ip_allowlist ?? []).join('\n') };
+    return editPage(request, reply, user, { key, values, errors: {} });
+  });
+
+  app.post<{ Params: { id: string } }>('/keys/:id/edit', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const values = { name: field(request.body, 'name'), permissions: fields(request.body, 'permissions'), ip: field(request.body, 'ip') };
+    const invalid = async (errors: Record<string, string>) =>
+      editPage(request, reply, user, { key: await findKey(user, request.params.id), values, errors }, 400);
+    if (values.permissions.length === 0) return invalid({ permissions: 'Choose at least one permission.' });
+    try {
+      await editKey(context, actorOfUser(user), { id: request.params.id, ...values, ip: values.ip.split(/[\s,]+/).filter(Boolean) });
+    } catch (error) {
+      const name = error instanceof ApiError && error.code === 'validation_error' ? error.details.field : undefined;
+      if (!name || !FORM_FIELDS.has(name)) throw error;
+      return invalid({ [name]: sentence((error as ApiError).message) });
+    }
+    return seeOther(reply, '/dashboard/keys?done=saved');
   });
 
   for (const [verb, enabled] of [

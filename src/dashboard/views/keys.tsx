@@ -92,6 +92,9 @@ function KeyRow({ csrf, item, scope }: { csrf: string; item: KeyView; scope: str
       </td>
       <td data-label="Actions" class="cell-actions">
         <div class="row-actions">
+          <a class="button button-quiet" href={`/dashboard/keys/${encodeURIComponent(item.id)}/edit`}>
+            Edit
+          </a>
           <ActionButton csrf={csrf} action={action(item.enabled ? 'disable' : 'enable')} label={item.enabled ? 'Disable' : 'Enable'} />
           <ConfirmButton
             csrf={csrf}
@@ -131,6 +134,23 @@ function KeysTable({ csrf, page }: { csrf: string; page: KeysPage }) {
   );
 }
 
+/** Name, permissions and IP allow list: what a key is called, may do and where from. */
+function KeyFields({ values, errors }: { values: Omit<KeyFormValues, 'organization'>; errors: Record<string, string> }) {
+  return (
+    <>
+      <Field name="name" label="Name" autocomplete="off" value={values.name} hint="What uses it, e.g. “deploy bot”." error={errors.name} />
+      <CheckboxGroup name="permissions" legend="Permissions" values={PERMISSIONS} checked={values.permissions} error={errors.permissions} />
+      <TextAreaField
+        name="ip"
+        label="IP allow list"
+        value={values.ip}
+        hint="Optional. IP addresses or CIDR ranges, one per line or separated by commas. Empty: any address."
+        error={errors.ip}
+      />
+    </>
+  );
+}
+
 function KeyForm({ csrf, page }: { csrf: string; page: KeysPage }) {
   const { values, errors } = page.form ?? { values: EMPTY_KEY_FORM, errors: {} };
   const administered = page.organizations.filter((org) => org.role === 'owner' || org.role === 'admin');
@@ -139,28 +159,7 @@ function KeyForm({ csrf, page }: { csrf: string; page: KeysPage }) {
       <h2 id="new-key-heading">New key</h2>
       <form method="post" action="/dashboard/keys" class="stack form-narrow">
         <CsrfField token={csrf} />
-        <Field
-          name="name"
-          label="Name"
-          autocomplete="off"
-          value={values.name}
-          hint="What uses it, e.g. “deploy bot”."
-          error={errors.name}
-        />
-        <CheckboxGroup
-          name="permissions"
-          legend="Permissions"
-          values={PERMISSIONS}
-          checked={values.permissions}
-          error={errors.permissions}
-        />
-        <TextAreaField
-          name="ip"
-          label="IP allow list"
-          value={values.ip}
-          hint="Optional. IP addresses or CIDR ranges, one per line or separated by commas. Empty: any address."
-          error={errors.ip}
-        />
+        <KeyFields values={values} errors={errors} />
         <SelectField
           name="organization"
           label="Scope"
@@ -180,6 +179,45 @@ function KeyForm({ csrf, page }: { csrf: string; page: KeysPage }) {
         <p class="field-hint">Test keys (svc_test_…) reach only the test environment’s data.</p>
       </form>
     </section>
+  );
+}
+
+export interface KeyEditPage {
+  key: KeyView;
+  values: Omit<KeyFormValues, 'organization'>;
+  errors: Record<string, string>;
+}
+
+/** /dashboard/keys/{id}/edit: a key's name, permissions and allow list; its value stays. */
+export function renderKeyEdit(context: PageContext & { user: SignedInUser }, page: KeyEditPage): string {
+  const hasErrors = Object.keys(page.errors).length > 0;
+  return renderAppPage(
+    context,
+    `Edit ${page.key.name}`,
+    <>
+      <p class="breadcrumb">
+        <a href="/dashboard/keys">API Keys</a>
+      </p>
+      <h1>Edit “{page.key.name}”</h1>
+      <p class="lead">
+        <code class="prefix">{`${page.key.prefix}…`}</code> keeps its value, environment and scope. Changes apply from the next request.
+      </p>
+      {hasErrors && <Alert kind="error">Nothing was changed: correct the form below.</Alert>}
+      <section class="card">
+        <form method="post" action={`/dashboard/keys/${encodeURIComponent(page.key.id)}/edit`} class="stack form-narrow">
+          <CsrfField token={context.csrf} />
+          <KeyFields values={page.values} errors={page.errors} />
+          <div class="actions">
+            <button type="submit" class="button button-primary">
+              Save
+            </button>
+            <a class="button button-quiet" href="/dashboard/keys">
+              Cancel
+            </a>
+          </div>
+        </form>
+      </section>
+    </>,
   );
 }
 

@@ -14,8 +14,10 @@ export const NAV_ITEMS = [
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/keys', label: 'API Keys' },
   { href: '/dashboard/organizations', label: 'Organizations' },
-  { href: '/dashboard/account', label: 'Account' },
 ] as const;
+
+/** The account page is reached from the header's email (or "Account" on phones), not the nav. */
+const ACCOUNT_HREF = '/dashboard/account';
 
 export interface PageContext {
   /** The form token of this browser (see security.ts); every form and htmx request sends it. */
@@ -139,9 +141,15 @@ export function renderAppPage(
           <Brand />
           <Nav path={context.path} />
           <div class="account">
-            <span class="account-email" title={context.user.email}>
-              {context.user.email}
-            </span>
+            <a
+              class="account-link"
+              href={ACCOUNT_HREF}
+              aria-label={`Account: ${context.user.email}`}
+              aria-current={isCurrent(ACCOUNT_HREF, context.path) ? 'page' : undefined}
+            >
+              <span class="account-email">{context.user.email}</span>
+              <span class="account-short">Account</span>
+            </a>
             <PlanBadge plan={context.user.plan} />
             <SignOut csrf={context.csrf} />
           </div>

@@ -136,7 +136,7 @@ export function listKeysOfUser(db: Db, userId: string) {
 export async function updateKey(
   db: Db,
   id: string,
-  changes: Partial<Pick<ApiKeysTable, 'enabled' | 'key_hash' | 'prefix' | 'updated_at'>>,
+  changes: Partial<Pick<ApiKeysTable, 'name' | 'permissions' | 'ip_allowlist' | 'enabled' | 'key_hash' | 'prefix' | 'updated_at'>>,
 ) {
   await db.updateTable('api_keys').set(changes).where('id', '=', id).execute();
   await afterCommit(db, keysChanged);

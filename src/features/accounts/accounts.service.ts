@@ -172,11 +172,16 @@ export interface KeyInput {
   ip?: string | readonly string[];
 }
 
+function parseKeyName(given: string): string {
+  const name = given.trim();
+  if (name.length < 1 || name.length > 255) throw validationError('name', 'name must be 1-255 characters');
+  return name;
+}
+
 export async function createKey(ctx: ServiceContext, actor: AccountActor, input: KeyInput) {
   const { db, clock } = ctx;
   const user = await keyOwner(db, actor, input.email);
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 255) throw validationError('name', 'name must be 1-255 characters');
+  const name = parseKeyName(input.name);
   const permissions = parsePermissions(input.permissions);
   const ipAllowlist = parseIpAllowlist(input.ip);
   if (input.organizationId) {
@@ -247,6 +252,29 @@ async function administersKey(db: Db, actor: AccountActor, key: ApiKeysTable): P
 export async function setKeyEnabled(ctx: ServiceContext, actor: AccountActor, input: { id: string; enabled: boolean }): Promise<KeyView> {
   const key = await requireKey(ctx.db, actor, input.id);
   const changes = { enabled: input.enabled ? 1 : 0, updated_at: isoNow(ctx.clock) };
+  await repo.updateKey(ctx.db, key.id, changes);
+  return toKeyView({ ...key, ...changes });
+}
+
+/**
+ * Changes what a key is called, may do and where from; its value, environment and scope stay.
+ * Every instance drops the cached key before the next request (keysChanged after commit).
+ */
+export async function editKey(
+  ctx: ServiceContext,
+  actor: AccountActor,
+  input: { id: string; name: string; permissions: string | readonly string[]; ip: string | readonly string[] },
+): Promise<KeyView> {
+  const key = await requireKey(ctx.db, actor, input.id);
+  const name = parseKeyName(input.name);
+  const permissions = parsePermissions(input.permissions);
+  const ipAllowlist = parseIpAllowlist(input.ip);
+  const changes = {
+    name,
+    permissions: JSON.stringify(permissions),
+    ip_allowlist: ipAllowlist ? JSON.stringify(ipAllowlist) : null,
+    updated_at: isoNow(ctx.clock),
+  };
   await repo.updateKey(ctx.db, key.id, changes);
   return toKeyView({ ...key, ...changes });
 }
