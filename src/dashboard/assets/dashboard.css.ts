@@ -160,7 +160,10 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
   .account { margin-left: auto; }
 }
 @media (max-width: 40rem) {
-  .topbar-inner { padding: 0.6rem 1rem; gap: 0.5rem 1rem; }
+  .topbar-inner { padding: 0.6rem 1rem; gap: 0.5rem; }
+  .account { gap: 0.3rem; }
+  .account-link { padding: 0.3rem 0.4rem; }
+  .sign-out .button { padding: 0.35rem 0.6rem; }
   .nav a { padding: 0.4rem 0.5rem; font-size: 0.95rem; }
   .account-email { display: none; }
   .account-short { display: inline; }
