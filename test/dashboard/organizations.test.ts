@@ -124,6 +124,59 @@ describe('dashboard organizations', () => {
     expect(refused.status).toBe(403);
   });
 
+  it('an admin renames the organization; the owner hands it over and stays as an admin', async () => {
+    const org = await accounts.createOrganization(t.services, actor(alice), { name: 'Old Name' });
+    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
+    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: carol.email, role: 'member' });
+    const orgUrl = `${t.baseUrl}/dashboard/organizations/${org.id}`;
+
+    const { context, page } = await newPage(holder.browser);
+    await signInBrowser(page, t.baseUrl, bob.email);
+    await page.goto(orgUrl);
+    await expect(page.getByLabel('Transfer ownership to').count()).resolves.toBe(0);
+    await page.getByLabel('Organization name').fill('   ');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await expect(page.getByLabel('Organization name').getAttribute('aria-invalid')).resolves.toBe('true');
+    await page.getByLabel('Organization name').fill('New Name');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.waitForURL(`${orgUrl}?done=renamed`);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('New Name');
+    await context.close();
+
+    const owner = await newPage(holder.browser);
+    await signInBrowser(owner.page, t.baseUrl, alice.email);
+    await owner.page.goto(orgUrl);
+    await owner.page.getByLabel('Transfer ownership to').selectOption({ label: carol.email });
+    const questions: string[] = [];
+    owner.page.on('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.accept();
+    });
+    await owner.page.getByRole('button', { name: 'Hand over' }).click();
+    await owner.page.waitForURL(`${orgUrl}?done=transferred`);
+    expect(questions).toHaveLength(1);
+    await expect(memberRow(owner.page, carol.email).getByText('Owner').first().isVisible()).resolves.toBe(true);
+    await expect(owner.page.getByLabel('Transfer ownership to').count()).resolves.toBe(0);
+    const roles = Object.fromEntries(
+      (await accounts.getOrganization(t.services, actor(alice), { organizationId: org.id })).members.map((m) => [m.email, m.role]),
+    );
+    expect(roles).toEqual({ [alice.email]: 'admin', [bob.email]: 'admin', [carol.email]: 'owner' });
+    await owner.context.close();
+
+    // An admin cannot hand over what they do not own.
+    const jar = await signInHttp(t, bob.email);
+    const form = await get(t, `/dashboard/organizations/${org.id}`, jar);
+    const refused = await post(t, `/dashboard/organizations/${org.id}/owner`, jar, {
+      _csrf: csrfOf(form),
+      user_id: bob.userId,
+      confirmed: 'yes',
+    });
+    expect(refused.status).toBe(403);
+    expect(
+      (await accounts.getOrganization(t.services, actor(alice), { organizationId: org.id })).members.find((m) => m.role === 'owner')?.email,
+    ).toBe(carol.email);
+  });
+
   it('another user gets 404 for an organization and cannot disable its keys', async () => {
     const org = await accounts.createOrganization(t.services, actor(alice), { name: 'Private Co' });
     const key = await accounts.createKey(t.services, actor(alice), { name: 'org key', organizationId: org.id });
@@ -140,6 +193,8 @@ describe('dashboard organizations', () => {
       [`/dashboard/keys/${key.id}/disable`, {}],
       [`/dashboard/organizations/${org.id}/members`, { email: mallory.email, role: 'admin' }],
       [`/dashboard/organizations/${org.id}/members/${alice.userId}/role`, { role: 'member' }],
+      [`/dashboard/organizations/${org.id}/name`, { name: 'Taken' }],
+      [`/dashboard/organizations/${org.id}/owner`, { user_id: mallory.userId, confirmed: 'yes' }],
     ] as const) {
       const answer = await post(t, path, jar, { _csrf: csrf, ...fields });
       expect(answer.status, path).toBe(404);

@@ -43,6 +43,7 @@ p { margin: 0 0 1rem; }
 .account-short { display: none; font-size: 0.95rem; font-weight: 500; }
 .account-email { font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
 .sign-out { margin: 0; }
+.settings-transfer { margin-top: 1.5rem; padding-top: 1.25rem; border-top: 1px solid var(--line); }
 
 .content { max-width: 76rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 22rem), 1fr)); align-items: start; }

@@ -7,6 +7,8 @@ import {
   getOrganization,
   listOrganizations,
   removeMember,
+  renameOrganization,
+  transferOrganization,
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
@@ -21,6 +23,8 @@ const NOTICES: Record<string, string> = {
   added: 'Member added.',
   changed: 'Role changed.',
   removed: 'Member removed. Their keys for this organization were disabled.',
+  renamed: 'Organization renamed.',
+  transferred: 'Ownership handed over. You are now an admin of this organization.',
 };
 
 /** A service's validation error for one of `names`, as that field's message; anything else is rethrown. */
@@ -95,6 +99,40 @@ export const organizationsScreen: Screen = (app, context) => {
       return organizationPage(request, reply, user, { form: { email, role, errors } }, 400);
     }
     return seeOther(reply, back(request, 'added'));
+  });
+
+  app.post<OrgParams>('/organizations/:id/name', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const name = field(request.body, 'name');
+    try {
+      await renameOrganization(context, actorOfUser(user), { organizationId: request.params.id, name });
+    } catch (error) {
+      return organizationPage(request, reply, user, { rename: { name, errors: fieldError(error, ['name']) } }, 400);
+    }
+    return seeOther(reply, back(request, 'renamed'));
+  });
+
+  app.post<OrgParams>('/organizations/:id/owner', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const { id } = request.params;
+    const userId = field(request.body, 'user_id');
+    if (!isConfirmed(request.body)) {
+      const org = await getOrganization(context, actorOfUser(user), { organizationId: id });
+      const member = org.members.find((m) => m.user_id === userId && m.role !== 'owner');
+      if (!member || org.role !== 'owner') throw new ApiError('not_found', 'Member not found');
+      return askFirst(context, request, reply, user, '/dashboard/organizations', {
+        title: `Make ${member.email} the owner of ${org.name}?`,
+        text: 'They get full control of the organization. You stay as an admin and cannot take it back yourself.',
+        action: `/dashboard/organizations/${encodeURIComponent(id)}/owner`,
+        button: 'Hand over',
+        cancel: `/dashboard/organizations/${encodeURIComponent(id)}`,
+        fields: { user_id: userId },
+      });
+    }
+    await transferOrganization(context, actorOfUser(user), { organizationId: id, userId });
+    return seeOther(reply, back(request, 'transferred'));
   });
 
   app.post<MemberParams>('/organizations/:id/members/:userId/role', { schema: { hide: true } }, async (request, reply) => {

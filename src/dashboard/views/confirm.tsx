@@ -9,6 +9,8 @@ export interface Confirmation {
   action: string;
   button: string;
   cancel: string;
+  /** What the original form said beyond the confirmation, sent again with it. */
+  fields?: Record<string, string>;
 }
 
 /** The confirmation step of a destructive action for a browser without scripts. */
@@ -22,6 +24,9 @@ export function renderConfirm(context: PageContext & { user: SignedInUser }, con
       <form method="post" action={confirmation.action} class="actions">
         <CsrfField token={context.csrf} />
         <input type="hidden" name="confirmed" value="yes" />
+        {Object.entries(confirmation.fields ?? {}).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
         <button type="submit" class="button button-danger-solid">
           {confirmation.button}
         </button>

@@ -83,6 +83,56 @@ export interface OrganizationPage {
   };
   notice?: string;
   form?: { email: string; role: string; errors: Record<string, string> };
+  /** A refused rename: the name as typed and its error. */
+  rename?: { name: string; errors: Record<string, string> };
+}
+
+/** Rename (owners and admins) and hand over (the owner only). */
+function Settings({ csrf, base, page }: { csrf: string; base: string; page: OrganizationPage }) {
+  const { organization: org } = page;
+  const others = org.members.filter((member) => member.role !== 'owner');
+  return (
+    <section class="card" aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Settings</h2>
+      <form method="post" action={`${base}/name`} class="stack form-narrow">
+        <CsrfField token={csrf} />
+        <Field
+          name="name"
+          label="Organization name"
+          autocomplete="organization"
+          value={page.rename?.name ?? org.name}
+          error={page.rename?.errors.name}
+        />
+        <div class="actions">
+          <button type="submit" class="button button-secondary">
+            Rename
+          </button>
+        </div>
+      </form>
+      {org.role === 'owner' && others.length > 0 && (
+        <form
+          method="post"
+          action={`${base}/owner`}
+          class="stack form-narrow settings-transfer"
+          data-confirm="Hand over this organization? You stay as an admin and cannot take it back yourself."
+        >
+          <CsrfField token={csrf} />
+          <input type="hidden" name="confirmed" value="" />
+          <SelectField
+            name="user_id"
+            label="Transfer ownership to"
+            options={others.map((member) => ({ value: member.user_id, label: member.email }))}
+            hint="The new owner gets full control; you stay as an admin."
+          />
+          <div class="actions">
+            <button type="submit" class="button button-quiet button-danger">
+              Hand over
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
 }
 
 function MemberActions({
@@ -184,6 +234,7 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
             <p>Members use the organization’s tags. Its owner and admins manage members and API keys.</p>
           </section>
         )}
+        {administers && <Settings csrf={context.csrf} base={base} page={page} />}
       </div>
     </>,
   );

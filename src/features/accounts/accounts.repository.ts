@@ -25,6 +25,10 @@ export function insertOrganization(db: Db, org: OrganizationsTable) {
   return db.insertInto('organizations').values(org).execute();
 }
 
+export function updateOrganization(db: Db, id: string, changes: Pick<OrganizationsTable, 'name' | 'updated_at'>) {
+  return db.updateTable('organizations').set(changes).where('id', '=', id).execute();
+}
+
 export function findOrganization(db: Db, id: string) {
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -70,14 +70,19 @@ export async function createUser(
  * The operator names the owner and the plan; a signed-in user founds it themselves, and it
  * takes their plan (organizations are on Pro or Enterprise).
  */
+function parseOrganizationName(given: string): string {
+  const name = given.trim();
+  if (name.length < 1 || name.length > 255) throw validationError('name', 'name must be 1-255 characters');
+  return name;
+}
+
 export async function createOrganization(
   ctx: ServiceContext,
   actor: AccountActor,
   input: { name: string; ownerEmail?: string; plan?: string },
 ) {
   const { db, clock } = ctx;
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 255) throw validationError('name', 'name must be 1-255 characters');
+  const name = parseOrganizationName(input.name);
   const owner = isOperator(actor) ? await requireUser(db, input.ownerEmail ?? '') : await actingUser(db, actor);
   const plan = isOperator(actor) ? requirePlan(input.plan ?? '') : owner.plan;
   if (plan === 'free') {
@@ -339,6 +344,34 @@ export async function getOrganization(ctx: ServiceContext, actor: AccountActor, 
   const members = await repo.listMembers(ctx.db, org.id);
   const role = isOperator(actor) ? null : (members.find((m) => m.user_id === actor.userId)?.role ?? null);
   return { id: org.id, name: org.name, plan: org.plan, created_at: org.created_at, role, members };
+}
+
+/** Owners and admins rename the organization. */
+export async function renameOrganization(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; name: string }) {
+  const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
+  const name = parseOrganizationName(input.name);
+  await repo.updateOrganization(ctx.db, org.id, { name, updated_at: isoNow(ctx.clock) });
+  return { id: org.id, name };
+}
+
+/**
+ * The owner hands the organization to another member, who becomes its owner; the previous
+ * owner stays as an admin. One transaction, so the organization never has two owners or none.
+ */
+export async function transferOrganization(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; userId: string }) {
+  const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
+  const members = await repo.listMembers(ctx.db, org.id);
+  const owner = members.find((member) => member.role === 'owner');
+  if (!isOperator(actor) && owner?.user_id !== actor.userId) {
+    throw new ApiError('forbidden', 'only the owner can hand over the organization');
+  }
+  const next = members.find((member) => member.user_id === input.userId);
+  if (!next || next.role === 'owner') throw validationError('user_id', 'choose another member of the organization');
+  await transaction(ctx.db, async (trx) => {
+    if (owner) await repo.updateMemberRole(trx, org.id, owner.user_id, 'admin');
+    await repo.updateMemberRole(trx, org.id, next.user_id, 'owner');
+  });
+  return { organization_id: org.id, owner: { id: next.user_id, email: next.email } };
 }
 
 /** Owners and admins change other members' roles; the owner keeps the owner role. */
