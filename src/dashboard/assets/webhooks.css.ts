@@ -29,9 +29,10 @@ h2 .count { font-weight: 400; font-size: 0.9rem; margin-left: 0.35rem; }
 .filter a[aria-current="true"] { background: var(--surface); color: var(--fg); box-shadow: var(--shadow); outline: 1px solid var(--line); }
 
 .chips-end { justify-content: flex-end; }
-.secret pre { display: flex; align-items: center; min-height: 2.5rem; }
+.secret { flex-wrap: wrap; }
+.secret pre { display: flex; align-items: center; min-height: 2.5rem; flex: 1 1 15rem; }
 .secret pre code[hidden] { display: none; }
-.secret-mask { letter-spacing: 0.05em; color: var(--muted); }
+.secret-mask { letter-spacing: 0.05em; color: var(--muted); white-space: nowrap; overflow: hidden; }
 .test-form { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0.75rem; }
 .test-form .field { flex: 1 1 12rem; }
 .test-form .button { min-height: 2.75rem; }
@@ -48,6 +49,9 @@ h2 .count { font-weight: 400; font-size: 0.9rem; margin-left: 0.35rem; }
 .header-row .field-error { grid-column: 1 / -1; }
 .checkbox-plain { font-family: inherit; font-size: 0.95rem; }
 
+/* Retry is the one thing to do on a failed delivery's page. */
+.retry .button { background: var(--accent); color: var(--accent-fg); border-color: transparent; padding: 0.5rem 1.25rem; min-height: 2.5rem; font-size: 1rem; }
+.retry .button:hover { background: var(--accent); filter: brightness(1.08); }
 .payload { max-height: 32rem; overflow: auto; white-space: pre !important; overflow-wrap: normal !important; }
 .excerpt { margin: 0; padding: 0.5rem 0.75rem; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; font-size: 0.8rem;
   white-space: pre-wrap; overflow-wrap: anywhere; max-height: 10rem; overflow: auto; }
@@ -59,6 +63,12 @@ h2 .count { font-weight: 400; font-size: 0.9rem; margin-left: 0.35rem; }
   .header-row input[name="header_value"] { grid-column: 1; grid-row: 2; }
   .header-row .button { grid-row: 1 / span 2; grid-column: 2; align-self: center; }
   .page-head > .button-primary { width: 100%; }
+  .card-head .filter { flex: 1 1 100%; }
+  .filter ul { flex-wrap: nowrap; }
+  .filter li { flex: 1 1 auto; }
+  .filter a { padding: 0.25rem 0.5rem; text-align: center; }
   .data-table td.cell-wide { min-width: 0; }
+  .payload-code { flex-direction: column-reverse; align-items: stretch; }
+  .payload-code .copy { align-self: flex-end; }
 }
 `;

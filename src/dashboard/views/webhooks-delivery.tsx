@@ -94,7 +94,7 @@ export function renderDelivery(context: PageContext & { user: SignedInUser }, pa
           </h1>
         </div>
         {delivery.status === 'failed' && (
-          <div class="row-actions">
+          <div class="row-actions retry">
             <ActionButton csrf={context.csrf} action={webhookPath(webhook.id, 'deliveries', delivery.id, 'retry')} label="Retry" />
           </div>
         )}
@@ -104,7 +104,7 @@ export function renderDelivery(context: PageContext & { user: SignedInUser }, pa
       <div class="grid grid-wide-first">
         <section class="card" aria-labelledby="payload-heading">
           <h2 id="payload-heading">Payload</h2>
-          <div class="code">
+          <div class="code payload-code">
             <pre id="delivery-payload" class="payload" tabindex={0}>
               <code>{JSON.stringify(delivery.payload, null, 2)}</code>
             </pre>

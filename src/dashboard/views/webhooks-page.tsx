@@ -32,7 +32,7 @@ export interface WebhookPage {
 
 /** A secret as its `whsec_` prefix (when it has that form) and dots: nothing of the key itself. */
 function masked(secret: string): string {
-  return `${secret.startsWith('whsec_') ? 'whsec_' : ''}${'•'.repeat(24)}`;
+  return `${secret.startsWith('whsec_') ? 'whsec_' : ''}${'•'.repeat(16)}`;
 }
 
 function SigningSecret({ webhook, revealed }: { webhook: WebhookDetail; revealed: boolean }) {
