@@ -132,7 +132,8 @@ describe('dashboard webhooks', () => {
     await expect(page.locator('.test-result').textContent()).resolves.toMatch(/Test event not delivered\.\s*file\.uploaded: HTTP 500/);
 
     // A real event through the real worker: every automatic attempt fails, then Retry succeeds.
-    const created = await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Launch' } });
+    const title = 'Launch </code><script>alert(1)</script>';
+    const created = await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title } });
     expect(created.status).toBe(201);
     const failed = await waitFor(
       async () => (await deliveriesOf(alice, stored!.id)).find((d) => !d.test && d.status === 'failed'),
@@ -154,6 +155,9 @@ describe('dashboard webhooks', () => {
 
     await page.goto(`${t.baseUrl}${path}/deliveries/${failed.id}`);
     await expect(page.getByText('receiver exploded').first().isVisible()).resolves.toBe(true);
+    // The payload is text on the page, escaped: the title's markup is not markup.
+    expect(JSON.parse((await page.locator('#delivery-payload').textContent())!).data.tag.title).toBe(title);
+    await expect(page.locator('main script').count()).resolves.toBe(0);
     await expect(page.locator('#attempts-heading + .table-wrap tbody tr').count()).resolves.toBe(3);
     await screenshots(page, 'webhook-delivery-failed');
     receiver.behaviour = 'ok';
@@ -163,7 +167,7 @@ describe('dashboard webhooks', () => {
     await expect(page.locator('.facts').getByText('Succeeded').isVisible()).resolves.toBe(true);
     await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
     const retried = receiver.received[before]!;
-    expect(retried.json).toMatchObject({ event: 'tag.created', data: { tag: { id: created.body.data.id, title: 'Launch' } } });
+    expect(retried.json).toMatchObject({ event: 'tag.created', data: { tag: { id: created.body.data.id, title } } });
     expectSigned(retried, stored!.secret);
     expect(receiver.received).toHaveLength(before + 1);
     await expectAccessible(page);
@@ -333,6 +337,34 @@ describe('dashboard webhooks', () => {
     const deleted = await post(t, `/dashboard/webhooks/${hook!.id}/delete`, jar, { _csrf: csrf, confirmed: 'yes' });
     expect(deleted.headers.get('location')).toBe('/dashboard/webhooks?done=deleted');
     expect(await webhooksOf(alice)).toEqual([]);
+  });
+
+  it('pages the delivery log, keeping its filter, and refuses to retry a delivery that did not fail', async () => {
+    const erin = await createAccount(t, 'pro');
+    const hook = await webhooks.createWebhook(t.services, actor(erin), { name: 'Busy', url: receiver.url, events: ['tag.created'] });
+    let last = '';
+    for (let i = 0; i < 26; i++) {
+      last = (await webhooks.sendTestEvent(t.services, actor(erin), { webhookId: hook.id, event: 'tag.updated' })).delivery_id;
+    }
+    const jar = await signInHttp(t, erin.email);
+    const base = `/dashboard/webhooks/${hook.id}`;
+    const rows = (html: string) => html.match(/<tr><th scope="row" data-label="Event">/g)?.length ?? 0;
+    const first = await get(t, `${base}?status=success`, jar);
+    expect(rows(first.text)).toBe(25);
+    expect(first.text).toContain('1–25 of 26');
+    expect(first.text).toContain(`href="${base}?status=success&amp;page=2" rel="next"`);
+    const second = await get(t, `${base}?status=success&page=2`, jar);
+    expect(rows(second.text)).toBe(1);
+    expect(second.text).toContain('26–26 of 26');
+    expect(second.text).toContain(`href="${base}?status=success&amp;page=1" rel="prev"`);
+    const failedOnly = await get(t, `${base}?status=failed`, jar);
+    expect(rows(failedOnly.text)).toBe(0);
+    expect(failedOnly.text).toContain('No deliveries with this status.');
+
+    const refused = await post(t, `${base}/deliveries/${last}/retry`, jar, { _csrf: csrfOf(first) });
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain('Only failed deliveries can be retried; this one is success.');
+    expect((await webhooks.getDelivery(t.services, actor(erin), { webhookId: hook.id, deliveryId: last })).attempt).toBe(1);
   });
 
   it("answers 404 for another user's webhook and deliveries, and changes nothing", async () => {
