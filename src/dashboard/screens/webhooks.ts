@@ -6,6 +6,7 @@ import {
   deleteWebhook,
   getDelivery,
   getWebhook,
+  latestDeliveries,
   listDeliveries,
   listWebhooks,
   retryDelivery,
@@ -142,10 +143,6 @@ async function mine<T>(work: Promise<T>): Promise<T> {
 export const webhooksScreen: Screen = (app, context) => {
   const view = (request: FastifyRequest, user: SignedInUser) => ({ ...pageContext(context, request), user });
 
-  /** Each webhook's latest delivery, for the list: one small page query a webhook. */
-  const latestDeliveries = (user: SignedInUser, ids: string[]) =>
-    Promise.all(ids.map(async (id) => (await listDeliveries(context, actorOfUser(user), { id, limit: 1, offset: 0 })).deliveries[0]));
-
   app.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
@@ -154,15 +151,12 @@ export const webhooksScreen: Screen = (app, context) => {
       limit: WEBHOOKS_PER_PAGE,
       offset: (page - 1) * WEBHOOKS_PER_PAGE,
     });
-    const latest = await latestDeliveries(
-      user,
-      webhooks.map((webhook) => webhook.id),
-    );
+    const latest = await latestDeliveries(context, actorOfUser(user), { ids: webhooks.map((webhook) => webhook.id) });
     return html(
       reply,
       200,
       renderWebhooks(view(request, user), {
-        webhooks: webhooks.map((webhook, index) => ({ webhook, last: latest[index] })),
+        webhooks: webhooks.map((webhook) => ({ webhook, last: latest.get(webhook.id) })),
         paging: { page, perPage: WEBHOOKS_PER_PAGE, total },
         max: PLAN_LIMITS[user.plan].maxWebhooks,
         notice: LIST_NOTICES[queryParam(request, 'done') ?? ''],
