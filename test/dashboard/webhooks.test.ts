@@ -269,6 +269,7 @@ describe('dashboard webhooks', () => {
     expect(await webhooksOf(carol)).toHaveLength(5);
     const list = await get(t, '/dashboard/webhooks', jar);
     expect(list.text).toContain('5 of 5 on your plan');
+    expect(list.text).toContain('Every webhook of your plan is in use');
   });
 
   it('refuses a private address when private networks are not allowed', async () => {

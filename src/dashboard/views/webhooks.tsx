@@ -75,10 +75,19 @@ export function renderWebhooks(context: UserPage, page: WebhooksPage): string {
         <h2 id="webhooks-heading">
           Your webhooks <span class="muted count">{page.max === null ? `${total}` : `${total} of ${page.max} on your plan`}</span>
         </h2>
+        {page.max !== null && total >= page.max && (
+          <p class="muted">
+            {page.max === 0
+              ? 'Your plan does not include webhooks. Upgrade to Pro or Enterprise to add one.'
+              : 'Every webhook of your plan is in use: delete one to add another, or upgrade to Enterprise for unlimited webhooks.'}
+          </p>
+        )}
         {total === 0 ? (
-          <div class="empty">
-            <p>No webhooks yet. Add one to get events at your own endpoint as they happen.</p>
-          </div>
+          page.max !== 0 && (
+            <div class="empty">
+              <p>No webhooks yet. Add one to get events at your own endpoint as they happen.</p>
+            </div>
+          )
         ) : (
           <>
             <DataTable headings={['Name', 'URL', 'Events', 'State', 'Last delivery']}>
