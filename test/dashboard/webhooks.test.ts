@@ -59,9 +59,19 @@ describe('dashboard webhooks', () => {
 
     await page.getByRole('link', { name: 'New Webhook' }).click();
     await page.waitForURL(`${t.baseUrl}/dashboard/webhooks/new`);
+    // A form with problems comes back with each one under its field, as typed.
     await page.getByLabel('Name', { exact: true }).fill('Deploy notifier');
-    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByLabel('URL').fill('http://example.com/hook');
+    await page.getByRole('button', { name: 'Create Webhook' }).click();
+    await page.getByText('Choose at least one event.').waitFor();
     await page.getByLabel('tag.created', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create Webhook' }).click();
+    await page.getByText('URL must be an https:// URL.').waitFor();
+    await expect(page.getByLabel('tag.created', { exact: true }).isChecked()).resolves.toBe(true);
+    await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Deploy notifier');
+    await expectAccessible(page);
+    await screenshots(page, 'webhooks-new-errors');
+    await page.getByLabel('URL').fill(receiver.url);
     await page.getByLabel('file.uploaded', { exact: true }).check();
     // Two header rows added on the page; the second removed again.
     await page.getByRole('button', { name: 'Add header' }).click();

@@ -116,7 +116,7 @@ export function WebhookFormFields({
       <button type="submit" class="visually-hidden" tabindex={-1} aria-hidden="true">
         {submit}
       </button>
-      {errors.form && <Alert kind="error">{errors.form}</Alert>}
+      {Object.keys(errors).length > 0 && <Alert kind="error">{errors.form ?? 'Nothing was saved: correct the fields marked below.'}</Alert>}
       <Field name="name" label="Name" autocomplete="off" value={values.name} hint="For you, e.g. “Slack notifier”." error={errors.name} />
       <Field
         name="url"
