@@ -35,7 +35,6 @@ const WEBHOOK_NOTICES: Record<string, string> = {
   disabled: 'Webhook disabled. New events are not sent to it until you enable it.',
 };
 
-type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 type DeliveryRequest = FastifyRequest<{ Params: { id: string; deliveryId: string } }>;
 
 function pageNumber(request: FastifyRequest): number {
@@ -285,7 +284,7 @@ export const webhooksScreen: Screen = (app, context) => {
   }
 
   /** Delete: without `confirmed=yes` (no scripts) a confirmation page for the user's webhook (404 otherwise). */
-  app.post<{ Params: { id: string } }>('/webhooks/:id/delete', { schema: { hide: true } }, async (request: IdRequest, reply) => {
+  app.post<{ Params: { id: string } }>('/webhooks/:id/delete', { schema: { hide: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
     const actor = actorOfUser(user);
@@ -305,7 +304,7 @@ export const webhooksScreen: Screen = (app, context) => {
   });
 
   /** Send test event: one signed attempt now; the page shows its result from the delivery it recorded. */
-  app.post<{ Params: { id: string } }>('/webhooks/:id/test', { schema: { hide: true } }, async (request: IdRequest, reply) => {
+  app.post<{ Params: { id: string } }>('/webhooks/:id/test', { schema: { hide: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
     const event = field(request.body, 'event');
