@@ -62,6 +62,27 @@ export async function webhookStats(db: Db, webhookId: string) {
   };
 }
 
+/**
+ * The newest delivery of each of these webhooks that `scope` reaches and that has one: one probe
+ * of deliveries_webhook_idx a webhook.
+ */
+export function latestDeliveries(db: Db, scope: Scope, webhookIds: string[]) {
+  if (webhookIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .selectAll('d')
+    .where(inScope(scope, 'w'))
+    .where('d.webhook_id', 'in', webhookIds)
+    .where('d.id', '=', (eb) =>
+      eb
+        .selectFrom('deliveries as newest')
+        .select((inner) => inner.fn.max('newest.id').as('id'))
+        .whereRef('newest.webhook_id', '=', 'd.webhook_id'),
+    )
+    .execute();
+}
+
 export function insertDelivery(db: Db, row: DeliveriesTable) {
   return db.insertInto('deliveries').values(row).execute();
 }

@@ -186,6 +186,16 @@ export async function listDeliveries(
   return { total, deliveries: rows.map(toDeliveryView) };
 }
 
+/**
+ * The newest delivery of each of the given webhooks, by webhook id, for a list of webhooks: one
+ * query for the whole page. Webhooks without deliveries, and those the actor does not reach, are
+ * left out.
+ */
+export async function latestDeliveries(ctx: ServiceContext, actor: Actor, { ids }: { ids: string[] }) {
+  const rows = await repo.latestDeliveries(ctx.db, scopeOf(actor), ids);
+  return new Map(rows.map((row) => [row.webhook_id, toDeliveryView(row)]));
+}
+
 async function requireDelivery(ctx: ServiceContext, actor: Actor, webhookId: string, deliveryId: string) {
   const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const delivery = await repo.findDelivery(ctx.db, webhook.id, deliveryId);

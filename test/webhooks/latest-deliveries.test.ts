@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as accounts from '../../src/features/accounts/index.js';
+import * as webhooks from '../../src/features/webhooks/index.js';
+import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { Receiver } from '../helpers/receiver.js';
+import { deliveryEnv } from './support.js';
+
+/** latestDeliveries: the newest delivery of each webhook of a list page, in the actor's scope only. */
+describe('webhooks: the latest delivery of each webhook', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let alice: Account;
+  let bob: Account;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: await deliveryEnv() });
+    receiver = await Receiver.start();
+    alice = await createAccount(t, 'pro');
+    bob = await createAccount(t, 'pro');
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  const actor = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
+  const hook = (account: Account, name: string) =>
+    webhooks.createWebhook(t.services, actor(account), { name, url: receiver.url, events: ['tag.created'] });
+  const send = async (account: Account, webhookId: string, event: 'tag.created' | 'tag.deleted') =>
+    (await webhooks.sendTestEvent(t.services, actor(account), { webhookId, event })).delivery_id;
+
+  it('gives the newest delivery of each webhook that has one, and nothing of another account', async () => {
+    const busy = await hook(alice, 'busy');
+    const quiet = await hook(alice, 'quiet');
+    const other = await hook(alice, 'other');
+    const foreign = await hook(bob, 'foreign');
+    await send(alice, busy.id, 'tag.created');
+    receiver.behaviour = 'fail';
+    const newest = await send(alice, busy.id, 'tag.deleted');
+    receiver.behaviour = 'ok';
+    const otherOnly = await send(alice, other.id, 'tag.created');
+    await send(bob, foreign.id, 'tag.created');
+
+    const latest = await webhooks.latestDeliveries(t.services, actor(alice), { ids: [busy.id, quiet.id, other.id, foreign.id] });
+    expect([...latest.keys()].sort()).toEqual([busy.id, other.id].sort());
+    expect(latest.get(busy.id)).toMatchObject({ id: newest, event: 'tag.deleted', status: 'failed', response_code: 500 });
+    expect(latest.get(other.id)).toMatchObject({ id: otherOnly, status: 'success' });
+    expect(await webhooks.latestDeliveries(t.services, actor(alice), { ids: [] })).toEqual(new Map());
+  });
+});
