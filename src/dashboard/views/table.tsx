@@ -33,7 +33,10 @@ export function When({ at }: { at: string | null }) {
   );
 }
 
-/** "1–50 of 1,000" and links to the previous and next pages (`?page=N`); nothing when one page holds all. */
+/**
+ * "1–50 of 1,000" and links to the previous and next pages (`page=N` added to `path`, which may
+ * carry a query of its own, such as a search); nothing when one page holds all.
+ */
 export function Pager({
   page,
   perPage,
@@ -51,16 +54,17 @@ export function Pager({
   const first = Math.min(total, (page - 1) * perPage + 1);
   const last = Math.min(total, page * perPage);
   const number = (n: number) => n.toLocaleString('en-US');
+  const pageHref = (n: number) => `${path}${path.includes('?') ? '&' : '?'}page=${n}`;
   return (
     <nav class="pager" aria-label={label}>
       <span class="muted">{`${number(first)}–${number(last)} of ${number(total)}`}</span>
       {page > 1 && (
-        <a class="button button-quiet" href={`${path}?page=${page - 1}`} rel="prev">
+        <a class="button button-quiet" href={pageHref(page - 1)} rel="prev">
           Previous
         </a>
       )}
       {last < total && (
-        <a class="button button-quiet" href={`${path}?page=${page + 1}`} rel="next">
+        <a class="button button-quiet" href={pageHref(page + 1)} rel="next">
           Next
         </a>
       )}
