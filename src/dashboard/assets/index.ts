@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { ADMIN_CSS } from './admin.css.js';
 import { DASHBOARD_CSS, ICON_SVG } from './dashboard.css.js';
 import { DASHBOARD_JS } from './dashboard.js.js';
 
@@ -20,7 +21,7 @@ const fromPackage = (specifier: string) => readFileSync(require.resolve(specifie
  */
 export function dashboardAssets(): Asset[] {
   return [
-    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS },
+    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS + ADMIN_CSS },
     { name: 'dashboard.js', type: 'text/javascript', body: DASHBOARD_JS },
     { name: 'htmx.min.js', type: 'text/javascript', body: fromPackage('htmx.org/dist/htmx.min.js') },
     { name: 'icon.svg', type: 'image/svg+xml', body: ICON_SVG },

@@ -17,6 +17,13 @@ export const NAV_ITEMS = [
   { href: '/dashboard/account', label: 'Account' },
 ] as const;
 
+/** The instance owner's Admin area (screens/admin.ts): in the owner's nav only, last. */
+const ADMIN_NAV_ITEM = { href: '/dashboard/admin', label: 'Admin' } as const;
+
+function navItemsOf(user: SignedInUser) {
+  return user.isOwner ? [...NAV_ITEMS, ADMIN_NAV_ITEM] : NAV_ITEMS;
+}
+
 export interface PageContext {
   /** The form token of this browser (see security.ts); every form and htmx request sends it. */
   csrf: string;
@@ -98,11 +105,11 @@ function isCurrent(href: string, path: string): boolean {
   return path === href || (href !== '/dashboard' && path.startsWith(`${href}/`));
 }
 
-function Nav({ path }: { path: string }) {
+function Nav({ path, user }: { path: string; user: SignedInUser }) {
   return (
     <nav class="nav" aria-label="Dashboard">
       <ul>
-        {NAV_ITEMS.map((item) => (
+        {navItemsOf(user).map((item) => (
           <li key={item.href}>
             <a href={item.href} aria-current={isCurrent(item.href, path) ? 'page' : undefined}>
               {item.label}
@@ -137,7 +144,7 @@ export function renderAppPage(
       <header class="topbar">
         <div class="topbar-inner">
           <Brand />
-          <Nav path={context.path} />
+          <Nav path={context.path} user={context.user} />
           <div class="account">
             <span class="account-email" title={context.user.email}>
               {context.user.email}

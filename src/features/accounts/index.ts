@@ -2,6 +2,7 @@
 export * from './accounts.service.js';
 export * from './actor.js';
 export {
+  getAnyUser,
   instanceSummary,
   isSignupOpen,
   listAllOrganizations,

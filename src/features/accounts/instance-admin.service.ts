@@ -1,5 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
+import type { Selectable } from 'kysely';
+import type { UsersTable } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
@@ -32,6 +34,27 @@ export interface AdminUserView {
   disabled: boolean;
 }
 
+type AdminUserRow = Pick<Selectable<UsersTable>, 'id' | 'email' | 'plan' | 'created_at' | 'last_sign_in_at' | 'is_owner' | 'disabled'>;
+
+/** Field by field: a whole users row also holds the password hash. */
+function toAdminUserView(row: AdminUserRow): AdminUserView {
+  return {
+    id: row.id,
+    email: row.email,
+    plan: row.plan,
+    created_at: row.created_at,
+    last_sign_in_at: row.last_sign_in_at,
+    owner: row.is_owner === 1,
+    disabled: row.disabled === 1,
+  };
+}
+
+/** One user, by id. */
+export async function getAnyUser(ctx: ServiceContext, actor: AccountActor, input: { userId: string }): Promise<AdminUserView> {
+  await requireInstanceAdmin(ctx.db, actor);
+  return toAdminUserView(await targetUser(ctx.db, input));
+}
+
 /** A page of every user, oldest first; `search` keeps those whose email contains it. */
 export async function listAllUsers(
   ctx: ServiceContext,
@@ -40,8 +63,7 @@ export async function listAllUsers(
 ): Promise<{ total: number; users: AdminUserView[] }> {
   await requireInstanceAdmin(ctx.db, actor);
   const { total, rows } = await repo.listUsersPage(ctx.db, (input.search ?? '').trim(), input);
-  const users = rows.map(({ is_owner, disabled, ...row }) => ({ ...row, owner: is_owner === 1, disabled: disabled === 1 }));
-  return { total, users };
+  return { total, users: rows.map(toAdminUserView) };
 }
 
 /** A page of every organization, oldest first, with its owner's email and member count. */
@@ -53,7 +75,11 @@ export async function listAllOrganizations(ctx: ServiceContext, actor: AccountAc
 /** The instance at a glance: users (and how many are disabled), organizations, and whether sign-up is open. */
 export async function instanceSummary(ctx: ServiceContext, actor: AccountActor) {
   await requireInstanceAdmin(ctx.db, actor);
-  const [users, organizations, signupOpen] = await Promise.all([repo.countUsers(ctx.db), repo.countOrganizations(ctx.db), isSignupOpen(ctx)]);
+  const [users, organizations, signupOpen] = await Promise.all([
+    repo.countUsers(ctx.db),
+    repo.countOrganizations(ctx.db),
+    isSignupOpen(ctx),
+  ]);
   return { users: users.total, disabledUsers: users.disabled, organizations, signupOpen };
 }
 
