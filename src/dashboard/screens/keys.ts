@@ -11,7 +11,19 @@ import {
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { field, fields, html, isConfirmed, pageContext, pageParam, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import {
+  field,
+  fields,
+  html,
+  isConfirmed,
+  pageContext,
+  pageParam,
+  queryParam,
+  requireUser,
+  seeOther,
+  sentence,
+  type Screen,
+} from '../screen.js';
 import { askFirst } from './confirm.js';
 import { renderKeys, type KeyFormValues, type KeysPage } from '../views/keys.js';
 
