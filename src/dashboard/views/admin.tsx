@@ -2,17 +2,18 @@ import { PLANS, type AdminUserView, type SignedInUser } from '../../features/acc
 import { ActionButton, Alert, ConfirmButton, CsrfField, SelectField } from './forms.js';
 import { PlanBadge, renderAppPage, type PageContext } from './layout.js';
 import { DataTable, Pager, When } from './table.js';
+import { Tabs } from './tabs.js';
 
 type Context = PageContext & { user: SignedInUser };
 
 /** The Admin area's pages, each an address of its own under /dashboard/admin. */
 const ADMIN_SECTIONS = [
-  { path: '/dashboard/admin', label: 'Overview' },
-  { path: '/dashboard/admin/users', label: 'Users' },
-  { path: '/dashboard/admin/organizations', label: 'Organizations' },
+  { href: '/dashboard/admin', label: 'Overview' },
+  { href: '/dashboard/admin/users', label: 'Users' },
+  { href: '/dashboard/admin/organizations', label: 'Organizations' },
 ] as const;
 
-type AdminSection = (typeof ADMIN_SECTIONS)[number]['path'];
+type AdminSection = (typeof ADMIN_SECTIONS)[number]['href'];
 
 const PLAN_OPTIONS = PLANS.map((plan) => ({ value: plan, label: plan[0]!.toUpperCase() + plan.slice(1) }));
 
@@ -22,17 +23,7 @@ function AdminHeader({ current }: { current: AdminSection }) {
     <header class="admin-header">
       <h1>Admin</h1>
       <p class="lead">Everyone on this instance. Only you, its owner, see this area.</p>
-      <nav class="tabs" aria-label="Admin">
-        <ul>
-          {ADMIN_SECTIONS.map((section) => (
-            <li key={section.path}>
-              <a href={section.path} aria-current={section.path === current ? 'page' : undefined}>
-                {section.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <Tabs label="Admin" items={ADMIN_SECTIONS} current={current} />
     </header>
   );
 }
