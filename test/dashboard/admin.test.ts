@@ -203,6 +203,8 @@ describe('dashboard admin area', () => {
     await page.getByRole('button', { name: 'Open sign-up' }).click();
     await page.waitForURL(`${t.baseUrl}/dashboard/admin?done=opened`);
     await expect(page.locator('.stat-value').nth(2).textContent()).resolves.toBe('Open');
+    await expectAccessible(page);
+    await screenshots(page, 'admin-overview-open');
 
     const form = await get(t, '/dashboard/signup', visitor);
     expect(form.status).toBe(200);

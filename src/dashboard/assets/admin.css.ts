@@ -15,6 +15,7 @@ export const ADMIN_CSS = `
   padding: 0.45rem 0.75rem; min-height: 2.5rem; flex: 1 1 auto; min-width: 0; }
 .admin-search .button { min-height: 2.5rem; flex: none; }
 .admin-search input:focus-visible { outline: 3px solid var(--focus); outline-offset: 1px; border-color: var(--focus); }
+.row-disabled th { color: var(--muted); font-weight: 500; }
 .admin-email { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 0.4rem; overflow-wrap: anywhere; }
 @media (max-width: 40rem) {
   .admin-search { flex-basis: 100%; }

@@ -56,9 +56,15 @@ function SignupCard({ csrf, open }: { csrf: string; open: boolean }) {
     <section class="card" aria-labelledby="signup-heading">
       <h2 id="signup-heading">Sign-up</h2>
       <p>
-        {open
-          ? 'Anyone who can reach this dashboard can create an account at /dashboard/signup. The sign-in page links to it.'
-          : 'Nobody can create an account on their own. You add people with the command line (tagsvc user create).'}
+        {open ? (
+          <>
+            Anyone who can reach this dashboard can create an account at <code>/dashboard/signup</code>. The sign-in page links to it.
+          </>
+        ) : (
+          <>
+            Nobody can create an account on their own. You add people with the command line (<code>tagsvc user create</code>).
+          </>
+        )}
       </p>
       <form method="post" action="/dashboard/admin/signup" class="actions">
         <CsrfField token={csrf} />
@@ -129,7 +135,7 @@ function UserStatus({ user }: { user: AdminUserView }) {
 function UserRow({ csrf, user, state }: { csrf: string; user: AdminUserView; state: { search: string; page: number } }) {
   const action = (verb: 'plan' | 'enable' | 'disable') => adminUserAction(user.id, verb, state);
   return (
-    <tr>
+    <tr class={user.disabled ? 'row-disabled' : undefined}>
       <th scope="row" data-label="Email">
         <span class="admin-email">
           {user.email}
