@@ -22,6 +22,7 @@ export const USAGE = `Usage: tagsvc <command> [options]
   migrate                        bring the database schema up to date
   user create --email E --password P --plan free|pro|enterprise
   user set-password --email E --password P   (signs the user out everywhere)
+  user disable|enable --email E  (disabled: no sign-in, sessions end, API keys refused)
   org create --name N --owner EMAIL --plan pro|enterprise
   org add-member --org ORG_ID --email E --role admin|member
   key create --email E --name N [--permissions all|p1,p2,...] [--test] [--org ORG_ID] [--ip CIDR,...]
@@ -87,6 +88,8 @@ const handlers: Record<string, Handler> = {
     const v = parse(args, { email: { type: 'string' }, password: { type: 'string' } }, ['email', 'password']);
     await withServices((ctx) => setPassword(ctx, OPERATOR, { email: str(v.email)!, password: str(v.password)! }), Boolean(v.json));
   },
+  'user disable': userDisabledCommand(true),
+  'user enable': userDisabledCommand(false),
   'org create': async (args) => {
     const v = parse(args, { name: { type: 'string' }, owner: { type: 'string' }, plan: { type: 'string' } }, ['name', 'owner', 'plan']);
     await withServices(
@@ -136,6 +139,13 @@ const handlers: Record<string, Handler> = {
   'key regenerate': keyCommand((ctx, id) => accounts.regenerateKey(ctx, OPERATOR, { id })),
   'key delete': keyCommand((ctx, id) => accounts.deleteKey(ctx, OPERATOR, { id })),
 };
+
+function userDisabledCommand(disabled: boolean): Handler {
+  return async (args) => {
+    const v = parse(args, { email: { type: 'string' } }, ['email']);
+    await withServices((ctx) => accounts.setUserDisabled(ctx, OPERATOR, { email: str(v.email)!, disabled }), Boolean(v.json));
+  };
+}
 
 function keyCommand(action: (ctx: ServiceContext, id: string) => Promise<unknown>): Handler {
   return async (args) => {

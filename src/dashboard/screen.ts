@@ -74,6 +74,11 @@ export function queryParam(request: FastifyRequest, name: string): string | unde
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The `page` query parameter of a paged list: a whole number from 1, else 1. */
+export function pageParam(request: FastifyRequest): number {
+  return Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1);
+}
+
 /** A service's message as a sentence for the page: capitalised, with its full stop. */
 export function sentence(message: string): string {
   return message[0]!.toUpperCase() + message.slice(1) + (message.endsWith('.') ? '' : '.');

@@ -323,6 +323,13 @@ export interface TagMonthlyTable {
   views: number;
 }
 
+/** An instance setting the owner changed (migration 0012); a setting without a row has its default. */
+export interface SettingsTable {
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
 /** A committed view not yet rolled up (see migration 0007). */
 export interface PendingViewsTable {
   view_id: string;
@@ -356,4 +363,5 @@ export interface Database {
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
   pending_views: PendingViewsTable;
   sessions: SessionsTable;
+  settings: SettingsTable;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { ADMIN_CSS } from './admin.css.js';
 import { DASHBOARD_CSS, ICON_SVG } from './dashboard.css.js';
 import { DASHBOARD_JS } from './dashboard.js.js';
 import { WEBHOOKS_CSS } from './webhooks.css.js';
@@ -22,7 +23,7 @@ const fromPackage = (specifier: string) => readFileSync(require.resolve(specifie
  */
 export function dashboardAssets(): Asset[] {
   return [
-    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS + WEBHOOKS_CSS },
+    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS + WEBHOOKS_CSS + ADMIN_CSS },
     { name: 'dashboard.js', type: 'text/javascript', body: DASHBOARD_JS },
     { name: 'htmx.min.js', type: 'text/javascript', body: fromPackage('htmx.org/dist/htmx.min.js') },
     { name: 'icon.svg', type: 'image/svg+xml', body: ICON_SVG },

@@ -12,7 +12,19 @@ import {
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { field, fields, html, isConfirmed, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import {
+  field,
+  fields,
+  html,
+  isConfirmed,
+  pageContext,
+  pageParam,
+  queryParam,
+  requireUser,
+  seeOther,
+  sentence,
+  type Screen,
+} from '../screen.js';
 import { askFirst } from './confirm.js';
 import { renderKeyEdit, renderKeys, type KeyEditPage, type KeyFormValues, type KeysPage } from '../views/keys.js';
 
@@ -37,7 +49,7 @@ const FORM_FIELDS = new Set(['name', 'permissions', 'ip', 'organization']);
 export const keysScreen: Screen = (app, context) => {
   const keysPage = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: Partial<KeysPage>, status = 200) => {
     const actor = actorOfUser(user);
-    const pageNumber = Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1);
+    const pageNumber = pageParam(request);
     const [{ total, keys }, organizations] = await Promise.all([
       listAdministeredKeys(context, actor, { limit: KEYS_PER_PAGE, offset: (pageNumber - 1) * KEYS_PER_PAGE }),
       listOrganizations(context, actor),

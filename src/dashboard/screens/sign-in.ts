@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createFirstAccount, endSession, SESSION_COOKIE, signUp, verifyCredentials } from '../../features/accounts/index.js';
+import { createFirstAccount, endSession, isSignupOpen, SESSION_COOKIE, signUp, verifyCredentials } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
 import { csrfFor, field, html, queryParam, seeOther, sentence, signInAndRedirect, type Screen } from '../screen.js';
 import { cookieOptions, setCookie } from '../security.js';
@@ -8,6 +8,7 @@ import { renderSetup, renderSignIn, renderSignUp } from '../views/sign-in.js';
 
 export const TOO_MANY = (seconds: number) => `Too many attempts, try again in ${seconds} seconds.`;
 const WRONG_CREDENTIALS = 'Incorrect email or password.';
+const DISABLED = 'This account is disabled. Ask the owner of this instance to enable it again.';
 
 /** The messages of a failed account creation, by field. */
 function accountErrors(error: unknown): Record<string, string> | undefined {
@@ -25,30 +26,30 @@ function newAccountInput(body: unknown) {
 /** Sign-in, sign-out, the first-run setup and sign-up: the screens of a signed-out browser. */
 export const signInScreens: Screen = (app, context) => {
   const { config, throttle } = context;
-  const signupOpen = config.signup === 'open';
 
   app.get('/login', { schema: { hide: true } }, async (request, reply) => {
     if (!(await context.isSetUp())) return html(reply, 200, renderSetup({ csrf: csrfFor(context, request) }));
     if (request.dashboard.user) return seeOther(reply, '/dashboard');
     const notice = queryParam(request, 'signed_out') !== undefined ? 'You have been signed out.' : undefined;
-    return html(reply, 200, renderSignIn({ csrf: csrfFor(context, request), signupOpen, notice }));
+    return html(reply, 200, renderSignIn({ csrf: csrfFor(context, request), signupOpen: await isSignupOpen(context), notice }));
   });
 
   app.post('/login', { schema: { hide: true } }, async (request, reply) => {
     const email = field(request.body, 'email');
     const password = field(request.body, 'password');
-    const form = { csrf: csrfFor(context, request), email, signupOpen };
+    const form = { csrf: csrfFor(context, request), email, signupOpen: await isSignupOpen(context) };
     const retryAfter = await throttle.retryAfter(request.ip, email);
     if (retryAfter > 0) {
       reply.header('retry-after', String(retryAfter));
       return html(reply, 429, renderSignIn({ ...form, error: TOO_MANY(retryAfter) }));
     }
-    const userId = await verifyCredentials(context, { email, password });
-    if (!userId) {
+    const account = await verifyCredentials(context, { email, password });
+    if (!account) {
       await throttle.recordFailure(request.ip, email);
       return html(reply, 401, renderSignIn({ ...form, error: WRONG_CREDENTIALS }));
     }
-    return signInAndRedirect(context, request, reply, userId, '/dashboard');
+    if (account.disabled) return html(reply, 403, renderSignIn({ ...form, error: DISABLED }));
+    return signInAndRedirect(context, request, reply, account.userId, '/dashboard');
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
@@ -74,18 +75,18 @@ export const signInScreens: Screen = (app, context) => {
     }
   });
 
-  // Sign-up exists only when SIGNUP=open; closed, its address is an unknown page.
+  // Sign-up exists only while open (the owner's setting, else SIGNUP); closed, its address is an unknown page.
   const signupClosed = (request: FastifyRequest, reply: FastifyReply) =>
     html(reply, 404, renderMessage(csrfFor(context, request), 'Page not found', 'There is no dashboard page at this address.'));
 
   app.get('/signup', { schema: { hide: true } }, async (request, reply) => {
-    if (!signupOpen) return signupClosed(request, reply);
+    if (!(await isSignupOpen(context))) return signupClosed(request, reply);
     if (request.dashboard.user) return seeOther(reply, '/dashboard');
     return html(reply, 200, renderSignUp({ csrf: csrfFor(context, request) }));
   });
 
   app.post('/signup', { schema: { hide: true } }, async (request, reply) => {
-    if (!signupOpen) return signupClosed(request, reply);
+    if (!(await isSignupOpen(context))) return signupClosed(request, reply);
     const { input, mismatch } = newAccountInput(request.body);
     const form = { csrf: csrfFor(context, request), email: input.email };
     if (mismatch) return html(reply, 400, renderSignUp({ ...form, fieldErrors: mismatch }));

@@ -18,6 +18,12 @@ export const NAV_ITEMS = [
 
 /** The account page is reached from the header's email (or "Account" on phones), not the nav. */
 const ACCOUNT_HREF = '/dashboard/account';
+/** The instance owner's Admin area (screens/admin.ts): in the owner's nav only, last. */
+const ADMIN_NAV_ITEM = { href: '/dashboard/admin', label: 'Admin' } as const;
+
+function navItemsOf(user: SignedInUser) {
+  return user.isOwner ? [...NAV_ITEMS, ADMIN_NAV_ITEM] : NAV_ITEMS;
+}
 
 export interface PageContext {
   /** The form token of this browser (see security.ts); every form and htmx request sends it. */
@@ -100,11 +106,11 @@ function isCurrent(href: string, path: string): boolean {
   return path === href || (href !== '/dashboard' && path.startsWith(`${href}/`));
 }
 
-function Nav({ path }: { path: string }) {
+function Nav({ path, user }: { path: string; user: SignedInUser }) {
   return (
     <nav class="nav" aria-label="Dashboard">
       <ul>
-        {NAV_ITEMS.map((item) => (
+        {navItemsOf(user).map((item) => (
           <li key={item.href}>
             <a href={item.href} aria-current={isCurrent(item.href, path) ? 'page' : undefined}>
               {item.label}
@@ -139,7 +145,7 @@ export function renderAppPage(
       <header class="topbar">
         <div class="topbar-inner">
           <Brand />
-          <Nav path={context.path} />
+          <Nav path={context.path} user={context.user} />
           <div class="account">
             <a
               class="account-link"

@@ -1,4 +1,5 @@
 import type { TagView } from '../../features/tags/index.js';
+import { Tabs } from './tabs.js';
 
 /** The sections of one tag, each a page of its own under /dashboard/tags/{id}. */
 export const TAG_SECTIONS = [
@@ -29,17 +30,11 @@ export function TagHeader({ tag, current }: { tag: TagView; current: TagSection 
           {tag.url}
         </a>
       </p>
-      <nav class="tabs" aria-label="Tag">
-        <ul>
-          {TAG_SECTIONS.map((section) => (
-            <li key={section.slug}>
-              <a href={tagPath(tag, section.slug)} aria-current={section.slug === current ? 'page' : undefined}>
-                {section.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <Tabs
+        label="Tag"
+        items={TAG_SECTIONS.map((section) => ({ href: tagPath(tag, section.slug), label: section.label }))}
+        current={tagPath(tag, current)}
+      />
     </header>
   );
 }

@@ -1,6 +1,6 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, OrgRole, UsersTable } from '../../db/schema.js';
+import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, OrgRole, Plan, UsersTable } from '../../db/schema.js';
 import { afterCommit } from '../../db/transaction.js';
 import { announceChange } from '../../perf/exact-cache.js';
 
@@ -21,6 +21,53 @@ export function findUserById(db: Db, id: string) {
 /** Every write that can change what a key authenticates as drops this process's key cache once committed. */
 const keysChanged = () => announceChange('keys');
 
+/** `text` as a LIKE pattern matching itself anywhere: its wildcards and the escape character are escaped. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A page of every user, oldest first, whose email contains `search` (emails are stored lower-cased), and their count. */
+export async function listUsersPage(db: Db, search: string, page: { limit: number; offset: number }) {
+  let users = db.selectFrom('users');
+  if (search) users = users.where(sql<boolean>`email LIKE ${containing(search.toLowerCase())} ESCAPE '\\'`);
+  const [rows, count] = await Promise.all([
+    users
+      .select(['id', 'email', 'plan', 'created_at', 'last_sign_in_at', 'is_owner', 'disabled'])
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    users.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { total: Number(count.count), rows };
+}
+
+/** How many users there are, and how many of them are disabled. */
+export async function countUsers(db: Db) {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>('disabled').as('disabled')])
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), disabled: Number(row.disabled ?? 0) };
+}
+
+/** Disabling or enabling changes what the user's keys authenticate as (they are refused while disabled). */
+export async function updateUserDisabled(db: Db, id: string, disabled: boolean, at: string) {
+  await db
+    .updateTable('users')
+    .set({ disabled: disabled ? 1 : 0, updated_at: at })
+    .where('id', '=', id)
+    .execute();
+  await afterCommit(db, keysChanged);
+}
+
+/** The plan is part of what a personal key authenticates as (its limits). */
+export async function updateUserPlan(db: Db, id: string, plan: Plan, at: string) {
+  await db.updateTable('users').set({ plan, updated_at: at }).where('id', '=', id).execute();
+  await afterCommit(db, keysChanged);
+}
+
 export function insertOrganization(db: Db, org: OrganizationsTable) {
   return db.insertInto('organizations').values(org).execute();
 }
@@ -31,6 +78,43 @@ export function updateOrganization(db: Db, id: string, changes: Pick<Organizatio
 
 export function findOrganization(db: Db, id: string) {
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A page of every organization, oldest first, with its owner's email and member count, and their count. */
+export async function listOrganizationsPage(db: Db, page: { limit: number; offset: number }) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('organizations as o')
+      .leftJoin('organization_members as owner', (join) => join.onRef('owner.organization_id', '=', 'o.id').on('owner.role', '=', 'owner'))
+      .leftJoin('users as u', 'u.id', 'owner.user_id')
+      .select((eb) => [
+        'o.id',
+        'o.name',
+        'o.plan',
+        'o.created_at',
+        'u.email as owner_email',
+        eb
+          .selectFrom('organization_members as m')
+          .select((sub) => sub.fn.countAll<number | string>().as('count'))
+          .whereRef('m.organization_id', '=', 'o.id')
+          .as('members'),
+      ])
+      .orderBy('o.created_at')
+      .orderBy('o.id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    countOrganizations(db),
+  ]);
+  return { total: count, rows: rows.map((row) => ({ ...row, members: Number(row.members ?? 0) })) };
+}
+
+export async function countOrganizations(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('organizations')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export function upsertMember(db: Db, member: OrganizationMembersTable) {
@@ -174,6 +258,7 @@ export function findKeyForAuthentication(db: Db, keyHash: string) {
       'k.key_hash',
       'u.email',
       'u.plan as user_plan',
+      'u.disabled as user_disabled',
       'o.name as organization_name',
       'o.plan as organization_plan',
     ])

@@ -1,6 +1,17 @@
 /** Users, organizations, plans and API keys: what other features and the front doors may use. */
 export * from './accounts.service.js';
 export * from './actor.js';
+export {
+  getAnyUser,
+  instanceSummary,
+  isSignupOpen,
+  listAllOrganizations,
+  listAllUsers,
+  setSignupOpen,
+  setUserDisabled,
+  setUserPlan,
+  type AdminUserView,
+} from './instance-admin.service.js';
 export { actorOfKey, recordKeyUse } from './key-auth.js';
 export { meRoutes } from './me.routes.js';
 export { isPermission, PERMISSIONS, type Permission } from './permissions.js';

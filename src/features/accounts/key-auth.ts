@@ -13,7 +13,10 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** The actor an enabled API key acts as, or 401 (unknown, malformed or disabled key). */
+/**
+ * The actor an enabled API key acts as, or 401: unknown, malformed or disabled key, or a key of
+ * a disabled user (the spec's 401 for a disabled key: the key is as unusable as one).
+ */
 export async function actorOfKey(ctx: ServiceContext, value: string): Promise<KeyActor> {
   const hash = hashKeyValue(value);
   // Enabled keys by hash, exact (perf/exact-cache.ts). Only keys that passed the format check
@@ -25,6 +28,8 @@ export async function actorOfKey(ctx: ServiceContext, value: string): Promise<Ke
   const row = await findKeyForAuthentication(ctx.db, hash);
   if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');
   if (row.enabled !== 1) throw unauthorized('This API key is disabled');
+  // Disabling a user announces a change to the keys topic, so no cached actor of theirs survives it.
+  if (row.user_disabled === 1) throw unauthorized('The account of this API key is disabled');
   const actor: KeyActor = {
     userId: row.user_id,
     email: row.email,

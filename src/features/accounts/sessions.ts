@@ -89,18 +89,19 @@ export async function endSession(ctx: ServiceContext, sessionId: string): Promis
 let dummyHash: Promise<string> | undefined;
 
 /**
- * The user id when `email` and `password` match an enabled account. An unknown email costs
- * the same scrypt as a wrong password (against a dummy hash), so timing does not tell which.
+ * The account `email` and `password` match, and whether it is disabled (said only to whoever
+ * knows the password), or undefined. An unknown email costs the same scrypt as a wrong
+ * password (against a dummy hash), so timing does not tell which.
  */
 export async function verifyCredentials(
   ctx: ServiceContext,
   { email, password }: { email: string; password: string },
-): Promise<string | undefined> {
+): Promise<{ userId: string; disabled: boolean } | undefined> {
   const { db } = ctx;
   const user = await accountsRepo.findUserByEmail(db, email.trim().toLowerCase());
   dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
   const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
-  return user && matches && user.disabled === 0 ? user.id : undefined;
+  return user && matches ? { userId: user.id, disabled: user.disabled === 1 } : undefined;
 }
 
 /** Whether the instance has any account yet; until it has, the dashboard offers the first-run setup. */
@@ -125,7 +126,7 @@ export async function createFirstAccount(ctx: ServiceContext, input: { email: st
   }
 }
 
-/** Self-service sign-up (SIGNUP=open) on the configured plan. */
+/** Self-service sign-up (while isSignupOpen) on the configured plan. */
 export function signUp(ctx: ServiceContext, input: { email: string; password: string; plan: Plan }) {
   return createUser(ctx, OPERATOR, input);
 }
