@@ -30,18 +30,18 @@ p { margin: 0 0 1rem; }
   box-shadow: inset 0 0 0 5px var(--accent), inset 0 0 0 8px var(--surface); }
 
 .topbar { background: var(--surface); border-bottom: 1px solid var(--line); }
-.topbar-inner { max-width: 76rem; margin: 0 auto; padding: 0.6rem 1.25rem; display: flex; align-items: center; gap: 1rem 1.5rem;
+.topbar-inner { max-width: 90rem; margin: 0 auto; padding: 0.6rem 1.25rem; display: flex; align-items: center; gap: 1rem 1.25rem;
   flex-wrap: wrap; }
 .nav { flex: 1 1 auto; }
 .nav ul { list-style: none; display: flex; gap: 0.25rem; margin: 0; padding: 0; }
-.nav a { display: block; white-space: nowrap; padding: 0.45rem 0.75rem; border-radius: 8px; color: var(--muted); text-decoration: none; font-weight: 500; }
+.nav a { display: block; white-space: nowrap; padding: 0.45rem 0.65rem; border-radius: 8px; color: var(--muted); text-decoration: none; font-weight: 500; }
 .nav a:hover { color: var(--fg); background: var(--bg); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
 .account { display: flex; align-items: center; gap: 0.6rem; min-width: 0; }
 .account-link { color: var(--muted); text-decoration: none; border-radius: 8px; padding: 0.3rem 0.5rem; min-width: 0; display: flex; }
 .account-link:hover, .account-link[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
 .account-short { display: none; font-size: 0.95rem; font-weight: 500; }
-.account-email { font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
+.account-email { font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 14rem; }
 .sign-out { margin: 0; }
 .settings-transfer { margin-top: 1.5rem; padding-top: 1.25rem; border-top: 1px solid var(--line); }
 
