@@ -45,7 +45,7 @@ p { margin: 0 0 1rem; }
 .sign-out { margin: 0; }
 .settings-transfer { margin-top: 1.5rem; padding-top: 1.25rem; border-top: 1px solid var(--line); }
 
-.content { max-width: 76rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
+.content { max-width: 90rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 22rem), 1fr)); align-items: start; }
 .card { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.5rem; box-shadow: var(--shadow); }
 .card > :last-child { margin-bottom: 0; }
