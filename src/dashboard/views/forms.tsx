@@ -174,6 +174,33 @@ export function CheckboxGroup({
   );
 }
 
+/** One labelled checkbox (a yes/no setting) with an optional hint; checked sends `value`. */
+export function CheckboxField({
+  name,
+  id = `field-${name}`,
+  label,
+  checked,
+  hint,
+  value = 'yes',
+}: {
+  name: string;
+  id?: string;
+  label: string;
+  checked: boolean;
+  hint?: string;
+  value?: string;
+}) {
+  return (
+    <div class="field field-checkbox">
+      <label class="checkbox checkbox-plain" for={id}>
+        <input type="checkbox" id={id} name={name} value={value} checked={checked} aria-describedby={describedBy(id, hint, undefined)} />
+        <span>{label}</span>
+      </label>
+      <FieldMessages id={id} hint={hint} />
+    </div>
+  );
+}
+
 /** A message for the whole form; role=alert so screen readers announce it when the page loads. */
 export function Alert({ kind, children }: { kind: 'error' | 'success'; children: ComponentChildren }) {
   return (
