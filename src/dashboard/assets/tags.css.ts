@@ -4,11 +4,12 @@ export const TAGS_CSS = `
 .page-header h1 { margin-bottom: 0.25rem; }
 .page-header .lead { margin: 0; }
 .page-actions { flex: none; }
+.page-actions .button { min-height: 2.5rem; padding: 0.45rem 1rem; font-size: 0.95rem; }
 .page-actions .button-primary, .empty .button-primary, .editor-bar .button-primary { width: auto; margin-top: 0; }
 
 .filters { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr) auto; gap: 0.75rem; align-items: end;
   margin-bottom: 1rem; }
-.filters input, .filters select { min-height: 2.5rem; }
+.filters input, .filters select { min-height: 2.5rem; height: 2.5rem; padding-top: 0.3rem; padding-bottom: 0.3rem; }
 .filter-actions .button { min-height: 2.5rem; }
 .empty { text-align: center; padding: 2.5rem 1rem; }
 .empty h2 { font-size: 1.25rem; }
