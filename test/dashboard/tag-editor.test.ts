@@ -65,7 +65,11 @@ describe('dashboard tag editor', () => {
     await preview(page).locator('.html-block b', { hasText: 'there' }).waitFor();
     // Sanitized exactly as saving would; styled by the public page's stylesheet.
     await expect(preview(page).locator('script').count()).resolves.toBe(0);
-    await expect(preview(page).locator('main').evaluate((main) => getComputedStyle(main).maxWidth)).resolves.toBe('672px');
+    await expect(
+      preview(page)
+        .locator('main')
+        .evaluate((main) => getComputedStyle(main).maxWidth),
+    ).resolves.toBe('672px');
     await expectAccessible(page);
     await screenshots(page, 'tag-editor');
 
@@ -100,7 +104,13 @@ describe('dashboard tag editor', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(`${t.baseUrl}/dashboard/tags/${tag.id}/edit?done=saved`);
     await page.goto(`${t.baseUrl}/t/${tag.short_id}`);
-    expect(await publicBlocks(page)).toEqual(['p:Mon–Fri 9–5', 'h4:Opening hours', 'p:Book a table', 'aside:Closed on holidays', 'div:Hi there']);
+    expect(await publicBlocks(page)).toEqual([
+      'p:Mon–Fri 9–5',
+      'h4:Opening hours',
+      'p:Book a table',
+      'aside:Closed on holidays',
+      'div:Hi there',
+    ]);
     const reordered = await contentOf(tag.id);
     expect(reordered.content.map((block: { id: string }) => block.id)).toEqual(
       [1, 0, 3, 2, 5].map((index) => saved.content[index].id as string),
@@ -175,7 +185,12 @@ describe('dashboard tag editor', () => {
       const csrf = csrfOf(await get(t, editPath, aliceJar));
       const good = { type: 'text', id: tag.content[0]!.id, content: 'changed' };
 
-      const badUrl = await post(t, editPath, aliceJar, form(csrf, 'Renamed', [good, { type: 'link', url: 'javascript:alert(1)', label: 'x' }]));
+      const badUrl = await post(
+        t,
+        editPath,
+        aliceJar,
+        form(csrf, 'Renamed', [good, { type: 'link', url: 'javascript:alert(1)', label: 'x' }]),
+      );
       expect(badUrl.status).toBe(400);
       expect(badUrl.text).toContain('id="block-1-url-error"');
       expect(badUrl.text).toContain('Must be an http or https URL.');

@@ -31,7 +31,7 @@ export const TAGS_CSS = `
 .stat dd { margin: 0; font-size: 1.75rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; }
 .card-danger { border-color: color-mix(in srgb, var(--error) 40%, var(--line)); }
 
-.field-row { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 13rem), 1fr)); gap: 1rem; }
+.field-row { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 13rem), 1fr)); gap: 1rem; align-items: start; }
 .field-row-wide { grid-template-columns: minmax(0, 2fr) minmax(min(100%, 10rem), 1fr); }
 .checkbox-plain { font-family: inherit; font-size: 0.95rem; font-weight: 600; }
 .field-checkbox .field-hint { margin-left: 1.6rem; }

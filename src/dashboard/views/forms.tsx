@@ -47,7 +47,18 @@ function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?:
 }
 
 /** One labelled input with its hint and error, linked by aria-describedby. */
-export function Field({ name, id = `field-${name}`, label, type = 'text', autocomplete, value, hint, error, autofocus, required = true }: FieldProps) {
+export function Field({
+  name,
+  id = `field-${name}`,
+  label,
+  type = 'text',
+  autocomplete,
+  value,
+  hint,
+  error,
+  autofocus,
+  required = true,
+}: FieldProps) {
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>

@@ -244,7 +244,14 @@ export function renderTagEditor(context: PageContext & { user: SignedInUser }, p
           <CsrfField token={context.csrf} />
           <div class="editor-bar">
             <span class="muted editor-status" data-editor-status="" role="status"></span>
-            <button type="submit" formaction={previewPath} formtarget="tag-preview" formnovalidate class="button button-quiet" data-preview="">
+            <button
+              type="submit"
+              formaction={previewPath}
+              formtarget="tag-preview"
+              formnovalidate
+              class="button button-quiet"
+              data-preview=""
+            >
               Preview
             </button>
             <button type="submit" name="op" value="save" class="button button-primary">

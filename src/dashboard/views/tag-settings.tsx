@@ -20,10 +20,11 @@ export const READ_LABELS: Record<string, string> = {
   private: 'Private',
 };
 
-const READ_OPTION_LABELS: Record<string, string> = {
-  public: 'Public: anyone with the link',
-  organization: 'Organization: its signed-in members',
-  private: 'Private: only you, signed in',
+/** What each visibility means, for the form's hint. */
+const READ_MEANINGS: Record<string, string> = {
+  public: 'Public: anyone with the link.',
+  organization: 'Organization: its signed-in members.',
+  private: 'Private: only you, signed in.',
 };
 
 export const WRITE_LABELS: Record<string, string> = {
@@ -60,8 +61,8 @@ export function TagSettingsFields({
           name="read"
           label="Visibility"
           value={values.read}
-          options={choices.readPermissions.map((value) => ({ value, label: READ_OPTION_LABELS[value] ?? value }))}
-          hint="Who may open the public page."
+          options={choices.readPermissions.map((value) => ({ value, label: READ_LABELS[value] ?? value }))}
+          hint={choices.readPermissions.map((value) => READ_MEANINGS[value]).join(' ')}
           error={errors.read}
         />
         <SelectField
@@ -69,6 +70,7 @@ export function TagSettingsFields({
           label="Who can edit"
           value={values.write}
           options={choices.writePermissions.map((value) => ({ value, label: WRITE_LABELS[value] ?? value }))}
+          hint="Who may change its content and settings."
           error={errors.write}
         />
       </div>
