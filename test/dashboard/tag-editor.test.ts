@@ -5,6 +5,8 @@ import * as tags from '../../src/features/tags/index.js';
 import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
+import { upload } from '../files/helpers.js';
+import { image } from '../files/samples.js';
 import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole, type CookieJar } from './support.js';
 
 /** A tag's Edit page: blocks of every type, their order, the live preview, and the no-script form. */
@@ -115,6 +117,29 @@ describe('dashboard tag editor', () => {
     expect(reordered.content.map((block: { id: string }) => block.id)).toEqual(
       [1, 0, 3, 2, 5].map((index) => saved.content[index].id as string),
     );
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('an image block offers the tag’s image files and shows the one chosen', async () => {
+    const tag = await tags.createTag(t.services, actorOf(alice), { title: 'Gallery' });
+    const uploaded = await upload(t, alice.key, tag.id, 'terrace.png', await image('png', 40, 30));
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const file = uploaded.body.data as { id: string };
+    const { context, page } = await newPage(holder.browser);
+    const problems = watchConsole(page);
+    await signInBrowser(page, t.baseUrl, alice.email);
+    await page.goto(`${t.baseUrl}/dashboard/tags/${tag.id}/edit`);
+    await addBlock(page, 'Image');
+    await page.getByLabel('Image', { exact: true }).selectOption({ label: 'terrace.png' });
+    await page.getByLabel('Alternative text').fill('The terrace at noon');
+    await preview(page).getByRole('img', { name: 'The terrace at noon' }).waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(`${t.baseUrl}/dashboard/tags/${tag.id}/edit?done=saved`);
+    expect((await contentOf(tag.id)).content).toMatchObject([{ type: 'image', file_id: file.id, alt: 'The terrace at noon' }]);
+    await page.goto(`${t.baseUrl}/t/${tag.short_id}`);
+    const shown = page.getByRole('img', { name: 'The terrace at noon' });
+    await expect(shown.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).resolves.toBe(40);
     expect(problems).toEqual([]);
     await context.close();
   });

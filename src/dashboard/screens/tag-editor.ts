@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import escapeHtml from 'escape-html';
 import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js';
+import { IMAGE_MIME_TYPES, listFiles } from '../../features/files/index.js';
 import { renderTagPage, withBeacon, type PageTag } from '../../features/pages/index.js';
 import { previewTag, updateTag, type Block, type TagView } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
@@ -11,6 +12,9 @@ import { settingsError, tagInputOfSettings, tagSettingsChoices, tagSettingsOfFor
 import { renderTagEditor } from '../views/tag-editor.js';
 import { tagPath } from '../views/tag-header.js';
 import type { TagSettingsValues } from '../views/tag-settings.js';
+
+/** Image files an image block offers: more than a tag's page would ever show. */
+const MAX_IMAGES_LISTED = 500;
 
 /** The editor posts every block: as much as the API takes in one JSON body. */
 const EDITOR_BODY_LIMIT = 1024 * 1024;
@@ -80,9 +84,14 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
     form: { values: TagSettingsValues; blocks: BlockFields[]; errors: Record<string, string> },
     status = 200,
   ) => {
-    const choices = await tagSettingsChoices(context, actorOfUser(user));
+    const actor = actorOfUser(user);
+    const [choices, { files }] = await Promise.all([
+      tagSettingsChoices(context, actor),
+      listFiles(context, actor, { tagId: tag.id, limit: MAX_IMAGES_LISTED, offset: 0 }),
+    ]);
+    const images = files.filter((file) => IMAGE_MIME_TYPES.includes(file.mime_type)).map((file) => ({ id: file.id, name: file.name }));
     const notice = NOTICES[queryParam(request, 'done') ?? ''];
-    return html(reply, status, renderTagEditor({ ...pageContext(context, request), user }, { tag, choices, notice, ...form }));
+    return html(reply, status, renderTagEditor({ ...pageContext(context, request), user }, { tag, choices, images, notice, ...form }));
   };
 
   app.get<{ Params: { id: string } }>('/tags/:id/edit', { schema: { hide: true } }, async (request, reply) => {

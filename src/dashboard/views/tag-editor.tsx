@@ -17,8 +17,15 @@ export const BLOCK_LABELS: Record<BlockType, string> = {
   divider: 'Divider',
 };
 
+/** An image file of the tag, which an image block can show. */
+export interface TagImage {
+  id: string;
+  name: string;
+}
+
 export interface TagEditorPage {
   tag: TagView;
+  images: readonly TagImage[];
   values: TagSettingsValues;
   blocks: readonly BlockFields[];
   choices: TagSettingsChoices;
@@ -37,7 +44,22 @@ const INDEX_SLOT = '__i__';
 const nameOf = (index: BlockIndex, field: string) => `blocks[${index}][${field}]`;
 const idOf = (index: BlockIndex, field: string) => `block-${index}-${field}`;
 
-function BlockFieldsOf({ block, index, errors }: { block: BlockFields; index: BlockIndex; errors: Record<string, string> }) {
+interface BlockProps {
+  block: BlockFields;
+  index: BlockIndex;
+  errors: Record<string, string>;
+  images: readonly TagImage[];
+}
+
+/** The image choices: the tag's image files, and a block's current file even when it is not one of them (as sent). */
+function imageOptions(images: readonly TagImage[], current: string) {
+  const options = images.map((image) => ({ value: image.id, label: image.name }));
+  if (current && !images.some((image) => image.id === current)) options.push({ value: current, label: current });
+  const none = images.length > 0 ? 'Choose an image' : 'No images yet: upload one on the Files tab';
+  return [{ value: '', label: none }, ...options];
+}
+
+function BlockFieldsOf({ block, index, errors, images }: BlockProps) {
   const error = (field: string) => errors[`blocks[${index}].${field}`];
   const content = (label: string, rows: number, hint?: string) => (
     <TextAreaField
@@ -106,14 +128,12 @@ function BlockFieldsOf({ block, index, errors }: { block: BlockFields; index: Bl
     case 'image':
       return (
         <div class="field-row field-row-wide">
-          <Field
+          <SelectField
             name={nameOf(index, 'file_id')}
             id={idOf(index, 'file_id')}
-            label="File id"
-            autocomplete="off"
+            label="Image"
             value={block.file_id}
-            required={false}
-            hint="A file of this tag (file_…), from its Files tab."
+            options={imageOptions(images, block.file_id)}
             error={error('file_id')}
           />
           <Field
@@ -159,7 +179,7 @@ function BlockFieldsOf({ block, index, errors }: { block: BlockFields; index: Bl
 }
 
 /** One block: its type, its fields, and the buttons that move and remove it (submit buttons without scripts). */
-function BlockEditor({ block, index, errors }: { block: BlockFields; index: BlockIndex; errors: Record<string, string> }) {
+function BlockEditor({ block, index, errors, images }: BlockProps) {
   const label = BLOCK_LABELS[block.type as BlockType] ?? block.type;
   const blockError = errors[`blocks[${index}]`] ?? errors[`blocks[${index}].type`];
   const position = typeof index === 'number' ? index + 1 : '';
@@ -188,7 +208,7 @@ function BlockEditor({ block, index, errors }: { block: BlockFields; index: Bloc
         <input type="hidden" name={nameOf(index, 'type')} value={block.type} />
         <input type="hidden" name={nameOf(index, 'id')} value={block.id} />
         {blockError && <p class="field-error">{blockError}</p>}
-        <BlockFieldsOf block={block} index={index} errors={errors} />
+        <BlockFieldsOf block={block} index={index} errors={errors} images={images} />
       </fieldset>
     </li>
   );
@@ -210,12 +230,12 @@ function AddBlock() {
 }
 
 /** The empty block of each type, for tags.js to add without a round trip. */
-function BlockTemplates() {
+function BlockTemplates({ images }: { images: readonly TagImage[] }) {
   return (
     <>
       {BLOCK_TYPES.map((type) => (
         <template key={type} data-block-template={type}>
-          <BlockEditor block={newBlockFields(type)} index={INDEX_SLOT} errors={{}} />
+          <BlockEditor block={newBlockFields(type)} index={INDEX_SLOT} errors={{}} images={images} />
         </template>
       ))}
     </>
@@ -270,12 +290,12 @@ export function renderTagEditor(context: PageContext & { user: SignedInUser }, p
             </p>
             <ol class="blocks" data-blocks="">
               {page.blocks.map((block, index) => (
-                <BlockEditor key={index} block={block} index={index} errors={errors} />
+                <BlockEditor key={index} block={block} index={index} errors={errors} images={page.images} />
               ))}
             </ol>
             <AddBlock />
           </section>
-          <BlockTemplates />
+          <BlockTemplates images={page.images} />
         </form>
         <section class="editor-preview" aria-labelledby="preview-heading">
           <h2 id="preview-heading">Preview</h2>
