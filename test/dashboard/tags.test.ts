@@ -205,6 +205,16 @@ describe('dashboard tags', () => {
     const ask = await post(t, `/dashboard/tags/${tag.id}/delete`, jar, { _csrf: csrf });
     expect(ask.status).toBe(404);
     expect((await request(t, 'GET', `/v1/tags/${tag.id}`, { key: alice.key })).status).toBe(200);
+
+    // The browser, signed in as Bob, gets the dashboard's 404 page too.
+    const { context, page } = await newPage(holder.browser);
+    await signInBrowser(page, t.baseUrl, bob.email);
+    for (const path of [`/dashboard/tags/${tag.id}`, `/dashboard/tags/${tag.id}/edit`]) {
+      const response = await page.goto(`${t.baseUrl}${path}`);
+      expect(response!.status(), path).toBe(404);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Page not found');
+    }
+    await context.close();
   });
 
   it('Delete asks first (the browser’s prompt, or a page without scripts), then removes the tag', async () => {
