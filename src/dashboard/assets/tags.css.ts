@@ -49,7 +49,7 @@ export const TAGS_CSS = `
 .block-title { font-weight: 600; }
 .block-number { display: inline-grid; place-items: center; min-width: 1.6rem; height: 1.6rem; padding: 0 0.3rem; border-radius: 999px;
   background: var(--accent-soft); color: var(--accent); font-size: 0.8rem; margin-right: 0.2rem; }
-.block-tools { display: flex; flex-wrap: wrap; gap: 0.35rem; }
+.block-tools { display: flex; gap: 0.35rem; }
 .block-tools .button { min-height: 2rem; padding: 0.2rem 0.6rem; font-size: 0.85rem; background: var(--surface); }
 .block textarea { font-family: inherit; font-size: 0.95rem; }
 .block textarea[name$="[content]"][rows="6"] { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85rem; }
@@ -78,5 +78,8 @@ export const TAGS_CSS = `
   .stat dd { font-size: 1.4rem; }
   .page-actions { width: 100%; }
   .editor-bar { top: 0; border-radius: 0; margin: 0 -1rem; }
+  .field-row-wide { grid-template-columns: minmax(0, 1fr); }
+  .block fieldset { padding: 0.6rem 0.75rem 0.85rem; }
+  .block-tools .button { padding: 0.2rem 0.5rem; }
 }
 `;
