@@ -148,6 +148,9 @@ describe('dashboard tags', () => {
     expect(filtered.text).toContain('Lunch menu');
     expect(filtered.text).not.toContain('Poster 00');
     expect(filtered.text).toMatch(new RegExp(`<option value="${menus.id}" selected`));
+    // New Tag from a folder's list starts in that folder.
+    expect(filtered.text).toContain(`href="/dashboard/tags/new?folder=${menus.id}"`);
+    expect((await get(t, `/dashboard/tags/new?folder=${menus.id}`, jar)).text).toMatch(new RegExp(`<option value="${menus.id}" selected`));
     // Somebody else's folder filters nothing (it is not among the choices).
     const bobsFolder = await folders.createFolder(t.services, actorOf(bob), { name: 'Elsewhere' });
     expect((await get(t, `/dashboard/tags?folder=${bobsFolder.id}`, jar)).text).toContain('1–50 of 63');

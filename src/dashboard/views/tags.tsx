@@ -104,6 +104,10 @@ function Filters({ page }: { page: TagsPage }) {
   );
 }
 
+/** New Tag from a folder's list starts in that folder. */
+const newTagPath = (folder: string) =>
+  folder ? `/dashboard/tags/new?${new URLSearchParams({ folder }).toString()}` : '/dashboard/tags/new';
+
 function Empty({ filtered }: { filtered: boolean }) {
   if (filtered) {
     return (
@@ -147,7 +151,7 @@ export function renderTags(context: PageContext & { user: SignedInUser }, page: 
           <a class="button button-quiet" href="/dashboard/tags/import">
             Import
           </a>
-          <a class="button button-primary" href="/dashboard/tags/new">
+          <a class="button button-primary" href={newTagPath(page.filter.folder)}>
             New Tag
           </a>
         </div>
