@@ -4,8 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The dashboard's defences, in one place:
- * - CSP: scripts and styles from this origin only (no inline code of either kind), nothing
- *   framed, forms posting only here, no <base>.
+ * - CSP: scripts and styles from this origin only (no inline code of either kind), never
+ *   framed, framing only this origin's pages (the editor's preview), forms posting only here,
+ *   no <base>.
  * - CSRF: a POST needs a same-origin Origin (or Referer when a browser sends no Origin) AND a
  *   synchronizer token. The token is an HMAC of what binds the browser: its session token when
  *   signed in, else a random pre-session cookie (so the sign-in, first-run and sign-up forms
@@ -14,7 +15,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 export const DASHBOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  // frame-src: the tag editor's preview, a page of this origin (sandboxed, with a CSP of its own).
+  "frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** The pre-session cookie the sign-in, first-run and sign-up forms are bound to. */
 export const CSRF_COOKIE = 'tagsvc_csrf';

@@ -9,14 +9,18 @@ export function CsrfField({ token }: { token: string }) {
 
 export interface FieldProps {
   name: string;
+  /** The control's id; `field-<name>` unless a page holds several fields of one name. */
+  id?: string;
   label: string;
-  type?: 'email' | 'password' | 'text';
+  type?: 'email' | 'password' | 'text' | 'url';
   autocomplete: string;
   value?: string;
   hint?: string;
   /** The message shown under the field; marks it invalid for assistive technology. */
   error?: string;
   autofocus?: boolean;
+  /** Whether the browser refuses to send the form without it (default: yes). */
+  required?: boolean;
 }
 
 /** The ids a control's hint and error get, and its aria-describedby. */
@@ -43,8 +47,18 @@ function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?:
 }
 
 /** One labelled input with its hint and error, linked by aria-describedby. */
-export function Field({ name, label, type = 'text', autocomplete, value, hint, error, autofocus }: FieldProps) {
-  const id = `field-${name}`;
+export function Field({
+  name,
+  id = `field-${name}`,
+  label,
+  type = 'text',
+  autocomplete,
+  value,
+  hint,
+  error,
+  autofocus,
+  required = true,
+}: FieldProps) {
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
@@ -55,7 +69,7 @@ export function Field({ name, label, type = 'text', autocomplete, value, hint, e
         type={type as 'text'}
         autocomplete={autocomplete}
         value={value}
-        required
+        required={required}
         autofocus={autofocus}
         aria-invalid={error ? 'true' : undefined}
         aria-describedby={describedBy(id, hint, error)}
@@ -70,25 +84,28 @@ export function Field({ name, label, type = 'text', autocomplete, value, hint, e
 /** An optional multi-line text field. */
 export function TextAreaField({
   name,
+  id = `field-${name}`,
   label,
   value,
   hint,
   error,
+  rows = 3,
 }: {
   name: string;
+  id?: string;
   label: string;
   value?: string;
   hint?: string;
   error?: string;
+  rows?: number;
 }) {
-  const id = `field-${name}`;
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
       <textarea
         id={id}
         name={name}
-        rows={3}
+        rows={rows}
         spellcheck={false}
         autocapitalize="none"
         aria-invalid={error ? 'true' : undefined}
@@ -171,6 +188,33 @@ export function CheckboxGroup({
       </div>
       <FieldMessages id={id} error={error} />
     </fieldset>
+  );
+}
+
+/** One labelled checkbox (a yes/no setting) with an optional hint; checked sends `value`. */
+export function CheckboxField({
+  name,
+  id = `field-${name}`,
+  label,
+  checked,
+  hint,
+  value = 'yes',
+}: {
+  name: string;
+  id?: string;
+  label: string;
+  checked: boolean;
+  hint?: string;
+  value?: string;
+}) {
+  return (
+    <div class="field field-checkbox">
+      <label class="checkbox checkbox-plain" for={id}>
+        <input type="checkbox" id={id} name={name} value={value} checked={checked} aria-describedby={describedBy(id, hint, undefined)} />
+        <span>{label}</span>
+      </label>
+      <FieldMessages id={id} hint={hint} />
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 /** Files attached to tags: what other features and the front doors may use. */
 export { fileRoutes, publicFileRoutes } from './files.routes.js';
 export * from './files.service.js';
+export { IMAGE_MIME_TYPES } from './file-types.js';
 export { filesTagDependent } from './tag-dependent.js';
 export { DEAD_TEMP_AFTER_MS, ORPHAN_BLOB_GRACE_MS, sweepCrashLeftovers } from './leftovers.js';

@@ -2,6 +2,7 @@
 export { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCKS, MAX_BLOCK_CONTENT, type Block, type BlockType } from './blocks.js';
 export { qrImage, type QrImage, type QrOptions } from './qr.js';
 export { sanitizeUserHtml } from './sanitize.js';
-export type { TagRow } from './tags.repository.js';
+export type { TagRow, TagSort } from './tags.repository.js';
+export { READ_PERMISSIONS, WRITE_PERMISSIONS } from './tags.schemas.js';
 export { tagRoutes } from './tags.routes.js';
 export * from './tags.service.js';

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { TagsTable } from '../../db/schema.js';
 import { afterCommit } from '../../db/transaction.js';
@@ -59,6 +60,8 @@ export type TagSort = 'created' | 'updated' | 'title';
 
 export interface TagListQuery {
   folderId?: string;
+  /** Tags whose title contains this text, whatever its case. */
+  search?: string;
   sort: TagSort;
   order: 'asc' | 'desc';
   limit: number;
@@ -68,6 +71,7 @@ export interface TagListQuery {
 export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
   let base = db.selectFrom('tags').where(inScope(scope));
   if (query.folderId) base = base.where('folder_id', '=', query.folderId);
+  if (query.search) base = base.where(sql<boolean>`lower(title) like ${containing(query.search)} escape '\\'`);
   const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
   let page = base.select(['id', 'short_id', 'title', 'folder_id', 'read_permission', 'write_permission', 'created_at', 'updated_at']);
   // The id breaks ties so pages never overlap; ids sort in creation order.
@@ -75,6 +79,11 @@ export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
   else if (query.sort === 'updated') page = page.orderBy('updated_at', query.order);
   const rows = await page.orderBy('id', query.order).limit(query.limit).offset(query.offset).execute();
   return { total: Number(total), rows };
+}
+
+/** A LIKE pattern matching text that contains `text` (lowercased): its own % and _ match only themselves. */
+function containing(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 export function countTagsInFolder(db: Db, folderId: string) {

@@ -274,6 +274,22 @@ export async function updateTag(
   return view;
 }
 
+/**
+ * What the tag's page would show after an update with this title and content, without saving
+ * it: the same checks and sanitizing as updateTag, so a preview never shows what saving would
+ * refuse or change (the dashboard's editor).
+ */
+export async function previewTag(
+  ctx: ServiceContext,
+  actor: Actor,
+  { id: idOrShortId, title, content }: { id: string; title: string; content: unknown[] },
+): Promise<{ title: string; blocks: Block[]; short_id: string }> {
+  const tag = await requireTag(ctx, actor, idOrShortId);
+  requireWritable(tag, actor);
+  const fields = await resolveFields(ctx, scopeOf(actor), { title, content }, '', tag);
+  return { title: fields.title!, blocks: fields.content!, short_id: tag.short_id };
+}
+
 export async function deleteTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): Promise<void> {
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
