@@ -13,8 +13,20 @@ import {
   sendTestEvent,
   updateWebhook,
 } from '../../features/webhooks/index.js';
-import { ApiError, notFound } from '../../errors.js';
-import { field, fields, html, isConfirmed, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import { ApiError } from '../../errors.js';
+import {
+  field,
+  fields,
+  html,
+  isConfirmed,
+  pageContext,
+  queryParam,
+  readOwn,
+  requireUser,
+  seeOther,
+  sentence,
+  type Screen,
+} from '../screen.js';
 import { askFirst } from './confirm.js';
 import { renderEditWebhook, renderNewWebhook, renderWebhooks } from '../views/webhooks.js';
 import { renderDelivery } from '../views/webhooks-delivery.js';
@@ -122,19 +134,6 @@ function formErrors(error: unknown, values: WebhookFormValues): Record<string, s
 }
 
 /**
- * A service call on one webhook, where another user's webhook answers as one that does not
- * exist: the service refuses it as forbidden (the API's 403), the dashboard shows no trace of it.
- */
-async function mine<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'forbidden') throw notFound('Webhook');
-    throw error;
-  }
-}
-
-/**
  * /dashboard/webhooks: the user's webhooks; each one's page with its secret, a test event and
  * the delivery log; and each delivery's page. Everything goes through the webhooks service as
  * the user, so another user's webhook or delivery answers 404 and the plan's limits hold.
@@ -220,7 +219,7 @@ export const webhooksScreen: Screen = (app, context) => {
     if (!user) return reply;
     const actor = actorOfUser(user);
     const { id } = request.params;
-    const webhook = await mine(getWebhook(context, actor, { id }));
+    const webhook = await readOwn(getWebhook(context, actor, { id }));
     const status = queryParam(request, 'status');
     const filter = isDeliveryStatus(status) ? status : undefined;
     const page = pageNumber(request);
@@ -251,7 +250,7 @@ export const webhooksScreen: Screen = (app, context) => {
   app.get<{ Params: { id: string } }>('/webhooks/:id/edit', { schema: { hide: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
-    const webhook = await mine(getWebhook(context, actorOfUser(user), { id: request.params.id }));
+    const webhook = await readOwn(getWebhook(context, actorOfUser(user), { id: request.params.id }));
     return html(reply, 200, renderEditWebhook(view(request, user), webhook, { values: storedValues(webhook), errors: {} }));
   });
 
@@ -259,13 +258,13 @@ export const webhooksScreen: Screen = (app, context) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
     const actor = actorOfUser(user);
-    const webhook = await mine(getWebhook(context, actor, { id: request.params.id }));
+    const webhook = await readOwn(getWebhook(context, actor, { id: request.params.id }));
     return submitForm(
       request,
       reply,
       (form) => renderEditWebhook(view(request, user), webhook, form),
       async (input) => {
-        await mine(updateWebhook(context, actor, { id: webhook.id, ...input }));
+        await readOwn(updateWebhook(context, actor, { id: webhook.id, ...input }));
         return `${webhookPath(webhook.id)}?done=updated`;
       },
     );
@@ -278,7 +277,7 @@ export const webhooksScreen: Screen = (app, context) => {
     app.post<{ Params: { id: string } }>(`/webhooks/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
       const user = requireUser(request, reply);
       if (!user) return reply;
-      const webhook = await mine(updateWebhook(context, actorOfUser(user), { id: request.params.id, enabled }));
+      const webhook = await readOwn(updateWebhook(context, actorOfUser(user), { id: request.params.id, enabled }));
       return seeOther(reply, `${webhookPath(webhook.id)}?done=${verb}d`);
     });
   }
@@ -290,10 +289,10 @@ export const webhooksScreen: Screen = (app, context) => {
     const actor = actorOfUser(user);
     const { id } = request.params;
     if (isConfirmed(request.body)) {
-      await mine(deleteWebhook(context, actor, { id }));
+      await readOwn(deleteWebhook(context, actor, { id }));
       return seeOther(reply, '/dashboard/webhooks?done=deleted');
     }
-    const webhook = await mine(getWebhook(context, actor, { id }));
+    const webhook = await readOwn(getWebhook(context, actor, { id }));
     return askFirst(context, request, reply, user, '/dashboard/webhooks', {
       title: `Delete “${webhook.name}”?`,
       text: 'Events stop being sent to it at once, its pending deliveries are dropped and its delivery log is removed. This cannot be undone.',
@@ -309,7 +308,7 @@ export const webhooksScreen: Screen = (app, context) => {
     if (!user) return reply;
     const event = field(request.body, 'event');
     // Only a forged form names another event: the picker offers the catalogue.
-    const sent = await mine(
+    const sent = await readOwn(
       sendTestEvent(context, actorOfUser(user), {
         webhookId: request.params.id,
         event: isEventType(event) ? event : EVENT_TYPES[0],
@@ -327,7 +326,7 @@ export const webhooksScreen: Screen = (app, context) => {
   ) => {
     const actor = actorOfUser(user);
     const { id, deliveryId } = request.params;
-    const [webhook, delivery] = await mine(
+    const [webhook, delivery] = await readOwn(
       Promise.all([getWebhook(context, actor, { id }), getDelivery(context, actor, { webhookId: id, deliveryId })]),
     );
     return html(reply, status, renderDelivery(view(request, user), { webhook, delivery, ...page }));
@@ -353,7 +352,7 @@ export const webhooksScreen: Screen = (app, context) => {
       if (!user) return reply;
       const { id, deliveryId } = request.params;
       try {
-        await mine(retryDelivery(context, actorOfUser(user), { webhookId: id, deliveryId }));
+        await readOwn(retryDelivery(context, actorOfUser(user), { webhookId: id, deliveryId }));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'invalid_request') throw error;
         return deliveryPage(request, reply, user, { problem: sentence(error.message) }, 409);

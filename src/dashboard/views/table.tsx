@@ -43,17 +43,14 @@ export function Pager({
   total,
   path,
   label,
-  query = {},
 }: {
   page: number;
   perPage: number;
   total: number;
   path: string;
   label: string;
-  query?: Record<string, string>;
 }) {
   if (total <= perPage && page === 1) return null;
-  const href = (n: number) => `${path}?${new URLSearchParams({ ...query, page: String(n) }).toString()}`;
   const first = Math.min(total, (page - 1) * perPage + 1);
   const last = Math.min(total, page * perPage);
   const number = (n: number) => n.toLocaleString('en-US');
