@@ -7,6 +7,7 @@ import { dashboardAssets } from './assets/index.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './screens/account.js';
+import { filesScreen } from './screens/files.js';
 import { homeScreen } from './screens/home.js';
 import { keysScreen } from './screens/keys.js';
 import { organizationsScreen } from './screens/organizations.js';
@@ -17,7 +18,7 @@ import { CSRF_FIELD } from './views/forms.js';
 import { renderMessage } from './views/message.js';
 
 /** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
-const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen];
+const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen, filesScreen];
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
@@ -78,7 +79,11 @@ export function dashboardRoutes(dashboard: ServiceContext) {
         pages.addHook('preHandler', async (request, reply) => {
           if (request.method !== 'POST') return;
           const token = field(request.body, CSRF_FIELD) || request.headers['x-csrf-token'];
-          if (isSameOrigin(request, publicOrigin) && csrfTokenMatches(config.secretKey, request.dashboard.binding, token)) return;
+          const sameOrigin = isSameOrigin(request, publicOrigin);
+          if (sameOrigin && csrfTokenMatches(config.secretKey, request.dashboard.binding, token)) return;
+          // A streamed upload form's token is a part of its body, not read yet: the route checks
+          // it before the file is read (screen.ts tokenInUpload).
+          if (sameOrigin && token === undefined && request.routeOptions.config.tokenInUpload) return;
           return html(
             reply,
             403,
