@@ -49,7 +49,6 @@ export const FILES_CSS = `
 .file-type { display: grid; place-items: center; font-size: 0.7rem; font-weight: 700; color: var(--muted); letter-spacing: 0.03em; }
 .file-name { display: block; overflow-wrap: anywhere; }
 .file-description { display: block; font-weight: 400; font-size: 0.85rem; margin-top: 0.15rem; overflow-wrap: anywhere; white-space: pre-line; }
-.data-table .cell-preview { width: 3.75rem; }
 .data-table .cell-size { white-space: nowrap; }
 .empty { margin: 0; }
 `;

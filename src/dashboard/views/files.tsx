@@ -146,7 +146,7 @@ function FileRow({ csrf, tag, file }: { csrf: string; tag: TagView; file: FileVi
         <When at={file.created_at} />
       </td>
       <td data-label="Actions" class="cell-actions">
-        <div class="row-actions">
+        <div class="row-actions row-actions-inline">
           <a class="button button-quiet" href={fileAddress(tag, file, 'download')} download={file.name}>
             Download
           </a>
