@@ -103,6 +103,7 @@ describe('dashboard files', () => {
     await page.getByLabel('Name').fill('launch poster.png');
     await page.getByLabel('Description').fill('A2, for the lobby');
     await expectAccessible(page);
+    await screenshots(page, 'files-edit');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(`${t.baseUrl}${filesPath(aliceTag)}?done=saved`);
     await expect(row(page, 'launch poster.png').textContent()).resolves.toContain('A2, for the lobby');
@@ -214,12 +215,24 @@ describe('dashboard files', () => {
       gc();
       peak = Math.max(peak, held());
     }, 250);
+    // What the progress bar shows along the way (read by the test, not by the page's code).
+    await page.evaluate(() => {
+      const seen: number[] = [];
+      Object.assign(window, { seen });
+      setInterval(() => {
+        const bar = document.querySelector<HTMLProgressElement>('.upload-bar');
+        if (bar && seen.at(-1) !== bar.value) seen.push(bar.value);
+      }, 10);
+    });
     try {
       await page.locator('#upload-file').setInputFiles(path);
       expect(await uploaded(page, 'export.csv')).toBe(100);
     } finally {
       clearInterval(sampler);
     }
+    const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
+    expect(seen.some((value) => value > 0 && value < 100)).toBe(true);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
     // Buffering the body would hold at least its 50 MB; streaming holds chunks (about 10 MB seen, with the browser's traffic).
     expect(peak - before).toBeLessThan(25 * MB);
     const [stored] = await filesOf(big, tag.id, 'enterprise');
