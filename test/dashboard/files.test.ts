@@ -12,7 +12,7 @@ import { reserveStorage } from '../../src/features/files/files.repository.js';
 import * as tags from '../../src/features/tags/index.js';
 import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
-import { filesUnder, multipart, type Part } from '../files/helpers.js';
+import { filesUnder, multipart, upload, type Part } from '../files/helpers.js';
 import { image } from '../files/samples.js';
 import { CookieJar, csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
 
@@ -182,6 +182,7 @@ describe('dashboard files', () => {
     await expect(failure('eleven.txt').textContent()).resolves.toBe(
       "This upload would exceed your plan's file storage; delete files to make room.",
     );
+    await expect(page.locator('#storage-card').textContent()).resolves.toContain('1 GB of 1 GB used');
     await screenshots(page, 'files-refused');
     expect(await filesOf(carol, tag.id)).toEqual([]);
     await vi.waitFor(() => expect(tmpFiles()).toEqual([]));
@@ -239,6 +240,32 @@ describe('dashboard files', () => {
     expect(stored).toMatchObject({ name: 'export.csv', size: 50 * MB });
     await context.close();
   }, 180_000);
+
+  it('works without scripts: the plain form uploads one file, and the list pages', async () => {
+    const dave = await createAccount(t, 'pro');
+    const tag = await tags.createTag(t.services, actorOf(dave), { title: 'No scripts' });
+    for (let i = 1; i <= 26; i++) {
+      const name = `note-${String(i).padStart(2, '0')}.txt`;
+      const response = await upload(t, dave.key, tag.id, name, Buffer.from(`${name}\n`));
+      expect(response.status).toBe(201);
+    }
+    const { context, page } = await newPage(holder.browser, { javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+    await openFiles(page, dave, tag);
+    await expect(page.locator('#files-heading').textContent()).resolves.toBe('26 files');
+    await expect(page.locator('#files-card tbody tr').count()).resolves.toBe(25);
+    await page.getByRole('link', { name: 'Next' }).click();
+    await page.waitForURL(`${t.baseUrl}${filesPath(tag)}?page=2`);
+    await expect(page.locator('#files-card tbody tr').count()).resolves.toBe(1);
+    await expect(row(page, 'note-01.txt').count()).resolves.toBe(1);
+
+    await page.locator('#upload-file').setInputFiles({ name: 'plain.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b\n1,2\n') });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.waitForURL(`${t.baseUrl}${filesPath(tag)}?done=uploaded`);
+    await expect(page.getByRole('status').textContent()).resolves.toBe('File uploaded.');
+    await expect(row(page, 'plain.csv').count()).resolves.toBe(1);
+    await screenshots(page, 'files-no-scripts');
+    await context.close();
+  });
 
   /** A multipart POST as the browser's plain form sends it. */
   function postMultipart(path: string, jar: CookieJar, parts: Part[], headers: Record<string, string> = { origin: t.baseUrl }) {

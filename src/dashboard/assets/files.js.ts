@@ -5,7 +5,7 @@
  * FormData, so the browser streams it from disk instead of reading it into memory; each gets a
  * row with a progress bar fed by upload.onprogress, and the service's message when refused. A
  * file over the plan maximum is refused before sending, with the service's own words (the
- * page carries them). Once an upload is stored, the file list and the storage meter are
+ * page carries them). Once the server has answered, the file list and the storage meter are
  * fetched again from the page's own address.
  */
 export const FILES_JS = `(() => {
@@ -28,6 +28,7 @@ export const FILES_JS = `(() => {
     let unit = 0;
     while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
     const shown = unit === 0 || value >= 10 ? Math.round(value) : Math.round(value * 10) / 10;
+    if (shown >= 1024 && unit < units.length - 1) return '1 ' + units[unit + 1];
     return shown + ' ' + units[unit];
   }
 
@@ -100,9 +101,10 @@ export const FILES_JS = `(() => {
     request.onload = () => {
       let body = {};
       try { body = JSON.parse(request.responseText); } catch {}
+      // Whatever the answer, the storage meter shows what the server now counts.
+      refresh();
       if (request.status === 201) {
         view.done();
-        refresh();
       } else if (body.error) {
         view.fail(body.error);
       } else if (request.status === 403) {

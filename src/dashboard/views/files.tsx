@@ -29,6 +29,8 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   const shown = unit === 0 || value >= 10 ? Math.round(value) : Math.round(value * 10) / 10;
+  // 1023.6 MB rounds to the next unit, not to "1024 MB".
+  if (shown >= 1024 && unit < UNITS.length - 1) return `1 ${UNITS[unit + 1]}`;
   return `${shown} ${UNITS[unit]}`;
 }
 
