@@ -39,11 +39,14 @@ export const FILES_CSS = `
 .storage-figure { font-size: 1.05rem; margin-bottom: 0.6rem; }
 .storage-figure strong { font-size: 1.5rem; letter-spacing: -0.01em; }
 .storage-meter { margin-bottom: 0.75rem; }
-.storage-meter::-webkit-meter-inner-element { display: block; }
-.storage-meter::-webkit-meter-bar { background: var(--line); border: 0; border-radius: 999px; height: 0.5rem; }
-.storage-meter::-webkit-meter-optimum-value, .storage-meter::-webkit-meter-suboptimum-value { background: var(--accent); border-radius: 999px; }
+.storage-meter::-webkit-meter-inner-element { display: block; height: 100%; }
+.storage-meter::-webkit-meter-bar { background: var(--line); border: 0; border-radius: 999px; height: 100%; margin: 0; padding: 0; }
+.storage-meter::-webkit-meter-optimum-value { background: var(--accent); border-radius: 999px; }
+.storage-meter::-webkit-meter-suboptimum-value { background: #b06000; border-radius: 999px; }
 .storage-meter::-webkit-meter-even-less-good-value { background: var(--error); border-radius: 999px; }
 .storage-meter::-moz-meter-bar { background: var(--accent); border-radius: 999px; }
+.storage-meter:-moz-meter-sub-optimum::-moz-meter-bar { background: #b06000; }
+.storage-meter:-moz-meter-sub-sub-optimum::-moz-meter-bar { background: var(--error); }
 .file-thumb { width: 3rem; height: 3rem; border-radius: 6px; object-fit: cover; display: block; background: var(--bg);
   border: 1px solid var(--line); }
 .file-type { display: grid; place-items: center; font-size: 0.7rem; font-weight: 700; color: var(--muted); letter-spacing: 0.03em; }

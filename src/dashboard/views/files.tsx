@@ -58,6 +58,8 @@ function StorageMeter({ storage }: { storage: StorageUsage }) {
         min={0}
         max={storage.limitBytes}
         value={storage.usedBytes}
+        // Past three quarters the bar warns; past nine tenths it is the error colour.
+        low={storage.limitBytes * 0.75}
         high={storage.limitBytes * 0.9}
         optimum={0}
         aria-labelledby="storage-heading"
