@@ -267,6 +267,20 @@ describe('dashboard files', () => {
     await context.close();
   });
 
+  it('storageUsage counts the account of the tag under the actor’s plan, for the tag’s owner only', async () => {
+    const erin = await createAccount(t, 'enterprise');
+    const tag = await tags.createTag(t.services, actorOf(erin, 'enterprise'), { title: 'Usage' });
+    const usage = () => files.storageUsage(t.services, actorOf(erin, 'enterprise'), { tagId: tag.id });
+    await expect(usage()).resolves.toEqual({
+      usedBytes: 0,
+      limitBytes: PLAN_LIMITS.enterprise.storageBytes,
+      maxFileBytes: PLAN_LIMITS.enterprise.maxFileBytes,
+    });
+    expect((await upload(t, erin.key, tag.id, 'a.txt', Buffer.alloc(1000, 'a'))).status).toBe(201);
+    expect((await usage()).usedBytes).toBe(1000);
+    await expect(files.storageUsage(t.services, actorOf(bob), { tagId: tag.id })).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
   /** A multipart POST as the browser's plain form sends it. */
   function postMultipart(path: string, jar: CookieJar, parts: Part[], headers: Record<string, string> = { origin: t.baseUrl }) {
     const { body, contentType } = multipart(parts);
