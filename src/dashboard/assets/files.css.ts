@@ -32,7 +32,7 @@ export const FILES_CSS = `
 .upload-bar, .storage-meter { -webkit-appearance: none; appearance: none; width: 100%; height: 0.5rem; border: 0; border-radius: 999px;
   background: var(--line); overflow: hidden; display: block; }
 .upload-bar::-webkit-progress-bar { background: var(--line); border-radius: 999px; }
-.upload-bar::-webkit-progress-value { background: var(--accent); border-radius: 999px; transition: width 0.2s; }
+.upload-bar::-webkit-progress-value { background: var(--accent); border-radius: 999px; }
 .upload-bar::-moz-progress-bar { background: var(--accent); border-radius: 999px; }
 .upload-done .upload-bar::-webkit-progress-value { background: var(--success); }
 .upload-done .upload-bar::-moz-progress-bar { background: var(--success); }
