@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './screens/account.js';
 import { adminScreen } from './screens/admin.js';
+import { filesScreen } from './screens/files.js';
 import { homeScreen } from './screens/home.js';
 import { keysScreen } from './screens/keys.js';
 import { organizationsScreen } from './screens/organizations.js';
@@ -26,6 +27,7 @@ const SCREENS: Screen[] = [
   homeScreen,
   tagsScreen,
   tagEditorScreen,
+  filesScreen,
   webhooksScreen,
   keysScreen,
   organizationsScreen,
@@ -92,7 +94,11 @@ export function dashboardRoutes(dashboard: ServiceContext) {
         pages.addHook('preHandler', async (request, reply) => {
           if (request.method !== 'POST') return;
           const token = field(request.body, CSRF_FIELD) || request.headers['x-csrf-token'];
-          if (isSameOrigin(request, publicOrigin) && csrfTokenMatches(config.secretKey, request.dashboard.binding, token)) return;
+          const sameOrigin = isSameOrigin(request, publicOrigin);
+          if (sameOrigin && csrfTokenMatches(config.secretKey, request.dashboard.binding, token)) return;
+          // A streamed upload form's token is a part of its body, not read yet: the route checks
+          // it before the file is read (screen.ts tokenInUpload).
+          if (sameOrigin && token === undefined && request.routeOptions.config.tokenInUpload) return;
           return html(
             reply,
             403,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/accounts/index.js';
-import { cookieOptions, csrfToken, securityHeaders, setCookie } from './security.js';
+import { cookieOptions, csrfToken, csrfTokenMatches, securityHeaders, setCookie } from './security.js';
 import type { SignInThrottle } from './throttle.js';
 import type { PageContext } from './views/layout.js';
 
@@ -35,11 +35,24 @@ declare module 'fastify' {
   interface FastifyRequest {
     dashboard: DashboardRequestState;
   }
+  interface FastifyContextConfig {
+    /**
+     * A streamed multipart upload: a same-origin POST without the x-csrf-token header reaches
+     * the handler, which must check the form's token part with `formTokenMatches` before it
+     * reads the file (the body is not parsed before the handler).
+     */
+    tokenInUpload?: boolean;
+  }
 }
 
 /** This browser's form token, for the forms and htmx requests of the page being rendered. */
 export function csrfFor(context: ScreenContext, request: FastifyRequest): string {
   return request.dashboard.binding ? csrfToken(context.config.secretKey, request.dashboard.binding) : '';
+}
+
+/** Whether `token` is this browser's form token. */
+export function formTokenMatches(context: ScreenContext, request: FastifyRequest, token: unknown): boolean {
+  return csrfTokenMatches(context.config.secretKey, request.dashboard.binding, token);
 }
 
 /** What the layout needs: the form token and the path (the current nav item). */

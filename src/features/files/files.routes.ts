@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { Type } from 'typebox';
 import { closeAfterResponse } from '../../http/linger.js';
@@ -11,12 +11,12 @@ import { findTag } from '../tags/index.js';
 import type { FileRow } from './files.repository.js';
 import { DownloadQuery, File, FileParams, FromUrlBody, PatchBody, TagFilesParams, ThumbnailQuery, UploadBody } from './files.schemas.js';
 import * as files from './files.service.js';
-import type { Variant } from './images.js';
+import type { TransformRequest, Variant } from './images.js';
 import { fileTooLarge } from './ingest.js';
 import { contentDisposition, downloadName, requireValidDescription, requireValidName } from './names.js';
 import { sendFile, type Sendable } from '../../http/send-file.js';
 import { sweepStaleTemp } from '../../lib/blob-storage.js';
-import { mayReadTagPage } from '../accounts/index.js';
+import { mayReadTagPage, type Actor } from '../accounts/index.js';
 import { DEAD_TEMP_AFTER_MS } from './leftovers.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 
@@ -68,6 +68,43 @@ function variantOf(variant: Variant): Sendable {
   };
 }
 
+/** Counts a download once it was sent whole; a failure to count is only logged. */
+function countDownload(ctx: ServiceContext, request: FastifyRequest, file: FileRow): void {
+  files
+    .recordDownload(ctx, file.id)
+    .catch((error: unknown) => request.log.warn({ err: error, file_id: file.id }, 'could not count a download'));
+}
+
+/** A file's content as an attachment under its name (Range, ETag), counted as a download. */
+export function sendDownload(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply, file: FileRow) {
+  return sendFile(
+    request,
+    reply,
+    blobOf(ctx, file),
+    {
+      'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type)),
+      'cache-control': 'private, no-cache',
+    },
+    () => countDownload(ctx, request, file),
+  );
+}
+
+/** An image file's thumbnail (400 validation_error for other files). */
+export async function sendThumbnail(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: FileRow,
+  size: TransformRequest,
+) {
+  const variant = await files.thumbnail(ctx, file, size);
+  return sendFile(request, reply, variantOf(variant), {
+    'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type, variant.mime)),
+    // The content of a file id never changes, so neither does its thumbnail.
+    'cache-control': 'private, max-age=86400',
+  });
+}
+
 /** Multipart parser failures, in the spec's codes. */
 function fromMultipartError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
@@ -91,6 +128,81 @@ function fromMultipartError(error: unknown): unknown {
   return error;
 }
 
+const isFileField = (field: string): field is 'name' | 'description' => field === 'name' || field === 'description';
+
+/** The multipart parser, for a scope with upload routes: limits are set per request (uploadFromRequest). */
+export async function multipartUploads(app: FastifyInstance): Promise<void> {
+  await app.register(multipart, { throwFileSizeLimit: false });
+}
+
+/** What a front door adds to the upload form of the API: fields of its own, and a check before the file. */
+export interface UploadFormHooks {
+  /** Text fields beyond name and description that the front door reads itself, each as it arrives. */
+  extraFields?: Record<string, (value: string) => void>;
+  /** Runs just before the file's bytes are read; throws to refuse the upload. */
+  beforeFile?(): void;
+}
+
+/**
+ * An upload, the one way for every front door: a multipart body (parts file, name, description,
+ * in any order) streamed to disk under the actor's plan, then committed as the tag's file.
+ * Refused before its end, the connection is closed so the rest of the body is never read.
+ */
+export async function uploadFromRequest(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  actor: Actor,
+  tagId: string,
+  hooks: UploadFormHooks = {},
+): Promise<files.FileView> {
+  let received: files.ReceivedFile | undefined;
+  try {
+    if (!request.isMultipart()) {
+      throw new ApiError('unsupported_media_type', 'Send the file as multipart/form-data (parts: file, name, description)');
+    }
+    const target = await files.prepareUpload(ctx, actor, { tagId });
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > target.maxBytes + MULTIPART_OVERHEAD) throw fileTooLarge(target.maxBytes);
+    const fields: files.FileFields = {};
+    const parts = request.parts({
+      // One byte over the plan maximum reaches the size check, which answers at once.
+      limits: { fileSize: target.maxBytes + 1, files: 1, fields: 8, parts: 10, fieldSize: FIELD_BYTES, headerPairs: 100 },
+    });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file')
+          throw validationError(part.fieldname, `${part.fieldname} is not a known field; send the file as "file"`);
+        const originalName = files.originalNameOf(part.filename);
+        hooks.beforeFile?.();
+        received = await files.receiveFile(ctx, target, originalName, files.ruleForUpload(originalName), part.file);
+        continue;
+      }
+      const field = part.fieldname;
+      const readByCaller = hooks.extraFields && Object.hasOwn(hooks.extraFields, field) ? hooks.extraFields[field] : undefined;
+      if (!isFileField(field) && !readByCaller) throw validationError(field, `${field} is not a known field`);
+      if (typeof part.value !== 'string') throw validationError(field, `${field} must be text`);
+      if (part.valueTruncated) throw validationError(field, `${field} is too long`);
+      if (!isFileField(field)) {
+        readByCaller!(part.value);
+        continue;
+      }
+      if (fields[field] !== undefined) throw validationError(field, `${field} was sent twice`);
+      // Checked as soon as it arrives, so a bad name fails before the file is streamed.
+      fields[field] = field === 'name' ? requireValidName(part.value, 'name') : requireValidDescription(part.value);
+    }
+    if (!received) throw validationError('file', 'file is required');
+    return await files.commitUpload(ctx, target, received, fields);
+  } catch (error) {
+    // Refused before the body was read to its end: answer now and close the connection,
+    // so the rest of a large body is never read (Node would otherwise drain it).
+    if (!request.raw.complete) closeAfterResponse(request, reply);
+    throw fromMultipartError(error);
+  } finally {
+    await files.discardReceived(received);
+  }
+}
+
 /**
  * The files endpoints (DECISIONS.md "Files"). Uploads are streamed: the multipart parser is
  * scoped to this plugin and hands the file part over as a stream, never as a buffer.
@@ -102,7 +214,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       app.log.warn({ err: error }, 'could not sweep stale upload temp files');
     });
     // Limits are set per request from the caller's plan; these are only the outer bounds.
-    await app.register(multipart, { throwFileSizeLimit: false });
+    await multipartUploads(app);
 
     app.post(
       '/tags/:id/files',
@@ -117,46 +229,8 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        let received: files.ReceivedFile | undefined;
-        try {
-          if (!request.isMultipart()) {
-            throw new ApiError('unsupported_media_type', 'Send the file as multipart/form-data (parts: file, name, description)');
-          }
-          const target = await files.prepareUpload(ctx, request.actor, { tagId: request.params.id });
-          const declared = Number(request.headers['content-length']);
-          if (Number.isFinite(declared) && declared > target.maxBytes + MULTIPART_OVERHEAD) throw fileTooLarge(target.maxBytes);
-          const fields: files.FileFields = {};
-          const parts = request.parts({
-            // One byte over the plan maximum reaches the size check, which answers at once.
-            limits: { fileSize: target.maxBytes + 1, files: 1, fields: 8, parts: 10, fieldSize: FIELD_BYTES, headerPairs: 100 },
-          });
-          for await (const part of parts) {
-            if (part.type === 'file') {
-              if (part.fieldname !== 'file')
-                throw validationError(part.fieldname, `${part.fieldname} is not a known field; send the file as "file"`);
-              const originalName = files.originalNameOf(part.filename);
-              received = await files.receiveFile(ctx, target, originalName, files.ruleForUpload(originalName), part.file);
-              continue;
-            }
-            const field = part.fieldname;
-            if (field !== 'name' && field !== 'description') throw validationError(field, `${field} is not a known field`);
-            if (fields[field] !== undefined) throw validationError(field, `${field} was sent twice`);
-            if (typeof part.value !== 'string') throw validationError(field, `${field} must be text`);
-            if (part.valueTruncated) throw validationError(field, `${field} is too long`);
-            // Checked as soon as it arrives, so a bad name fails before the file is streamed.
-            fields[field] = field === 'name' ? requireValidName(part.value, 'name') : requireValidDescription(part.value);
-          }
-          if (!received) throw validationError('file', 'file is required');
-          const file = await files.commitUpload(ctx, target, received, fields);
-          return await reply.code(201).send({ success: true as const, data: file });
-        } catch (error) {
-          // Refused before the body was read to its end: answer now and close the connection,
-          // so the rest of a large body is never read (Node would otherwise drain it).
-          if (!request.raw.complete) closeAfterResponse(request, reply);
-          throw fromMultipartError(error);
-        } finally {
-          await files.discardReceived(received);
-        }
+        const file = await uploadFromRequest(ctx, request, reply, request.actor, request.params.id);
+        return reply.code(201).send({ success: true as const, data: file });
       },
     );
 
@@ -228,11 +302,6 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         const file = await files.requireFile(ctx, request.actor, { id: request.params.file_id });
         const query = request.query;
         const given = (['width', 'height', 'quality', 'format'] as const).filter((key) => query[key] !== undefined);
-        const countDownload = () => {
-          files
-            .recordDownload(ctx, file.id)
-            .catch((error: unknown) => request.log.warn({ err: error, file_id: file.id }, 'could not count a download'));
-        };
         if (given.length > 0) {
           const variant = await files.transformedVariant(ctx, file, { ...query, given });
           return sendFile(
@@ -243,19 +312,10 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
               'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type, variant.mime)),
               'cache-control': 'private, no-cache',
             },
-            countDownload,
+            () => countDownload(ctx, request, file),
           );
         }
-        return sendFile(
-          request,
-          reply,
-          blobOf(ctx, file),
-          {
-            'content-disposition': contentDisposition('attachment', downloadName(file.name, file.mime_type)),
-            'cache-control': 'private, no-cache',
-          },
-          countDownload,
-        );
+        return sendDownload(ctx, request, reply, file);
       },
     );
 
@@ -273,12 +333,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const file = await files.requireFile(ctx, request.actor, { id: request.params.file_id });
-        const variant = await files.thumbnail(ctx, file, request.query);
-        return sendFile(request, reply, variantOf(variant), {
-          'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type, variant.mime)),
-          // The content of a file id never changes, so neither does its thumbnail.
-          'cache-control': 'private, max-age=86400',
-        });
+        return sendThumbnail(ctx, request, reply, file, request.query);
       },
     );
 

@@ -85,6 +85,25 @@ export interface UploadTarget {
   storageLeft: number;
 }
 
+/** The file storage a tag's files count against: its account's usage in its environment, under the actor's plan. */
+export interface StorageUsage {
+  usedBytes: number;
+  limitBytes: number;
+  /** The plan's maximum for one file. */
+  maxFileBytes: number;
+}
+
+async function storageOf(ctx: ServiceContext, actor: Actor, tag: TagRow): Promise<StorageUsage> {
+  const plan = PLAN_LIMITS[actor.plan];
+  const usedBytes = await repo.storageUsed(ctx.db, accountOf(tag), tag.environment);
+  return { usedBytes, limitBytes: plan.storageBytes, maxFileBytes: plan.maxFileBytes };
+}
+
+/** The storage used and allowed where an upload to this tag would go (the dashboard's meter). */
+export async function storageUsage(ctx: ServiceContext, actor: Actor, { tagId }: { tagId: string }): Promise<StorageUsage> {
+  return storageOf(ctx, actor, await requireTag(ctx, actor, tagId));
+}
+
 export async function prepareUpload(
   ctx: ServiceContext,
   actor: Actor,
@@ -92,10 +111,9 @@ export async function prepareUpload(
 ): Promise<UploadTarget> {
   const tag = await requireTag(ctx, actor, tagIdOrShortId);
   requireWritable(tag, actor);
-  const plan = PLAN_LIMITS[actor.plan];
-  const used = await repo.storageUsed(ctx.db, accountOf(tag), tag.environment);
-  if (used >= plan.storageBytes) throw storageExceeded();
-  return { tag, maxBytes: plan.maxFileBytes, storageLimit: plan.storageBytes, storageLeft: plan.storageBytes - used };
+  const { usedBytes, limitBytes, maxFileBytes } = await storageOf(ctx, actor, tag);
+  if (usedBytes >= limitBytes) throw storageExceeded();
+  return { tag, maxBytes: maxFileBytes, storageLimit: limitBytes, storageLeft: limitBytes - usedBytes };
 }
 
 /** A file received and checked, waiting in a temp file to be committed or discarded. */

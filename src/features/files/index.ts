@@ -1,5 +1,15 @@
 /** Files attached to tags: what other features and the front doors may use. */
-export { fileRoutes, publicFileRoutes } from './files.routes.js';
+export {
+  fileRoutes,
+  multipartUploads,
+  publicFileRoutes,
+  sendDownload,
+  sendThumbnail,
+  uploadFromRequest,
+  type UploadFormHooks,
+} from './files.routes.js';
+export { fileTooLarge } from './ingest.js';
+export { isTransformable } from './images.js';
 export * from './files.service.js';
 export { IMAGE_MIME_TYPES } from './file-types.js';
 export { filesTagDependent } from './tag-dependent.js';
