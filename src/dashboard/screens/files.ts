@@ -12,7 +12,7 @@ import {
   updateFile,
   uploadFromRequest,
 } from '../../features/files/index.js';
-import { getTag, type TagView } from '../../features/tags/index.js';
+import type { TagView } from '../../features/tags/index.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import {
   field,
@@ -21,12 +21,14 @@ import {
   isConfirmed,
   pageContext,
   queryParam,
+  readOwn,
   requireUser,
   seeOther,
   sentence,
   type Screen,
 } from '../screen.js';
 import { askFirst } from './confirm.js';
+import { userTag } from './user-tag.js';
 import { CSRF_FIELD } from '../views/forms.js';
 import { renderFileEdit, renderFiles, type FileEditForm, type FilesPage } from '../views/files.js';
 import { tagPath } from '../views/tag-header.js';
@@ -55,19 +57,6 @@ const EDIT_FIELDS = new Set(['name', 'description']);
 type TagParams = { Params: { id: string } };
 type FileParams = { Params: { id: string; fileId: string } };
 
-/**
- * The dashboard reaches only the signed-in user's own tags and files: another account's answers
- * exactly as one that does not exist (the services say 403, meant for API keys).
- */
-async function own<T>(lookup: Promise<T>, what: string): Promise<T> {
-  try {
-    return await lookup;
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'forbidden') throw notFound(what);
-    throw error;
-  }
-}
-
 /** Whether the request is the page script's upload (it asks for JSON), not the plain form. */
 const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').includes('application/json');
 
@@ -77,11 +66,11 @@ const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').in
  * from the plain form; each file can be previewed, renamed, described, downloaded and deleted.
  */
 export const filesScreen: Screen = (app, context) => {
-  const tagOf = (user: SignedInUser, id: string) => own(getTag(context, actorOfUser(user), { id }), 'Tag');
+  const tagOf = (user: SignedInUser, id: string) => userTag(context, user, id);
 
   /** The user's file of this tag (404 for any other). */
   const fileOf = async (user: SignedInUser, tag: TagView, fileId: string) => {
-    const file = await own(requireFile(context, actorOfUser(user), { id: fileId }), 'File');
+    const file = await readOwn(requireFile(context, actorOfUser(user), { id: fileId }));
     if (file.tag_id !== tag.id) throw notFound('File');
     return file;
   };
