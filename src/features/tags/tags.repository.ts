@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { TagsTable } from '../../db/schema.js';
 import { afterCommit } from '../../db/transaction.js';
@@ -59,6 +60,8 @@ export type TagSort = 'created' | 'updated' | 'title';
 
 export interface TagListQuery {
   folderId?: string;
+  /** Only tags whose title contains this text, ignoring case. */
+  titleContains?: string;
   sort: TagSort;
   order: 'asc' | 'desc';
   limit: number;
@@ -68,6 +71,11 @@ export interface TagListQuery {
 export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
   let base = db.selectFrom('tags').where(inScope(scope));
   if (query.folderId) base = base.where('folder_id', '=', query.folderId);
+  if (query.titleContains) {
+    // LIKE's wildcards in the text are matched literally.
+    const pattern = `%${query.titleContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) => eb(eb.fn('lower', ['title']), 'like', sql<string>`${pattern} escape '\\'`));
+  }
   const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
   let page = base.select(['id', 'short_id', 'title', 'folder_id', 'read_permission', 'write_permission', 'created_at', 'updated_at']);
   // The id breaks ties so pages never overlap; ids sort in creation order.
@@ -75,6 +83,18 @@ export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
   else if (query.sort === 'updated') page = page.orderBy('updated_at', query.order);
   const rows = await page.orderBy('id', query.order).limit(query.limit).offset(query.offset).execute();
   return { total: Number(total), rows };
+}
+
+/** How many tags of the scope each folder holds (folders holding none are absent). */
+export async function countTagsByFolder(db: Db, scope: Scope): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('tags')
+    .select(['folder_id', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where(inScope(scope))
+    .where('folder_id', 'is not', null)
+    .groupBy('folder_id')
+    .execute();
+  return new Map(rows.map((row) => [row.folder_id!, Number(row.count)]));
 }
 
 export function countTagsInFolder(db: Db, folderId: string) {
