@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
+import { ApiError } from '../errors.js';
 import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/accounts/index.js';
 import { cookieOptions, csrfToken, securityHeaders, setCookie } from './security.js';
 import type { SignInThrottle } from './throttle.js';
@@ -110,4 +111,17 @@ export async function signInAndRedirect(
   const { token } = await startSession(context, userId);
   setCookie(reply, SESSION_COOKIE, token, cookieOptions(context.secure, SESSION_ABSOLUTE_MS / 1000));
   return seeOther(reply, location);
+}
+
+/**
+ * A read of one record as the user. The services answer 403 for a record of another account
+ * (an API key learns it exists); the dashboard answers exactly as for one that does not exist.
+ */
+export async function readOwn<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'forbidden') throw new ApiError('not_found', error.message);
+    throw error;
+  }
 }
