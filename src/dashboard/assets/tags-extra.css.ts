@@ -27,9 +27,14 @@ export const TAGS_EXTRA_CSS = `
 .candidate-list li { display: flex; justify-content: space-between; align-items: center; gap: 1rem; padding: 0.3rem 0;
   border-bottom: 1px solid var(--line); }
 .candidate-list li:last-child { border-bottom: 0; }
+.candidate-list .checkbox { font-family: inherit; font-size: 1rem; font-weight: 400; min-width: 0; overflow-wrap: anywhere; }
 .candidate-list .muted { font-size: 0.85rem; white-space: nowrap; }
 .danger-zone { margin-top: 1.5rem; padding-top: 1.25rem; border-top: 1px solid var(--line); }
 .danger-zone h3 { margin: 0 0 0.25rem; font-size: 1rem; }
+.example { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; overflow-x: auto;
+  font-size: 0.9rem; margin: 0 0 1rem; }
+.created-list { margin: 0; padding-left: 1.25rem; display: grid; gap: 0.35rem; }
+.created-list code { margin-left: 0.35rem; }
 .alert ul { margin: 0.5rem 0 0; padding-left: 1.25rem; }
 .alert p { margin: 0; }
 `;

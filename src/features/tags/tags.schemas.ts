@@ -58,8 +58,11 @@ export const TagCreateBody = Type.Object({ title: tagInputProperties.title, ...o
 
 export const TagUpdateBody = Type.Object(optional(tagInputProperties), { additionalProperties: false });
 
+/** Tags one batch request may create. */
+export const MAX_BATCH_TAGS = 100;
+
 export const TagBatchBody = Type.Object(
-  { tags: Type.Array(TagCreateBody, { minItems: 1, maxItems: 100 }) },
+  { tags: Type.Array(TagCreateBody, { minItems: 1, maxItems: MAX_BATCH_TAGS }) },
   { additionalProperties: false },
 );
 
