@@ -10,8 +10,11 @@ export function CsrfField({ token }: { token: string }) {
 export interface FieldProps {
   name: string;
   label: string;
-  type?: 'email' | 'password' | 'text';
+  type?: 'email' | 'password' | 'text' | 'number' | 'color';
   autocomplete: string;
+  /** Bounds of a number field. */
+  min?: number;
+  max?: number;
   value?: string;
   hint?: string;
   /** The message shown under the field; marks it invalid for assistive technology. */
@@ -43,7 +46,7 @@ function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?:
 }
 
 /** One labelled input with its hint and error, linked by aria-describedby. */
-export function Field({ name, label, type = 'text', autocomplete, value, hint, error, autofocus }: FieldProps) {
+export function Field({ name, label, type = 'text', autocomplete, value, hint, error, autofocus, min, max }: FieldProps) {
   const id = `field-${name}`;
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
@@ -51,8 +54,10 @@ export function Field({ name, label, type = 'text', autocomplete, value, hint, e
       <input
         id={id}
         name={name}
-        // The input's attribute types differ per type; all three take the same attributes here.
+        // The input's attribute types differ per type; all of them take the same attributes here.
         type={type as 'text'}
+        min={min}
+        max={max}
         autocomplete={autocomplete}
         value={value}
         required
