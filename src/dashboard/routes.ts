@@ -13,13 +13,14 @@ import { keysScreen } from './screens/keys.js';
 import { organizationsScreen } from './screens/organizations.js';
 import { signInScreens } from './screens/sign-in.js';
 import { tagImportScreen } from './screens/tag-import.js';
+import { tagQrScreen } from './screens/tag-qr.js';
 import { cookieOptions, CSRF_COOKIE, csrfTokenMatches, isSameOrigin, newPreSessionValue, setCookie } from './security.js';
 import { SignInThrottle } from './throttle.js';
 import { CSRF_FIELD } from './views/forms.js';
 import { renderMessage } from './views/message.js';
 
 /** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
-const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen, foldersScreen, tagImportScreen];
+const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen, foldersScreen, tagImportScreen, tagQrScreen];
 
 const FORM_BODY_LIMIT = 16 * 1024;
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { DASHBOARD_CSS, ICON_SVG } from './dashboard.css.js';
 import { DASHBOARD_JS } from './dashboard.js.js';
+import { TAG_QR_JS } from './tag-qr.js.js';
 import { TAGS_EXTRA_CSS } from './tags-extra.css.js';
 
 /** A file the dashboard serves under /dashboard/assets/: its name, media type and text. */
@@ -24,6 +25,7 @@ export function dashboardAssets(): Asset[] {
     { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS + TAGS_EXTRA_CSS },
     { name: 'dashboard.js', type: 'text/javascript', body: DASHBOARD_JS },
     { name: 'htmx.min.js', type: 'text/javascript', body: fromPackage('htmx.org/dist/htmx.min.js') },
+    { name: 'tag-qr.js', type: 'text/javascript', body: TAG_QR_JS },
     { name: 'icon.svg', type: 'image/svg+xml', body: ICON_SVG },
   ];
 }

@@ -31,10 +31,20 @@ export const TAGS_EXTRA_CSS = `
 .candidate-list .muted { font-size: 0.85rem; white-space: nowrap; }
 .danger-zone { margin-top: 1.5rem; padding-top: 1.25rem; border-top: 1px solid var(--line); }
 .danger-zone h3 { margin: 0 0 0.25rem; font-size: 1rem; }
+.card .table-wrap + p { margin-top: 1.25rem; }
 .example { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; overflow-x: auto;
   font-size: 0.9rem; margin: 0 0 1rem; }
 .created-list { margin: 0; padding-left: 1.25rem; display: grid; gap: 0.35rem; }
 .created-list code { margin-left: 0.35rem; }
+.qr-grid { grid-template-columns: minmax(min(100%, 18rem), 1fr) minmax(min(100%, 20rem), 1.2fr); }
+.qr-preview figure { margin: 0; display: grid; gap: 1rem; justify-items: center; text-align: center; }
+.qr-frame { display: grid; place-items: center; width: 100%; min-height: 16rem; padding: 1.25rem; border-radius: var(--radius);
+  background: repeating-conic-gradient(var(--bg) 0% 25%, var(--surface) 0% 50%) 50% / 20px 20px; border: 1px solid var(--line); }
+.qr-frame img { width: min(100%, 15rem); height: auto; image-rendering: pixelated; border-radius: 4px; box-shadow: var(--shadow); }
+.qr-preview figcaption { color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
+.qr-preview figcaption a { color: inherit; }
+.qr-colours { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+.field input[type="color"] { padding: 0.25rem; height: 2.75rem; cursor: pointer; }
 .alert ul { margin: 0.5rem 0 0; padding-left: 1.25rem; }
 .alert p { margin: 0; }
 `;

@@ -20,16 +20,13 @@ const COLUMN_HELP: Record<(typeof CSV_COLUMNS)[number], { meaning: string; examp
   access_logging: { meaning: 'Optional. Keep an access log: true or false (default); yes/no and 1/0 work too.', example: 'false' },
 };
 
-const JSON_EXAMPLE = JSON.stringify(
-  {
-    tags: [
-      { title: 'Welcome desk', content: '<p>Ask us anything.</p>' },
-      { title: 'Room 101', content: [{ type: 'text', content: 'Projector and 12 seats.' }], access_logging: true },
-    ],
-  },
-  null,
-  2,
-);
+/** A batch body, one tag a line (readable, and the same JSON). */
+const JSON_EXAMPLE = `{
+  "tags": [
+    { "title": "Welcome desk", "content": "<p>Ask us anything.</p>" },
+    { "title": "Room 101", "content": [{ "type": "text", "content": "12 seats." }], "access_logging": true }
+  ]
+}`;
 
 function Created({ tags }: { tags: ReadonlyArray<{ id: string; title: string }> }) {
   return (
