@@ -20,7 +20,16 @@ import { CSRF_FIELD } from './views/forms.js';
 import { renderMessage } from './views/message.js';
 
 /** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
-const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen, foldersScreen, tagImportScreen, tagQrScreen];
+const SCREENS: Screen[] = [
+  signInScreens,
+  homeScreen,
+  keysScreen,
+  organizationsScreen,
+  accountScreen,
+  foldersScreen,
+  tagImportScreen,
+  tagQrScreen,
+];
 
 const FORM_BODY_LIMIT = 16 * 1024;
 

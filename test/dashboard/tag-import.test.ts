@@ -43,9 +43,11 @@ describe('dashboard tag import', () => {
 
   /** The rows of the Problems table: [row, field, problem]. */
   const problemRows = (html: string) =>
-    [...html.matchAll(/<tr><th scope="row" data-label="(?:Row|Item)">(\d+)<\/th><td data-label="Field">(.*?)<\/td><td data-label="Problem">(.*?)<\/td><\/tr>/g)].map(
-      (m) => [Number(m[1]), m[2]!.replace(/<[^>]+>/g, ''), m[3]!],
-    );
+    [
+      ...html.matchAll(
+        /<tr><th scope="row" data-label="(?:Row|Item)">(\d+)<\/th><td data-label="Field">(.*?)<\/td><td data-label="Problem">(.*?)<\/td><\/tr>/g,
+      ),
+    ].map((m) => [Number(m[1]), m[2]!.replace(/<[^>]+>/g, ''), m[3]!]);
 
   it('imports a CSV of 3 rows from the browser, and a bad CSV creates none and shows each row’s problems', async () => {
     const folder = await folders.createFolder(t.services, actor(alice), { name: 'Lobby' });
@@ -111,7 +113,12 @@ describe('dashboard tag import', () => {
 
   it('imports the JSON batch body or an array, pasted, with the schema’s and the service’s problems per item', async () => {
     const jar = await signInHttp(t, bob.email);
-    const body = { tags: [{ title: 'From JSON', content: [{ type: 'text', content: 'Hello' }] }, { title: 'Second', access_logging: true }] };
+    const body = {
+      tags: [
+        { title: 'From JSON', content: [{ type: 'text', content: 'Hello' }] },
+        { title: 'Second', access_logging: true },
+      ],
+    };
     const ok = await postImport(jar, { text: JSON.stringify(body) });
     expect(ok.status, ok.text.slice(0, 500)).toBe(200);
     expect(ok.text).toContain('2 tags created.');

@@ -21,7 +21,13 @@ function readPng(bytes: Buffer) {
   // The finder pattern's outer ring starts right after the 4-cell quiet zone: a foreground pixel.
   const cell = png.width / (decoded ? decoded.version * 4 + 17 + 8 : 1);
   const inside = Math.floor(cell * 4 + cell / 2);
-  return { width: png.width, height: png.height, background: hex(0), foreground: hex((inside * png.width + inside) * 4), text: decoded?.data };
+  return {
+    width: png.width,
+    height: png.height,
+    background: hex(0),
+    foreground: hex((inside * png.width + inside) * 4),
+    text: decoded?.data,
+  };
 }
 
 /** The QR page of one tag: preview, options, PNG and SVG downloads that decode to the scan address. */

@@ -36,7 +36,7 @@ export const TAGS_EXTRA_CSS = `
   font-size: 0.9rem; margin: 0 0 1rem; }
 .created-list { margin: 0; padding-left: 1.25rem; display: grid; gap: 0.35rem; }
 .created-list code { margin-left: 0.35rem; }
-.qr-grid { grid-template-columns: minmax(min(100%, 18rem), 1fr) minmax(min(100%, 20rem), 1.2fr); }
+@media (min-width: 60rem) { .qr-grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1.2fr); } }
 .qr-preview figure { margin: 0; display: grid; gap: 1rem; justify-items: center; text-align: center; }
 .qr-frame { display: grid; place-items: center; width: 100%; min-height: 16rem; padding: 1.25rem; border-radius: var(--radius);
   background: repeating-conic-gradient(var(--bg) 0% 25%, var(--surface) 0% 50%) 50% / 20px 20px; border: 1px solid var(--line); }

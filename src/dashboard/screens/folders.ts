@@ -3,7 +3,19 @@ import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js
 import { createFolder, deleteFolder, getFolder, listFolders, updateFolder, type FolderView } from '../../features/folders/index.js';
 import { countTagsByFolder, listTags, updateTag } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
-import { field, fields, html, isConfirmed, pageContext, queryParam, readOwn, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import {
+  field,
+  fields,
+  html,
+  isConfirmed,
+  pageContext,
+  queryParam,
+  readOwn,
+  requireUser,
+  seeOther,
+  sentence,
+  type Screen,
+} from '../screen.js';
 import { askFirst } from './confirm.js';
 import { renderFolder, renderFolders, type FolderPage, type FoldersPage, type MoveResult } from '../views/folders.js';
 
@@ -49,7 +61,13 @@ const folderPath = (id: string) => `/dashboard/folders/${encodeURIComponent(id)}
  * under another folder, delete (only an empty one: the service refuses the others).
  */
 export const foldersScreen: Screen = (app, context) => {
-  const foldersPage = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: Partial<FoldersPage>, status = 200) => {
+  const foldersPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: SignedInUser,
+    page: Partial<FoldersPage>,
+    status = 200,
+  ) => {
     const [folders, counts] = await Promise.all([allFolders(context, user), countTagsByFolder(context, actorOfUser(user))]);
     const view = { ...pageContext(context, request), path: '/dashboard/folders', user };
     return html(reply, status, renderFolders(view, { folders, counts, ...page }));
@@ -182,17 +200,21 @@ export const foldersScreen: Screen = (app, context) => {
   });
 
   // Moving one tag out: to no folder or to another folder.
-  app.post<{ Params: { id: string; tagId: string } }>('/folders/:id/tags/:tagId/move', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
-    const folder = await findFolder(user, request.params.id);
-    const target = field(request.body, 'folder_id');
-    try {
-      await readOwn(updateTag(context, actorOfUser(user), { id: request.params.tagId, folder_id: target || null }));
-      return seeOther(reply, `${folderPath(folder.id)}?done=moved`);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) throw error;
-      return folderPage(request, reply, user, folder, { moveError: sentence(error.message) }, 400);
-    }
-  });
+  app.post<{ Params: { id: string; tagId: string } }>(
+    '/folders/:id/tags/:tagId/move',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (!user) return reply;
+      const folder = await findFolder(user, request.params.id);
+      const target = field(request.body, 'folder_id');
+      try {
+        await readOwn(updateTag(context, actorOfUser(user), { id: request.params.tagId, folder_id: target || null }));
+        return seeOther(reply, `${folderPath(folder.id)}?done=moved`);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) throw error;
+        return folderPage(request, reply, user, folder, { moveError: sentence(error.message) }, 400);
+      }
+    },
+  );
 };

@@ -71,7 +71,8 @@ export const tagImportScreen: Screen = (app, context) => {
       const text = file ? file.toString('utf8') : field(request.body, 'text');
       const refuse = (fileError: string) => importPage(request, reply, user, { fileError, text: file ? '' : text }, 400);
       if (!text.trim()) return refuse('Choose a CSV or JSON file, or paste its text.');
-      if ((file?.length ?? Buffer.byteLength(text)) > MAX_IMPORT_BYTES) return refuse('The file is over 1 MB: split it into several files.');
+      if ((file?.length ?? Buffer.byteLength(text)) > MAX_IMPORT_BYTES)
+        return refuse('The file is over 1 MB: split it into several files.');
 
       const read = readImportFile(text);
       if ('fileError' in read) return refuse(read.fileError);

@@ -1,7 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
 import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js';
-import { QR_MAX_SIZE, QR_MIN_SIZE, qrImage, QrQuery, recordQrGenerated, requireTag, scanUrl, toTagView, type QrOptions, type TagRow } from '../../features/tags/index.js';
+import {
+  QR_MAX_SIZE,
+  QR_MIN_SIZE,
+  qrImage,
+  QrQuery,
+  recordQrGenerated,
+  requireTag,
+  scanUrl,
+  toTagView,
+  type QrOptions,
+  type TagRow,
+} from '../../features/tags/index.js';
 import { html, pageContext, readOwn, requireUser, type Screen } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { renderTagQr, type QrFormValues } from '../views/tag-qr.js';
@@ -21,7 +32,11 @@ type QrRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<st
  * schema), with the API's defaults for those absent. A colour may come with its '#' (what a
  * colour input sends).
  */
-function readQrOptions(query: Record<string, string | undefined>): { values: QrFormValues; options?: QrOptions; errors: Record<string, string> } {
+function readQrOptions(query: Record<string, string | undefined>): {
+  values: QrFormValues;
+  options?: QrOptions;
+  errors: Record<string, string>;
+} {
   const given = Object.fromEntries(
     (['format', 'size', 'color', 'background'] as const)
       .filter((name) => query[name] !== undefined && query[name] !== '')
@@ -40,7 +55,12 @@ function readQrOptions(query: Record<string, string | undefined>): { values: QrF
     if (name in OPTION_ERRORS) errors[name] = OPTION_ERRORS[name];
   }
   if (Object.keys(errors).length > 0) return { values, errors };
-  const options: QrOptions = { format: values.format as QrOptions['format'], size: Number(values.size), color: values.color, background: values.background };
+  const options: QrOptions = {
+    format: values.format as QrOptions['format'],
+    size: Number(values.size),
+    color: values.color,
+    background: values.background,
+  };
   return { values, options, errors };
 }
 
@@ -54,7 +74,10 @@ export const tagQrScreen: Screen = (app, context) => {
     html(
       reply,
       form.options ? 200 : 400,
-      renderTagQr({ ...pageContext(context, request), user }, { tag: toTagView(context.config, tag), scanUrl: scanUrl(context.config, tag), ...form }),
+      renderTagQr(
+        { ...pageContext(context, request), user },
+        { tag: toTagView(context.config, tag), scanUrl: scanUrl(context.config, tag), ...form },
+      ),
     );
 
   /** The tag, for its signed-in owner: another account's answers as a missing one (404). */

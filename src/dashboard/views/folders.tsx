@@ -83,7 +83,15 @@ function TagCount({ count }: { count: number }) {
 }
 
 /** The folders under `parent` (null: the top level), each with its own subtree. */
-function FolderTree({ folders, counts, parent }: { folders: readonly FolderView[]; counts: ReadonlyMap<string, number>; parent: string | null }) {
+function FolderTree({
+  folders,
+  counts,
+  parent,
+}: {
+  folders: readonly FolderView[];
+  counts: ReadonlyMap<string, number>;
+  parent: string | null;
+}) {
   const children = folders.filter((folder) => folder.parent_id === parent).sort((a, b) => a.name.localeCompare(b.name));
   if (children.length === 0) return null;
   return (
@@ -187,11 +195,7 @@ function TagRow({ csrf, page, tag }: { csrf: string; page: FolderPage; tag: TagI
         <When at={tag.updated_at} />
       </td>
       <td data-label="Move to" class="cell-actions">
-        <form
-          method="post"
-          action={`${folderHref(page.folder.id)}/tags/${encodeURIComponent(tag.id)}/move`}
-          class="inline-form move-form"
-        >
+        <form method="post" action={`${folderHref(page.folder.id)}/tags/${encodeURIComponent(tag.id)}/move`} class="inline-form move-form">
           <CsrfField token={csrf} />
           <SelectField
             name="folder_id"
@@ -214,9 +218,7 @@ function MoveResults({ results }: { results: readonly MoveResult[] }) {
   const refused = results.filter((result) => result.error);
   return (
     <>
-      {moved.length > 0 && (
-        <Alert kind="success">{moved.length === 1 ? '1 tag moved here.' : `${moved.length} tags moved here.`}</Alert>
-      )}
+      {moved.length > 0 && <Alert kind="success">{moved.length === 1 ? '1 tag moved here.' : `${moved.length} tags moved here.`}</Alert>}
       {refused.length > 0 && (
         <Alert kind="error">
           <p>{refused.length === 1 ? '1 tag was not moved:' : `${refused.length} tags were not moved:`}</p>
@@ -297,7 +299,11 @@ export function renderFolder(context: Context, page: FolderPage): string {
     <>
       <PageHead
         title={folder.name}
-        lead={paths.get(folder.id) === folder.name ? 'A top-level folder.' : `In ${paths.get(folder.id)!.split(' / ').slice(0, -1).join(' / ')}.`}
+        lead={
+          paths.get(folder.id) === folder.name
+            ? 'A top-level folder.'
+            : `In ${paths.get(folder.id)!.split(' / ').slice(0, -1).join(' / ')}.`
+        }
         back={{ href: '/dashboard/folders', label: 'Folders' }}
       />
       {page.notice && <Alert kind="success">{page.notice}</Alert>}

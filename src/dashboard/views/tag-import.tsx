@@ -13,7 +13,10 @@ export type ImportResult =
 
 const COLUMN_HELP: Record<(typeof CSV_COLUMNS)[number], { meaning: string; example: string }> = {
   title: { meaning: 'Required. 1–255 characters.', example: 'Welcome desk' },
-  content: { meaning: 'Optional. Text or HTML, sanitized and kept as one HTML block, as the API does.', example: '<p>Ask us anything.</p>' },
+  content: {
+    meaning: 'Optional. Text or HTML, sanitized and kept as one HTML block, as the API does.',
+    example: '<p>Ask us anything.</p>',
+  },
   folder_id: { meaning: 'Optional. One of your folders (fld_…); empty for none.', example: 'fld_…' },
   read: { meaning: 'Optional. Who may view the page: public (default) or private.', example: 'public' },
   write: { meaning: 'Optional. Who may change the tag: owner (default).', example: 'owner' },
@@ -50,8 +53,8 @@ function Problems({ kind, problems }: { kind: 'csv' | 'json'; problems: readonly
   return (
     <section class="card" aria-labelledby="problems-heading">
       <Alert kind="error">
-        Nothing was imported: {rows === 1 ? `1 ${unit.toLowerCase()} has` : `${rows} ${unit.toLowerCase()}s have`} problems. Correct
-        the file and import it again; all its tags are created together or none.
+        Nothing was imported: {rows === 1 ? `1 ${unit.toLowerCase()} has` : `${rows} ${unit.toLowerCase()}s have`} problems. Correct the
+        file and import it again; all its tags are created together or none.
       </Alert>
       <h2 id="problems-heading">Problems</h2>
       {kind === 'csv' && <p class="field-hint">Rows are numbered as in a spreadsheet: the header is row 1.</p>}
@@ -116,8 +119,8 @@ function FormatHelp() {
         </a>
       </div>
       <p>
-        <strong>CSV:</strong> a header line naming the columns (any order; only <code>title</code> is required), then one tag per
-        row. Empty cells take the API’s defaults.
+        <strong>CSV:</strong> a header line naming the columns (any order; only <code>title</code> is required), then one tag per row. Empty
+        cells take the API’s defaults.
       </p>
       <DataTable headings={['Column', 'Meaning', 'Example']}>
         {CSV_COLUMNS.map((column) => (
