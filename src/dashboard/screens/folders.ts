@@ -15,6 +15,7 @@ import {
   seeOther,
   sentence,
   type Screen,
+  type ScreenContext,
 } from '../screen.js';
 import { askFirst } from './confirm.js';
 import { renderFolder, renderFolders, type FolderPage, type FoldersPage, type MoveResult } from '../views/folders.js';
@@ -36,7 +37,7 @@ const NOTICES: Record<string, string> = {
 const FOLDER_FIELDS = new Set(['name', 'parent_id']);
 
 /** Every folder of the user, for the tree and the parent choices. */
-async function allFolders(context: Parameters<Screen>[1], user: SignedInUser): Promise<FolderView[]> {
+async function allFolders(context: ScreenContext, user: SignedInUser): Promise<FolderView[]> {
   const folders: FolderView[] = [];
   for (let offset = 0; ; offset += FOLDER_PAGE) {
     const page = await listFolders(context, actorOfUser(user), { limit: FOLDER_PAGE, offset });

@@ -1,6 +1,6 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import type { FolderView } from '../../features/folders/index.js';
-import { Alert, ConfirmButton, CsrfField, Field, SelectField, type Option } from './forms.js';
+import { Alert, ConfirmButton, CsrfField, Field, SelectField, SubmitButton, type Option } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
 import { DataTable, Pager, When } from './table.js';
 
@@ -173,9 +173,7 @@ export function renderFolders(context: Context, page: FoldersPage): string {
             <CsrfField token={context.csrf} />
             <FolderFields form={form} folders={page.folders} />
             <div class="actions">
-              <button type="submit" class="button button-primary">
-                Create Folder
-              </button>
+              <SubmitButton>Create Folder</SubmitButton>
             </div>
           </form>
         </section>
@@ -278,9 +276,7 @@ function MoveHere({ csrf, page }: { csrf: string; page: FolderPage }) {
             )}
           </fieldset>
           <div class="actions">
-            <button type="submit" class="button button-primary">
-              Move Selected Here
-            </button>
+            <SubmitButton>Move Selected Here</SubmitButton>
           </div>
         </form>
       )}
@@ -337,9 +333,7 @@ export function renderFolder(context: Context, page: FolderPage): string {
             <CsrfField token={context.csrf} />
             <FolderFields form={form} folders={page.folders} except={folder.id} />
             <div class="actions">
-              <button type="submit" class="button button-primary">
-                Save Folder
-              </button>
+              <SubmitButton>Save Folder</SubmitButton>
             </div>
           </form>
           <div class="danger-zone">

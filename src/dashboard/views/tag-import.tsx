@@ -1,6 +1,6 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import { CSV_COLUMNS, MAX_IMPORT_TAGS, type ImportProblem } from '../screens/tag-import-file.js';
-import { Alert, CsrfField, TextAreaField } from './forms.js';
+import { Alert, CsrfField, SubmitButton, TextAreaField } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
 import { DataTable } from './table.js';
 import { tagPath } from './tag-header.js';
@@ -100,9 +100,7 @@ function UploadForm({ csrf, result }: { csrf: string; result?: ImportResult }) {
         </div>
         <TextAreaField name="text" label="Or paste CSV or JSON" value={text} hint="Used when no file is chosen." />
         <div class="actions">
-          <button type="submit" class="button button-primary">
-            Import Tags
-          </button>
+          <SubmitButton>Import Tags</SubmitButton>
         </div>
       </form>
     </section>

@@ -1,6 +1,6 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import { QR_MAX_SIZE, QR_MIN_SIZE, type TagView } from '../../features/tags/index.js';
-import { Alert, Field, SelectField } from './forms.js';
+import { Alert, Field, SelectField, SubmitButton } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
 import { TagHeader, tagPath } from './tag-header.js';
 
@@ -95,9 +95,7 @@ export function renderTagQr(context: PageContext & { user: SignedInUser }, page:
             <SelectField name="format" label="Format" options={FORMATS} value={values.format} error={errors.format} />
             <p class="field-hint">Keep a dark foreground on a light background with strong contrast, or scanners may fail.</p>
             <div class="actions">
-              <button type="submit" class="button button-primary" id="qr-download">
-                Download
-              </button>
+              <SubmitButton>Download</SubmitButton>
             </div>
           </form>
         </section>
