@@ -18,10 +18,10 @@ export const TAGS_EXTRA_CSS = `
 .move-form { display: flex; gap: 0.5rem; align-items: center; }
 .move-form .field { margin: 0; }
 .move-form select { min-width: 10rem; }
-.search-form { display: grid; gap: 0.35rem; margin-bottom: 1rem; }
+.search-form { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.35rem; margin-bottom: 1rem; }
 .search-form label { font-weight: 600; font-size: 0.95rem; }
 .search-row { display: flex; gap: 0.5rem; }
-.search-row input { font: inherit; color: var(--fg); background: var(--surface); border: 1px solid var(--line); border-radius: 8px;
+.search-row input { font: inherit; width: 0; color: var(--fg); background: var(--surface); border: 1px solid var(--line); border-radius: 8px;
   padding: 0.6rem 0.75rem; min-height: 2.75rem; flex: 1; min-width: 0; }
 .candidate-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.25rem; max-height: 22rem; overflow-y: auto; }
 .candidate-list li { display: flex; justify-content: space-between; align-items: center; gap: 1rem; padding: 0.3rem 0;

@@ -20,6 +20,9 @@ import {
 import { askFirst } from './confirm.js';
 import { renderFolder, renderFolders, type FolderPage, type FoldersPage, type MoveResult } from '../views/folders.js';
 
+/** Folders are part of the Tags section: its nav item is the current one on their pages. */
+const SECTION = '/dashboard/tags';
+
 /** Tags per page of a folder's list, and candidates shown by the "Move tags here" search. */
 const TAGS_PER_PAGE = 50;
 const CANDIDATES = 50;
@@ -70,7 +73,7 @@ export const foldersScreen: Screen = (app, context) => {
     status = 200,
   ) => {
     const [folders, counts] = await Promise.all([allFolders(context, user), countTagsByFolder(context, actorOfUser(user))]);
-    const view = { ...pageContext(context, request), path: '/dashboard/folders', user };
+    const view = { ...pageContext(context, request), path: SECTION, user };
     return html(reply, status, renderFolders(view, { folders, counts, ...page }));
   };
 
@@ -96,7 +99,7 @@ export const foldersScreen: Screen = (app, context) => {
       }),
       listTags(context, actor, { titleContains: search, sort: 'title', order: 'asc', limit: CANDIDATES, offset: 0 }),
     ]);
-    const view = { ...pageContext(context, request), path: folderPath(folder.id), user };
+    const view = { ...pageContext(context, request), path: SECTION, user };
     return html(
       reply,
       status,
@@ -158,7 +161,7 @@ export const foldersScreen: Screen = (app, context) => {
     if (!user) return reply;
     const folder = await findFolder(user, request.params.id);
     if (!isConfirmed(request.body)) {
-      return askFirst(context, request, reply, user, '/dashboard/folders', {
+      return askFirst(context, request, reply, user, SECTION, {
         title: `Delete “${folder.name}”?`,
         text: 'Only an empty folder can be deleted: move its tags and folders out first. This cannot be undone.',
         action: `${folderPath(folder.id)}/delete`,
