@@ -45,6 +45,7 @@ export const TAGS_EXTRA_CSS = `
 .qr-preview figcaption a { color: inherit; }
 .qr-colours { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 .field input[type="color"] { padding: 0.25rem; height: 2.75rem; cursor: pointer; }
+.how-list { margin: 0; padding-left: 1.1rem; display: grid; gap: 0.75rem; }
 .alert ul { margin: 0.5rem 0 0; padding-left: 1.25rem; }
 .alert p { margin: 0; }
 `;

@@ -79,7 +79,7 @@ function UploadForm({ csrf, result }: { csrf: string; result?: ImportResult }) {
   return (
     <section class="card" aria-labelledby="upload-heading">
       <h2 id="upload-heading">Import a file</h2>
-      <form method="post" action="/dashboard/tags/import" enctype="multipart/form-data" class="stack form-narrow">
+      <form method="post" action="/dashboard/tags/import" enctype="multipart/form-data" class="stack">
         <CsrfField token={csrf} />
         <div class={fileError ? 'field field-invalid' : 'field'}>
           <label for="field-file">CSV or JSON file</label>
@@ -103,6 +103,27 @@ function UploadForm({ csrf, result }: { csrf: string; result?: ImportResult }) {
           <SubmitButton>Import Tags</SubmitButton>
         </div>
       </form>
+    </section>
+  );
+}
+
+function HowItWorks() {
+  return (
+    <section class="card" aria-labelledby="how-heading">
+      <h2 id="how-heading">How it works</h2>
+      <ul class="how-list">
+        <li>
+          <strong>{`Up to ${MAX_IMPORT_TAGS} tags and 1 MB`}</strong> per file, as CSV or as the API’s JSON batch body.
+        </li>
+        <li>
+          <strong>All or nothing.</strong> Every row is checked first; if any has a problem, none is created and each problem is listed with
+          its row.
+        </li>
+        <li>
+          <strong>Start from the example</strong>: <a href="/dashboard/tags/import/example.csv">tags-example.csv</a> opens in any
+          spreadsheet.
+        </li>
+      </ul>
     </section>
   );
 }
@@ -162,7 +183,10 @@ export function renderTagImport(context: PageContext & { user: SignedInUser }, r
       </header>
       {result && 'created' in result && <Created tags={result.created} />}
       {result && 'problems' in result && <Problems kind={result.kind} problems={result.problems} />}
-      <UploadForm csrf={context.csrf} result={result} />
+      <div class="grid grid-wide-first">
+        <UploadForm csrf={context.csrf} result={result} />
+        <HowItWorks />
+      </div>
       <FormatHelp />
     </>,
   );
