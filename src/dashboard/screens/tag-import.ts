@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.js';
 import { field, html, pageContext, requireUser, sentence, type Screen } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { renderTagImport, type ImportResult } from '../views/tag-import.js';
-import { EXAMPLE_CSV, MAX_IMPORT_BYTES, readImportFile, type ImportProblem } from './tag-import-file.js';
+import { EXAMPLE_CSV, MAX_IMPORT_BYTES, readImportFile, type ImportProblem } from '../tag-import-file.js';
 
 /** CSV columns named differently from the API field a service error names. */
 const CSV_FIELD_NAMES: Record<string, string> = { 'permissions.read': 'read', 'permissions.write': 'write' };
@@ -56,6 +56,8 @@ export const tagImportScreen: Screen = (app, context) => {
   });
 
   // The upload is multipart: the parser is registered in a scope of its own around this one route.
+  // It reads the (bounded) body in preValidation, so the dashboard's CSRF check (preHandler)
+  // sees the form token among the fields, as with every other form.
   app.register(async (scope) => {
     await scope.register(multipart, {
       attachFieldsToBody: 'keyValues',
@@ -69,10 +71,13 @@ export const tagImportScreen: Screen = (app, context) => {
       if (!user) return reply;
       const file = uploaded(request.body);
       const text = file ? file.toString('utf8') : field(request.body, 'text');
-      const refuse = (fileError: string) => importPage(request, reply, user, { fileError, text: file ? '' : text }, 400);
+      // Pasted text goes back into its field with the answer, unless it is too large to.
+      const pasted = file ? '' : text;
+      const refuse = (fileError: string, keep = pasted) => importPage(request, reply, user, { fileError, text: keep }, 400);
       if (!text.trim()) return refuse('Choose a CSV or JSON file, or paste its text.');
-      if ((file?.length ?? Buffer.byteLength(text)) > MAX_IMPORT_BYTES)
-        return refuse('The file is over 1 MB: split it into several files.');
+      if ((file?.length ?? Buffer.byteLength(text)) > MAX_IMPORT_BYTES) {
+        return refuse(`The file is over ${MAX_IMPORT_BYTES / 1024 / 1024} MB: split it into several files.`, '');
+      }
 
       const read = readImportFile(text);
       if ('fileError' in read) return refuse(read.fileError);
@@ -83,7 +88,7 @@ export const tagImportScreen: Screen = (app, context) => {
         ...read.problems,
         ...serviceProblems.map(({ index, error }) => serviceProblem(read.kind, read.rowNumbers[shaped[index]!]!, index, error)),
       ].sort((a, b) => a.row - b.row);
-      if (problems.length > 0) return importPage(request, reply, user, { kind: read.kind, problems, text: file ? '' : text }, 400);
+      if (problems.length > 0) return importPage(request, reply, user, { kind: read.kind, problems, text: pasted }, 400);
 
       try {
         const created = await createTags(context, actor, { tags: read.inputs });

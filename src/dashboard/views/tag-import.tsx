@@ -1,5 +1,5 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
-import { CSV_COLUMNS, MAX_IMPORT_TAGS, type ImportProblem } from '../screens/tag-import-file.js';
+import { CSV_COLUMNS, MAX_IMPORT_BYTES, MAX_IMPORT_TAGS, type ImportProblem } from '../tag-import-file.js';
 import { Alert, CsrfField, SubmitButton, TextAreaField } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
 import { DataTable } from './table.js';
@@ -91,7 +91,10 @@ function UploadForm({ csrf, result }: { csrf: string; result?: ImportResult }) {
             aria-invalid={fileError ? 'true' : undefined}
             aria-describedby={fileError ? 'field-file-hint field-file-error' : 'field-file-hint'}
           />
-          <p class="field-hint" id="field-file-hint">{`Up to ${MAX_IMPORT_TAGS} tags and 1 MB per file.`}</p>
+          <p
+            class="field-hint"
+            id="field-file-hint"
+          >{`Up to ${MAX_IMPORT_TAGS} tags and ${MAX_IMPORT_BYTES / 1024 / 1024} MB per file.`}</p>
           {fileError && (
             <p class="field-error" id="field-file-error">
               {fileError}
@@ -113,7 +116,8 @@ function HowItWorks() {
       <h2 id="how-heading">How it works</h2>
       <ul class="how-list">
         <li>
-          <strong>{`Up to ${MAX_IMPORT_TAGS} tags and 1 MB`}</strong> per file, as CSV or as the API’s JSON batch body.
+          <strong>{`Up to ${MAX_IMPORT_TAGS} tags and ${MAX_IMPORT_BYTES / 1024 / 1024} MB`}</strong> per file, as CSV or as the API’s JSON
+          batch body.
         </li>
         <li>
           <strong>All or nothing.</strong> Every row is checked first; if any has a problem, none is created and each problem is listed with
