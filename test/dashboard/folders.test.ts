@@ -180,5 +180,16 @@ describe('dashboard folders', () => {
     expect(answer.text).toContain('This tag does not exist.');
     expect((await tags.getTag(t.services, actor(alice), { id: tag.id })).folder_id).toBeNull();
     expect((await folders.getFolder(t.services, actor(alice), { id: folder.id })).name).toBe('Private');
+
+    // Without scripts, Delete asks on a page of its own; a folder holding a tag is refused, saying so.
+    await tags.createTag(t.services, actor(bob), { title: 'Bob’s tag', folder_id: bobs.id });
+    const ask = await post(t, `/dashboard/folders/${bobs.id}/delete`, jar, { _csrf: csrf });
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain('Delete “Bob’s”?');
+    expect(ask.text).toContain('name="confirmed" value="yes"');
+    const kept = await post(t, `/dashboard/folders/${bobs.id}/delete`, jar, { _csrf: csrf, confirmed: 'yes' });
+    expect(kept.status).toBe(400);
+    expect(kept.text).toContain('The folder still holds tags; move or delete them first.');
+    expect((await folders.getFolder(t.services, actor(bob), { id: bobs.id })).name).toBe('Bob’s');
   });
 });
