@@ -110,6 +110,7 @@ export const foldersScreen: Screen = (app, context) => {
         paging: { page: pageNumber, perPage: TAGS_PER_PAGE, total },
         search,
         candidates: candidates.tags.filter((tag) => tag.folder_id !== folder.id),
+        moreCandidates: candidates.total > candidates.tags.length,
         ...page,
       }),
     );

@@ -40,6 +40,8 @@ export interface FolderPage {
   /** The title search of "Move tags here", and the tags it found outside this folder. */
   search: string;
   candidates: readonly TagItem[];
+  /** Whether the search found more tags than are listed. */
+  moreCandidates: boolean;
   notice?: string;
   form?: FolderForm;
   /** Why the service refused to delete the folder. */
@@ -249,7 +251,13 @@ function MoveHere({ csrf, page }: { csrf: string; page: FolderPage }) {
         </div>
       </form>
       {page.candidates.length === 0 ? (
-        <p class="muted">{page.search ? `No other tag’s title contains “${page.search}”.` : 'Every tag is in this folder already.'}</p>
+        <p class="muted">
+          {page.search
+            ? `No other tag’s title contains “${page.search}”.`
+            : page.paging.total > 0
+              ? 'Every tag is in this folder already.'
+              : 'You have no tags yet.'}
+        </p>
       ) : (
         <form method="post" action={action} class="stack">
           <CsrfField token={csrf} />
@@ -269,6 +277,9 @@ function MoveHere({ csrf, page }: { csrf: string; page: FolderPage }) {
                 </li>
               ))}
             </ul>
+            {page.moreCandidates && (
+              <p class="field-hint">{`The first ${page.candidates.length} are listed: search to narrow them down.`}</p>
+            )}
             {page.moveError && (
               <p class="field-error" id="move-error">
                 {page.moveError}
