@@ -9,6 +9,7 @@ import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen
 import { accountScreen } from './screens/account.js';
 import { adminScreen } from './screens/admin.js';
 import { filesScreen } from './screens/files.js';
+import { foldersScreen } from './screens/folders.js';
 import { homeScreen } from './screens/home.js';
 import { keysScreen } from './screens/keys.js';
 import { organizationsScreen } from './screens/organizations.js';
@@ -16,6 +17,8 @@ import { signInScreens } from './screens/sign-in.js';
 import { webhooksScreen } from './screens/webhooks.js';
 import { tagEditorScreen } from './screens/tag-editor.js';
 import { tagsScreen } from './screens/tags.js';
+import { tagImportScreen } from './screens/tag-import.js';
+import { tagQrScreen } from './screens/tag-qr.js';
 import { cookieOptions, CSRF_COOKIE, csrfTokenMatches, isSameOrigin, newPreSessionValue, setCookie } from './security.js';
 import { SignInThrottle } from './throttle.js';
 import { CSRF_FIELD } from './views/forms.js';
@@ -28,6 +31,9 @@ const SCREENS: Screen[] = [
   tagsScreen,
   tagEditorScreen,
   filesScreen,
+  foldersScreen,
+  tagImportScreen,
+  tagQrScreen,
   webhooksScreen,
   keysScreen,
   organizationsScreen,

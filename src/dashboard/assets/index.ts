@@ -9,6 +9,8 @@ import { TAGS_CSS } from './tags.css.js';
 import { TAGS_JS } from './tags.js.js';
 import { FILES_CSS } from './files.css.js';
 import { FILES_JS } from './files.js.js';
+import { TAG_QR_JS } from './tag-qr.js.js';
+import { TAGS_EXTRA_CSS } from './tags-extra.css.js';
 
 /** A file the dashboard serves under /dashboard/assets/: its name, media type and text. */
 export interface Asset {
@@ -27,10 +29,11 @@ const fromPackage = (specifier: string) => readFileSync(require.resolve(specifie
  */
 export function dashboardAssets(): Asset[] {
   return [
-    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS + TAGS_CSS + FILES_CSS + WEBHOOKS_CSS + ADMIN_CSS },
+    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS + TAGS_CSS + TAGS_EXTRA_CSS + FILES_CSS + WEBHOOKS_CSS + ADMIN_CSS },
     { name: 'dashboard.js', type: 'text/javascript', body: DASHBOARD_JS },
     { name: 'files.js', type: 'text/javascript', body: FILES_JS },
     { name: 'htmx.min.js', type: 'text/javascript', body: fromPackage('htmx.org/dist/htmx.min.js') },
+    { name: 'tag-qr.js', type: 'text/javascript', body: TAG_QR_JS },
     { name: 'icon.svg', type: 'image/svg+xml', body: ICON_SVG },
     { name: 'webhooks.js', type: 'text/javascript', body: WEBHOOKS_JS },
     { name: 'tags.js', type: 'text/javascript', body: TAGS_JS },

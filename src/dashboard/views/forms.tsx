@@ -12,8 +12,11 @@ export interface FieldProps {
   /** The control's id; `field-<name>` unless a page holds several fields of one name. */
   id?: string;
   label: string;
-  type?: 'email' | 'password' | 'text' | 'url';
+  type?: 'email' | 'password' | 'text' | 'url' | 'number' | 'color';
   autocomplete: string;
+  /** Bounds of a number field. */
+  min?: number;
+  max?: number;
   value?: string;
   hint?: string;
   /** The message shown under the field; marks it invalid for assistive technology. */
@@ -58,6 +61,8 @@ export function Field({
   error,
   autofocus,
   required = true,
+  min,
+  max,
 }: FieldProps) {
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
@@ -65,8 +70,10 @@ export function Field({
       <input
         id={id}
         name={name}
-        // The input's attribute types differ per type; all three take the same attributes here.
+        // The input's attribute types differ per type; all of them take the same attributes here.
         type={type as 'text'}
+        min={min}
+        max={max}
         autocomplete={autocomplete}
         value={value}
         required={required}

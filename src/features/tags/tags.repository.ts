@@ -86,6 +86,18 @@ function containing(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** How many tags of the scope each folder holds (folders holding none are absent). */
+export async function countTagsByFolder(db: Db, scope: Scope): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('tags')
+    .select(['folder_id', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where(inScope(scope))
+    .where('folder_id', 'is not', null)
+    .groupBy('folder_id')
+    .execute();
+  return new Map(rows.map((row) => [row.folder_id!, Number(row.count)]));
+}
+
 export function countTagsInFolder(db: Db, folderId: string) {
   return db
     .selectFrom('tags')

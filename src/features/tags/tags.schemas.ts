@@ -58,8 +58,11 @@ export const TagCreateBody = Type.Object({ title: tagInputProperties.title, ...o
 
 export const TagUpdateBody = Type.Object(optional(tagInputProperties), { additionalProperties: false });
 
+/** Tags one batch request may create. */
+export const MAX_BATCH_TAGS = 100;
+
 export const TagBatchBody = Type.Object(
-  { tags: Type.Array(TagCreateBody, { minItems: 1, maxItems: 100 }) },
+  { tags: Type.Array(TagCreateBody, { minItems: 1, maxItems: MAX_BATCH_TAGS }) },
   { additionalProperties: false },
 );
 
@@ -92,9 +95,13 @@ export const TagIdParams = Type.Object({ id: TagRef });
 
 export const HEX_COLOR = '^[0-9a-fA-F]{6}$';
 
+/** The pixel sizes a QR code can be made at. */
+export const QR_MIN_SIZE = 64;
+export const QR_MAX_SIZE = 2048;
+
 export const QrQuery = Type.Object({
   format: Type.Enum(['png', 'svg'], { default: 'png' }),
-  size: Type.Integer({ minimum: 64, maximum: 2048, default: 512, description: 'Pixels' }),
+  size: Type.Integer({ minimum: QR_MIN_SIZE, maximum: QR_MAX_SIZE, default: 512, description: 'Pixels' }),
   color: Type.String({ pattern: HEX_COLOR, default: '000000', description: 'Foreground, 6-digit hex without #' }),
   background: Type.String({ pattern: HEX_COLOR, default: 'ffffff', description: 'Background, 6-digit hex without #' }),
 });

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { exactCache } from '../../perf/exact-cache.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
 import { countCreatedInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
-import { forbidden, validationError } from '../../errors.js';
+import { ApiError, forbidden, validationError } from '../../errors.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, isShortId, newId, randomBase62 } from '../../lib/ids.js';
@@ -181,6 +181,32 @@ export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInp
   return transaction(ctx.db, (trx) => insertNewTag(trx, ctx, actor, fields));
 }
 
+/** A problem of one batch item: its index in the batch and the service's validation error. */
+export interface BatchProblem {
+  index: number;
+  error: ApiError;
+}
+
+/**
+ * Every item's validation problem at once, writing nothing: what createTags would refuse (it
+ * stops at the first). The dashboard's import lists them all, row by row.
+ */
+export async function findBatchProblems(ctx: ServiceContext, actor: Actor, { tags: inputs }: { tags: TagInput[] }) {
+  const scope = scopeOf(actor);
+  const problems: BatchProblem[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const prefix = `tags[${index}].`;
+    try {
+      requireTitle(input, prefix);
+      await resolveFields(ctx, scope, input, prefix);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'validation_error') throw error;
+      problems.push({ index, error });
+    }
+  }
+  return problems;
+}
+
 /** All or nothing: every item is validated before anything is written, then one transaction. */
 export async function createTags(ctx: ServiceContext, actor: Actor, { tags: inputs }: { tags: TagInput[] }) {
   const scope = scopeOf(actor);
@@ -246,6 +272,11 @@ export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<re
     updated_at: row.updated_at,
   }));
   return { total, tags };
+}
+
+/** How many tags each of the actor's folders holds, by folder id (one grouped query). */
+export function countTagsByFolder(ctx: ServiceContext, actor: Actor): Promise<Map<string, number>> {
+  return repo.countTagsByFolder(ctx.db, scopeOf(actor));
 }
 
 /** PUT: omitted fields keep their value; content, when given, replaces the whole list. */
