@@ -378,6 +378,33 @@ describe('dashboard webhooks', () => {
     expect((await webhooks.getDelivery(t.services, actor(erin), { webhookId: hook.id, deliveryId: last })).attempt).toBe(1);
   });
 
+  it('Rotate secret asks first, then signs the next delivery with a new secret', async () => {
+    const frank = await createAccount(t, 'pro');
+    const hook = await webhooks.createWebhook(t.services, actor(frank), { name: 'Rotating', url: receiver.url, events: ['tag.created'] });
+    const jar = await signInHttp(t, frank.email);
+    const base = `/dashboard/webhooks/${hook.id}`;
+    const csrf = csrfOf(await get(t, base, jar));
+
+    const ask = await post(t, `${base}/secret`, jar, { _csrf: csrf });
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain('Rotate the secret of “Rotating”?');
+    expect((await webhooks.getWebhook(t.services, actor(frank), { id: hook.id })).secret).toBe(hook.secret);
+
+    const rotated = await post(t, `${base}/secret`, jar, { _csrf: csrf, confirmed: 'yes' });
+    expect(rotated.status).toBe(303);
+    expect(rotated.headers.get('location')).toBe(`${base}?done=rotated&secret=shown`);
+    const { secret } = await webhooks.getWebhook(t.services, actor(frank), { id: hook.id });
+    expect(secret).not.toBe(hook.secret);
+    expect(secret).toMatch(/^whsec_/);
+    expect((await get(t, `${base}?done=rotated&secret=shown`, jar)).text).toContain(secret);
+
+    const before = receiver.received.length;
+    await webhooks.sendTestEvent(t.services, actor(frank), { webhookId: hook.id, event: 'tag.created' });
+    const delivered = receiver.received[before]!;
+    expect(() => new StandardWebhook(secret).verify(delivered.body, delivered.headers)).not.toThrow();
+    expect(() => new StandardWebhook(hook.secret).verify(delivered.body, delivered.headers)).toThrow();
+  });
+
   it("answers 404 for another user's webhook and deliveries, and changes nothing", async () => {
     const hook = await webhooks.createWebhook(t.services, actor(alice), { name: 'Private', url: receiver.url, events: ['tag.created'] });
     receiver.behaviour = 'fail';
@@ -399,6 +426,7 @@ describe('dashboard webhooks', () => {
       [`${base}/disable`, {}],
       [`${base}/delete`, { confirmed: 'yes' }],
       [`${base}/delete`, {}],
+      [`${base}/secret`, { confirmed: 'yes' }],
       [`${base}/test`, { event: 'tag.created' }],
       [`${base}/deliveries/${sent.delivery_id}/retry`, {}],
     ] as const) {

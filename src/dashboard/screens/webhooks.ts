@@ -10,6 +10,7 @@ import {
   listDeliveries,
   listWebhooks,
   retryDelivery,
+  rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
 } from '../../features/webhooks/index.js';
@@ -45,6 +46,7 @@ const WEBHOOK_NOTICES: Record<string, string> = {
   updated: 'Changes saved. They apply to the next delivery.',
   enabled: 'Webhook enabled. New events are delivered again.',
   disabled: 'Webhook disabled. New events are not sent to it until you enable it.',
+  rotated: 'New signing secret generated. Deliveries from now on are signed with it: give it to your receiver.',
 };
 
 type DeliveryRequest = FastifyRequest<{ Params: { id: string; deliveryId: string } }>;
@@ -281,6 +283,26 @@ export const webhooksScreen: Screen = (app, context) => {
       return seeOther(reply, `${webhookPath(webhook.id)}?done=${verb}d`);
     });
   }
+
+  /** Rotate secret: without `confirmed=yes` (no scripts) a confirmation page first. */
+  app.post<{ Params: { id: string } }>('/webhooks/:id/secret', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const actor = actorOfUser(user);
+    const { id } = request.params;
+    if (isConfirmed(request.body)) {
+      await readOwn(rotateWebhookSecret(context, actor, { id }));
+      return seeOther(reply, `${webhookPath(id)}?done=rotated&secret=shown`);
+    }
+    const webhook = await readOwn(getWebhook(context, actor, { id }));
+    return askFirst(context, request, reply, user, '/dashboard/webhooks', {
+      title: `Rotate the secret of “${webhook.name}”?`,
+      text: 'A new secret is generated and the current one stops signing deliveries at once, so update your receiver.',
+      action: webhookPath(id, 'secret'),
+      button: 'Rotate secret',
+      cancel: webhookPath(id),
+    });
+  });
 
   /** Delete: without `confirmed=yes` (no scripts) a confirmation page for the user's webhook (404 otherwise). */
   app.post<{ Params: { id: string } }>('/webhooks/:id/delete', { schema: { hide: true } }, async (request, reply) => {

@@ -35,7 +35,7 @@ function masked(secret: string): string {
   return `${secret.startsWith('whsec_') ? 'whsec_' : ''}${'•'.repeat(16)}`;
 }
 
-function SigningSecret({ webhook, revealed }: { webhook: WebhookDetail; revealed: boolean }) {
+function SigningSecret({ csrf, webhook, revealed }: { csrf: string; webhook: WebhookDetail; revealed: boolean }) {
   return (
     <section class="card" aria-labelledby="secret-heading">
       <h2 id="secret-heading">Signing secret</h2>
@@ -61,6 +61,12 @@ function SigningSecret({ webhook, revealed }: { webhook: WebhookDetail; revealed
         </form>
         <CopyButton target="webhook-secret" />
       </div>
+      <ConfirmButton
+        csrf={csrf}
+        action={webhookPath(webhook.id, 'secret')}
+        question="Rotate the secret? The current one stops signing deliveries at once."
+        label="Rotate secret"
+      />
     </section>
   );
 }
@@ -277,7 +283,7 @@ export function renderWebhook(context: PageContext & { user: SignedInUser }, pag
           <Settings webhook={webhook} />
         </div>
         <div class="stack-cards">
-          <SigningSecret webhook={webhook} revealed={page.revealed} />
+          <SigningSecret csrf={context.csrf} webhook={webhook} revealed={page.revealed} />
           <TestEvent csrf={context.csrf} page={page} />
         </div>
       </div>

@@ -170,6 +170,11 @@ export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...
   return { ...toWebhookView({ ...row, ...changes }), stats: await repo.webhookStats(ctx.db, row.id) };
 }
 
+/** A new generated signing secret; deliveries from now on (retries included) are signed with it. */
+export function rotateWebhookSecret(ctx: ServiceContext, actor: Actor, { id }: { id: string }) {
+  return updateWebhook(ctx, actor, { id, secret: generateSecret() });
+}
+
 /** Deleting a webhook removes its deliveries too, so pending ones are never sent. */
 export async function deleteWebhook(ctx: ServiceContext, actor: Actor, { id }: { id: string }): Promise<void> {
   const row = await requireWebhook(ctx.db, actor, id);
