@@ -10,7 +10,7 @@ export function CsrfField({ token }: { token: string }) {
 export interface FieldProps {
   name: string;
   label: string;
-  type?: 'email' | 'password' | 'text';
+  type?: 'date' | 'email' | 'password' | 'text';
   autocomplete: string;
   value?: string;
   hint?: string;
@@ -51,7 +51,7 @@ export function Field({ name, label, type = 'text', autocomplete, value, hint, e
       <input
         id={id}
         name={name}
-        // The input's attribute types differ per type; all three take the same attributes here.
+        // The input's attribute types differ per type; all of them take the same attributes here.
         type={type as 'text'}
         autocomplete={autocomplete}
         value={value}

@@ -33,34 +33,40 @@ export function When({ at }: { at: string | null }) {
   );
 }
 
-/** "1–50 of 1,000" and links to the previous and next pages (`?page=N`); nothing when one page holds all. */
+/**
+ * "1–50 of 1,000" and links to the previous and next pages (`?page=N`, after the page's other
+ * parameters in `query`, e.g. a period); nothing when one page holds all.
+ */
 export function Pager({
   page,
   perPage,
   total,
   path,
   label,
+  query = {},
 }: {
   page: number;
   perPage: number;
   total: number;
   path: string;
   label: string;
+  query?: Record<string, string>;
 }) {
   if (total <= perPage && page === 1) return null;
   const first = Math.min(total, (page - 1) * perPage + 1);
   const last = Math.min(total, page * perPage);
   const number = (n: number) => n.toLocaleString('en-US');
+  const href = (n: number) => `${path}?${new URLSearchParams({ ...query, page: String(n) }).toString()}`;
   return (
     <nav class="pager" aria-label={label}>
       <span class="muted">{`${number(first)}–${number(last)} of ${number(total)}`}</span>
       {page > 1 && (
-        <a class="button button-quiet" href={`${path}?page=${page - 1}`} rel="prev">
+        <a class="button button-quiet" href={href(page - 1)} rel="prev">
           Previous
         </a>
       )}
       {last < total && (
-        <a class="button button-quiet" href={`${path}?page=${page + 1}`} rel="next">
+        <a class="button button-quiet" href={href(page + 1)} rel="next">
           Next
         </a>
       )}
