@@ -7,6 +7,7 @@ import { dashboardAssets } from './assets/index.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './screens/account.js';
+import { analyticsScreen } from './screens/analytics.js';
 import { homeScreen } from './screens/home.js';
 import { keysScreen } from './screens/keys.js';
 import { organizationsScreen } from './screens/organizations.js';
@@ -17,7 +18,7 @@ import { CSRF_FIELD } from './views/forms.js';
 import { renderMessage } from './views/message.js';
 
 /** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
-const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen];
+const SCREENS: Screen[] = [signInScreens, homeScreen, keysScreen, organizationsScreen, accountScreen, analyticsScreen];
 
 const FORM_BODY_LIMIT = 16 * 1024;
 

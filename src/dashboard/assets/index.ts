@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { ANALYTICS_CSS } from './analytics.css.js';
+import { CHARTS_JS } from './charts.js.js';
 import { DASHBOARD_CSS, ICON_SVG } from './dashboard.css.js';
 import { DASHBOARD_JS } from './dashboard.js.js';
 
@@ -20,9 +22,11 @@ const fromPackage = (specifier: string) => readFileSync(require.resolve(specifie
  */
 export function dashboardAssets(): Asset[] {
   return [
-    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS },
+    { name: 'dashboard.css', type: 'text/css', body: DASHBOARD_CSS + ANALYTICS_CSS + fromPackage('uplot/dist/uPlot.min.css') },
     { name: 'dashboard.js', type: 'text/javascript', body: DASHBOARD_JS },
     { name: 'htmx.min.js', type: 'text/javascript', body: fromPackage('htmx.org/dist/htmx.min.js') },
     { name: 'icon.svg', type: 'image/svg+xml', body: ICON_SVG },
+    { name: 'uplot.js', type: 'text/javascript', body: fromPackage('uplot/dist/uPlot.iife.min.js') },
+    { name: 'charts.js', type: 'text/javascript', body: CHARTS_JS },
   ];
 }
