@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { actorOfUser, PLAN_LIMITS, type SignedInUser } from '../../features/accounts/index.js';
+import { actorOfUser, PLAN_LIMITS, type Actor, type SignedInUser } from '../../features/accounts/index.js';
 import { listTagLogs, MAX_VIEWS_OFFSET, overview, prepareExport, realtime, sendExport, tagReport } from '../../features/analytics/index.js';
 import { getTag } from '../../features/tags/index.js';
-import { ApiError, validationError } from '../../errors.js';
+import { ApiError, notFound, validationError } from '../../errors.js';
 import { html, pageContext, queryParam, requireUser, sentence, type Screen, type ScreenContext } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { addDays, GRANULARITIES, type Granularity, type PeriodForm } from '../views/analytics-parts.js';
@@ -54,6 +54,19 @@ function readGranularity(request: FastifyRequest): { granularity: Granularity; e
   return { granularity: 'day', error: 'Choose hour, day, week or month.' };
 }
 
+/**
+ * The user's tag. The API answers 403 for a tag of another account; the dashboard answers as if
+ * it did not exist (404), so its pages tell nobody which ids are taken.
+ */
+async function ownTag(context: ScreenContext, actor: Actor, id: string) {
+  try {
+    return await getTag(context, actor, { id });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'forbidden') throw notFound('Tag');
+    throw error;
+  }
+}
+
 function readPage(request: FastifyRequest): number {
   return Math.min(LAST_LOGS_PAGE, Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1));
 }
@@ -83,7 +96,7 @@ export const analyticsScreen: Screen = (app, context) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
     const actor = actorOfUser(user);
-    const tag = await getTag(context, actor, { id: request.params.id });
+    const tag = await ownTag(context, actor, request.params.id);
     const day = today(context);
     const form = readPeriod(request, day);
     const { granularity, error } = readGranularity(request);
@@ -125,7 +138,9 @@ export const analyticsScreen: Screen = (app, context) => {
   app.get<{ Params: { id: string } }>('/tags/:id/analytics/live', { schema: { hide: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
-    return html(reply, 200, renderLiveNumbers(await realtime(context, actorOfUser(user), { id: request.params.id })));
+    const actor = actorOfUser(user);
+    const tag = await ownTag(context, actor, request.params.id);
+    return html(reply, 200, renderLiveNumbers(await realtime(context, actor, { id: tag.id })));
   });
 
   const download = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, tagIds?: string) => {
@@ -147,7 +162,7 @@ export const analyticsScreen: Screen = (app, context) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
     // The tag first: another user's answers 404, and a comma in the address names no second tag.
-    const tag = await getTag(context, actorOfUser(user), { id: request.params.id });
+    const tag = await ownTag(context, actorOfUser(user), request.params.id);
     return download(request, reply, user, tag.id);
   });
 };
