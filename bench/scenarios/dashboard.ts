@@ -12,7 +12,7 @@ const P95_TARGET_MS = 50;
 const PAGES = ['/dashboard', '/dashboard/keys', '/dashboard/organizations', '/dashboard/account'];
 
 /** A browser's cookies, enough for the dashboard's session and form-token cookies. */
-class Cookies {
+export class Cookies {
   private readonly values = new Map<string, string>();
   header(): string {
     return [...this.values].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -26,7 +26,7 @@ class Cookies {
   }
 }
 
-async function page(baseUrl: string, cookies: Cookies, path: string): Promise<string> {
+export async function page(baseUrl: string, cookies: Cookies, path: string): Promise<string> {
   const response = await fetch(new URL(path, baseUrl), { headers: { cookie: cookies.header() }, redirect: 'manual' });
   cookies.take(response);
   const text = await response.text();
@@ -34,7 +34,13 @@ async function page(baseUrl: string, cookies: Cookies, path: string): Promise<st
   return text;
 }
 
-async function submit(baseUrl: string, cookies: Cookies, path: string, form: string, fields: Array<[string, string]>): Promise<void> {
+export async function submit(
+  baseUrl: string,
+  cookies: Cookies,
+  path: string,
+  form: string,
+  fields: Array<[string, string]>,
+): Promise<void> {
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form)?.[1];
   if (!csrf) throw new Error(`no form token on the page before POST ${path}`);
   const response = await fetch(new URL(path, baseUrl), {
