@@ -11,7 +11,7 @@ export const ANALYTICS_CSS = `
 .period-form { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0.75rem; margin: 0; }
 .period-form .field { flex: 1 1 9.5rem; }
 .period-form .field label { font-size: 0.85rem; }
-.period-form .field input { min-height: 2.5rem; }
+.period-form .field input { min-height: 2.5rem; width: 100%; min-width: 0; }
 .period-form .button { min-height: 2.5rem; margin-top: 1.6rem; }
 .segmented { display: inline-flex; max-width: 100%; overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; background: var(--surface); }
 .segmented a { padding: 0.45rem 0.8rem; color: var(--muted); text-decoration: none; font-weight: 500; font-size: 0.9rem; white-space: nowrap;
@@ -20,7 +20,7 @@ export const ANALYTICS_CSS = `
 .segmented a:hover { color: var(--fg); background: var(--bg); }
 .segmented a[aria-current] { color: var(--accent); background: var(--accent-soft); font-weight: 600; }
 
-.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 9rem), 1fr)); gap: 1rem 1.5rem; margin: 0; }
+.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 7.5rem), 1fr)); gap: 1rem 1.5rem; margin: 0; }
 .stat dt { color: var(--muted); font-size: 0.85rem; font-weight: 500; display: flex; align-items: center; }
 .stat dd { margin: 0.15rem 0 0; font-size: 1.75rem; font-weight: 700; letter-spacing: -0.01em; font-variant-numeric: tabular-nums;
   overflow-wrap: anywhere; }
@@ -52,5 +52,11 @@ export const ANALYTICS_CSS = `
 .bar-views { text-align: right; font-weight: 600; font-variant-numeric: tabular-nums; white-space: nowrap; padding-right: 0.75rem; }
 .bar-share { text-align: right; font-variant-numeric: tabular-nums; min-width: 3rem; }
 .breakdowns .card h2 { font-size: 1.05rem; }
+@media (max-width: 40rem) {
+  .period .segmented { width: 100%; }
+  .period .segmented a { flex: 1 1 auto; text-align: center; padding: 0.45rem 0.5rem; }
+  .stats { gap: 1rem; }
+  .stat dd { font-size: 1.5rem; }
+}
 .data-table .cell-wrap { overflow-wrap: anywhere; min-width: 8rem; }
 `;

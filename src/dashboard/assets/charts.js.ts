@@ -29,6 +29,7 @@ export const CHARTS_JS = `(() => {
       height: heightFor(width),
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       cursor: { drag: { x: false, y: false, setScale: false } },
+      legend: { live: false },
       scales: { x: { time: true }, y: { range: (plot, min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
       axes: [axis, { ...axis, size: 56, incrs: INTEGER_STEPS, values: (plot, ticks) => ticks.map(number) }],
       series: [
