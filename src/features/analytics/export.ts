@@ -202,8 +202,5 @@ export async function prepareExport(ctx: ServiceContext, actor: Actor, query: Ex
 
 /** Answers with a prepared export as a file download, streamed: the API and the dashboard alike. */
 export function sendExport(reply: FastifyReply, prepared: PreparedExport): FastifyReply {
-  return reply
-    .type(prepared.contentType)
-    .header('content-disposition', `attachment; filename="${prepared.filename}"`)
-    .send(prepared.body);
+  return reply.type(prepared.contentType).header('content-disposition', `attachment; filename="${prepared.filename}"`).send(prepared.body);
 }
