@@ -53,6 +53,7 @@ export const ANALYTICS_CSS = `
 .bar-share { text-align: right; font-variant-numeric: tabular-nums; min-width: 3rem; }
 .breakdowns .card h2 { font-size: 1.05rem; }
 @media (max-width: 40rem) {
+  .period-form .button { margin-top: 0; }
   .period .segmented { width: 100%; }
   .period .segmented a { flex: 1 1 auto; text-align: center; padding: 0.45rem 0.5rem; }
   .stats { gap: 1rem; }

@@ -95,17 +95,42 @@ export function PeriodPicker({
 }
 
 /** Headline figures; each `dd` carries data-stat (its key) so it can be found without its wording. */
-export function Stats({ items }: { items: ReadonlyArray<{ key: string; label: string; value: string; hint?: string }> }) {
+export function Stats({ items }: { items: ReadonlyArray<{ key: string; label: ComponentChildren; value: string }> }) {
   return (
     <dl class="stats">
       {items.map((item) => (
         <div key={item.key} class="stat">
           <dt>{item.label}</dt>
           <dd data-stat={item.key}>{item.value}</dd>
-          {item.hint && <p class="stat-hint">{item.hint}</p>}
         </div>
       ))}
     </dl>
+  );
+}
+
+/** A card of headline figures: `values` by key, shown in the order and with the labels of `labels`. */
+export function StatsCard<K extends string>({
+  heading,
+  labels,
+  values,
+}: {
+  heading: string;
+  labels: ReadonlyArray<readonly [K, string]>;
+  values: Record<K, string | number>;
+}) {
+  const id = `${heading.toLowerCase()}-heading`;
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id} class="visually-hidden">
+        {heading}
+      </h2>
+      <Stats
+        items={labels.map(([key, label]) => {
+          const value: string | number = values[key];
+          return { key, label, value: typeof value === 'number' ? formatNumber(value) : value };
+        })}
+      />
+    </section>
   );
 }
 

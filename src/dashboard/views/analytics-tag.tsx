@@ -12,6 +12,7 @@ import {
   GRANULARITIES,
   PeriodPicker,
   Stats,
+  StatsCard,
   withQuery,
   type Granularity,
   type PeriodForm,
@@ -107,35 +108,33 @@ function GranularitySwitch({ path, query, current }: { path: string; query: Reco
 }
 
 function Breakdowns({ report }: { report: TagReport }) {
-  const total = report.summary.total_views;
+  const lists = [
+    {
+      heading: 'Devices',
+      label: 'Device',
+      rows: (Object.keys(DEVICE_LABELS) as Array<keyof typeof DEVICE_LABELS>)
+        .map((key) => ({ key, name: DEVICE_LABELS[key], views: report.by_device[key] }))
+        .sort((a, b) => b.views - a.views),
+    },
+    {
+      heading: 'Countries',
+      label: 'Country',
+      rows: ranked(report.by_country).map(([code, views]) => ({ key: code, name: countryName(code), views })),
+    },
+    {
+      heading: 'Browsers',
+      label: 'Browser',
+      rows: ranked(report.by_browser).map(([name, views]) => ({ key: name, name: name === 'other' ? 'Other' : name, views })),
+    },
+  ];
   return (
     <div class="grid breakdowns">
-      <section class="card" aria-labelledby="devices-heading">
-        <h2 id="devices-heading">Devices</h2>
-        <BarList
-          label="Device"
-          total={total}
-          rows={(Object.keys(DEVICE_LABELS) as Array<keyof typeof DEVICE_LABELS>)
-            .map((key) => ({ key, name: DEVICE_LABELS[key], views: report.by_device[key] }))
-            .sort((a, b) => b.views - a.views)}
-        />
-      </section>
-      <section class="card" aria-labelledby="countries-heading">
-        <h2 id="countries-heading">Countries</h2>
-        <BarList
-          label="Country"
-          total={total}
-          rows={ranked(report.by_country).map(([code, views]) => ({ key: code, name: countryName(code), views }))}
-        />
-      </section>
-      <section class="card" aria-labelledby="browsers-heading">
-        <h2 id="browsers-heading">Browsers</h2>
-        <BarList
-          label="Browser"
-          total={total}
-          rows={ranked(report.by_browser).map(([name, views]) => ({ key: name, name: name === 'other' ? 'Other' : name, views }))}
-        />
-      </section>
+      {lists.map(({ heading, label, rows }) => (
+        <section key={heading} class="card" aria-labelledby={`${label.toLowerCase()}-heading`}>
+          <h2 id={`${label.toLowerCase()}-heading`}>{heading}</h2>
+          <BarList label={label} total={report.summary.total_views} rows={rows} />
+        </section>
+      ))}
     </div>
   );
 }
@@ -143,22 +142,21 @@ function Breakdowns({ report }: { report: TagReport }) {
 /** The live figures; also the fragment the page polls (htmx) to keep them current. */
 function LiveNumbers({ live }: { live: LiveFigures }) {
   return (
-    <dl class="stats stats-live">
-      <div class="stat">
-        <dt>
-          <span class="pulse" aria-hidden="true"></span>Viewing now
-        </dt>
-        <dd data-stat="current_viewers">{formatNumber(live.current_viewers)}</dd>
-      </div>
-      <div class="stat">
-        <dt>Views, last hour</dt>
-        <dd data-stat="views_last_hour">{formatNumber(live.views_last_hour)}</dd>
-      </div>
-      <div class="stat">
-        <dt>Views, last 24 hours</dt>
-        <dd data-stat="views_last_24h">{formatNumber(live.views_last_24h)}</dd>
-      </div>
-    </dl>
+    <Stats
+      items={[
+        {
+          key: 'current_viewers',
+          label: (
+            <>
+              <span class="pulse" aria-hidden="true"></span>Viewing now
+            </>
+          ),
+          value: formatNumber(live.current_viewers),
+        },
+        { key: 'views_last_hour', label: 'Views, last hour', value: formatNumber(live.views_last_hour) },
+        { key: 'views_last_24h', label: 'Views, last 24 hours', value: formatNumber(live.views_last_24h) },
+      ]}
+    />
   );
 }
 
@@ -259,20 +257,17 @@ function ReportCards({ page, report, query }: { page: TagAnalyticsPage; report: 
   const label = GRANULARITY_LABELS[page.granularity].toLowerCase();
   return (
     <>
-      <section class="card" aria-labelledby="summary-heading">
-        <h2 id="summary-heading" class="visually-hidden">
-          Summary
-        </h2>
-        <Stats
-          items={[
-            { key: 'total_views', label: 'Views', value: formatNumber(summary.total_views) },
-            { key: 'unique_views', label: 'Unique visitors', value: formatNumber(summary.unique_views) },
-            { key: 'qr_scans', label: 'QR scans', value: formatNumber(summary.qr_scans) },
-            { key: 'direct_visits', label: 'Direct visits', value: formatNumber(summary.direct_visits) },
-            { key: 'average_time_seconds', label: 'Average time', value: duration(summary.average_time_seconds) },
-          ]}
-        />
-      </section>
+      <StatsCard
+        heading="Summary"
+        values={{ ...summary, average_time_seconds: duration(summary.average_time_seconds) }}
+        labels={[
+          ['total_views', 'Views'],
+          ['unique_views', 'Unique visitors'],
+          ['qr_scans', 'QR scans'],
+          ['direct_visits', 'Direct visits'],
+          ['average_time_seconds', 'Average time'],
+        ]}
+      />
       <section class="card" aria-labelledby="series-title">
         <Chart
           id="series"

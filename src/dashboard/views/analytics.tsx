@@ -8,7 +8,7 @@ import {
   Downloads,
   formatNumber,
   PeriodPicker,
-  Stats,
+  StatsCard,
   withQuery,
   type PeriodForm,
   type PeriodValues,
@@ -37,20 +37,17 @@ function OverviewReportCards({ report, period }: { report: OverviewReport; perio
   const tagQuery = { from: period.from, to: period.to };
   return (
     <>
-      <section class="card" aria-labelledby="totals-heading">
-        <h2 id="totals-heading" class="visually-hidden">
-          Totals
-        </h2>
-        <Stats
-          items={[
-            { key: 'views', label: 'Views', value: formatNumber(totals.views) },
-            { key: 'unique_views', label: 'Unique visitors', value: formatNumber(totals.unique_views) },
-            { key: 'qr_scans', label: 'QR scans', value: formatNumber(totals.qr_scans) },
-            { key: 'tags_created', label: 'Tags created', value: formatNumber(totals.tags_created) },
-            { key: 'files_uploaded', label: 'Files uploaded', value: formatNumber(totals.files_uploaded) },
-          ]}
-        />
-      </section>
+      <StatsCard
+        heading="Totals"
+        values={totals}
+        labels={[
+          ['views', 'Views'],
+          ['unique_views', 'Unique visitors'],
+          ['qr_scans', 'QR scans'],
+          ['tags_created', 'Tags created'],
+          ['files_uploaded', 'Files uploaded'],
+        ]}
+      />
       <section class="card" aria-labelledby="by-day-title">
         <Chart
           id="by-day"
