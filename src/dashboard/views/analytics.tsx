@@ -6,7 +6,6 @@ import {
   Chart,
   describePeriod,
   Downloads,
-  formatNumber,
   PeriodPicker,
   StatsCard,
   withQuery,
