@@ -51,6 +51,7 @@ export const ANALYTICS_CSS = `
 .bar-fill { fill: var(--chart-1); }
 .bar-views { text-align: right; font-weight: 600; font-variant-numeric: tabular-nums; white-space: nowrap; padding-right: 0.75rem; }
 .bar-share { text-align: right; font-variant-numeric: tabular-nums; min-width: 3rem; }
+.breakdowns { align-items: stretch; }
 .breakdowns .card h2 { font-size: 1.05rem; }
 @media (max-width: 40rem) {
   .period-form .button { margin-top: 0; }
