@@ -175,6 +175,8 @@ describe('dashboard analytics', () => {
         expect(response.status, path).toBe(404);
         expect(response.text).not.toContain('Not yours');
       }
+      // Signed out, the live fragment answers 401 (htmx swaps nothing in), not the sign-in page.
+      expect((await request(t, 'GET', `/dashboard/tags/${logged.id}/analytics/live`)).status).toBe(401);
     });
 
     it('exports download what the API exports, as attachments', async () => {
