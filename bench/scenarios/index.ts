@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { analyticsExport, analyticsOverview, analyticsTagYear } from './analytics.js';
 import { analyticsStall } from './analytics-stall.js';
 import { dashboardPages } from './dashboard.js';
+import { dashboardAnalytics } from './dashboard-analytics.js';
 import { fileDownload, fileUpload } from './files.js';
 import { limiterMemory, limiterRedis } from './limiter.js';
 import { me } from './me.js';
@@ -32,6 +33,7 @@ export const scenarios: Scenario[] = [
   webhooksIdle,
   webhooksFanout,
   // The report scenarios before page-recording, which adds views to the dataset.
+  dashboardAnalytics,
   analyticsTagYear,
   analyticsOverview,
   analyticsExport,

@@ -10,6 +10,7 @@ import { accountScreen } from './screens/account.js';
 import { adminScreen } from './screens/admin.js';
 import { filesScreen } from './screens/files.js';
 import { foldersScreen } from './screens/folders.js';
+import { analyticsScreen } from './screens/analytics.js';
 import { homeScreen } from './screens/home.js';
 import { keysScreen } from './screens/keys.js';
 import { organizationsScreen } from './screens/organizations.js';
@@ -34,6 +35,7 @@ const SCREENS: Screen[] = [
   foldersScreen,
   tagImportScreen,
   tagQrScreen,
+  analyticsScreen,
   webhooksScreen,
   keysScreen,
   organizationsScreen,

@@ -12,7 +12,7 @@ export interface FieldProps {
   /** The control's id; `field-<name>` unless a page holds several fields of one name. */
   id?: string;
   label: string;
-  type?: 'email' | 'password' | 'text' | 'url' | 'number' | 'color';
+  type?: 'date' | 'email' | 'password' | 'text' | 'url' | 'number' | 'color';
   autocomplete: string;
   /** Bounds of a number field. */
   min?: number;

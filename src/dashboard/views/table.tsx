@@ -33,6 +33,12 @@ export function When({ at }: { at: string | null }) {
   );
 }
 
+/** An address with its query (its empty parameters kept; no "?" when there are none). */
+export function withQuery(path: string, query: Record<string, string>): string {
+  const search = new URLSearchParams(query).toString();
+  return search ? `${path}?${search}` : path;
+}
+
 /**
  * "1–50 of 1,000" and links to the previous and next pages (`?page=N`); nothing when one page
  * holds all. `path` may carry a query of its own (a filter), which the links keep.

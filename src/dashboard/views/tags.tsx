@@ -2,7 +2,7 @@ import type { SignedInUser } from '../../features/accounts/index.js';
 import type { FolderView } from '../../features/folders/index.js';
 import { Alert, CsrfField } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
-import { DataTable, Pager, When } from './table.js';
+import { DataTable, Pager, When, withQuery } from './table.js';
 import { tagPath } from './tag-header.js';
 import { folderOptions, READ_LABELS, TagSettingsFields, type TagSettingsChoices, type TagSettingsValues } from './tag-settings.js';
 
@@ -32,11 +32,6 @@ export interface TagsPage {
   filter: { q: string; folder: string; sort: TagOrder };
   paging: { page: number; perPage: number; total: number };
   notice?: string;
-}
-
-function withQuery(path: string, query: Record<string, string>): string {
-  const search = new URLSearchParams(query).toString();
-  return search ? `${path}?${search}` : path;
 }
 
 /** The query of the list's address for a filter, without defaults (they make no address longer). */

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { TAG_REF_PATTERN } from '../../lib/ids.js';
 import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../../http/envelope.js';
 import * as analytics from './analytics.service.js';
-import { prepareExport } from './export.js';
+import { prepareExport, sendExport } from './export.js';
 
 const ANALYTICS = ['Analytics'];
 const permission = 'analytics:read' as const;
@@ -218,12 +218,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
         },
       },
       async (request, reply) => {
-        const prepared = await prepareExport(ctx, request.actor, request.query);
-        // The response schema documents a stream, which the type provider cannot model.
-        return reply
-          .type(prepared.contentType)
-          .header('content-disposition', `attachment; filename="${prepared.filename}"`)
-          .send(prepared.body as never);
+        return sendExport(reply, await prepareExport(ctx, request.actor, request.query));
       },
     );
   };

@@ -1,7 +1,7 @@
 /** View recording and analytics: what other features, the jobs and the front doors may use. */
-export { analyticsRoutes } from './analytics.routes.js';
+export { analyticsRoutes, MAX_VIEWS_OFFSET } from './analytics.routes.js';
 export * from './analytics.service.js';
-export { prepareExport, type ExportQuery } from './export.js';
+export { prepareExport, sendExport, type ExportQuery } from './export.js';
 export { closeVisitorDays } from './sealing.js';
 export { analyticsTagDependent } from './tag-dependent.js';
 export { Tracker } from './tracking.js';
