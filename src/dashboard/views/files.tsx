@@ -1,7 +1,7 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import { isTransformable, type FileView, type StorageUsage } from '../../features/files/index.js';
 import type { TagView } from '../../features/tags/index.js';
-import { Alert, ConfirmButton, CsrfField, Field, TextAreaField } from './forms.js';
+import { Alert, ConfirmButton, CsrfField, Field, TextAreaField, SubmitOrCancel } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
 import { DataTable, Pager, When } from './table.js';
 import { TagHeader, tagPath } from './tag-header.js';
@@ -236,14 +236,7 @@ export function renderFileEdit(context: PageContext & { user: SignedInUser }, ta
             hint="Optional. What the file is, for you and the API."
             error={errors.description}
           />
-          <div class="actions">
-            <button type="submit" class="button button-primary">
-              Save
-            </button>
-            <a class="button button-secondary" href={tagPath(tag, 'files')}>
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel cancel={tagPath(tag, 'files')} />
         </form>
       </section>
     </>,

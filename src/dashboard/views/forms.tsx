@@ -242,6 +242,18 @@ export function SubmitButton({ children }: { children: ComponentChildren }) {
   );
 }
 
+/** A form's submit button and a Cancel link back to where the person came from. */
+export function SubmitOrCancel({ label = 'Save', cancel }: { label?: string; cancel: string }) {
+  return (
+    <div class="actions">
+      <SubmitButton>{label}</SubmitButton>
+      <a class="button button-secondary" href={cancel}>
+        Cancel
+      </a>
+    </div>
+  );
+}
+
 /** A new password and its confirmation (the confirmation field is always named `confirm`). */
 export function NewPasswordFields({ name, label, errors }: { name: string; label: string; errors: Record<string, string> }) {
   return (

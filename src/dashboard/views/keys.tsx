@@ -1,5 +1,16 @@
 import { PERMISSIONS, type KeyView, type SignedInUser } from '../../features/accounts/index.js';
-import { ActionButton, Alert, CheckboxGroup, ConfirmButton, CopyButton, CsrfField, Field, SelectField, TextAreaField } from './forms.js';
+import {
+  ActionButton,
+  Alert,
+  CheckboxGroup,
+  ConfirmButton,
+  CopyButton,
+  CsrfField,
+  Field,
+  SelectField,
+  TextAreaField,
+  SubmitOrCancel,
+} from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
 import { DataTable, Pager, When } from './table.js';
 
@@ -207,14 +218,7 @@ export function renderKeyEdit(context: PageContext & { user: SignedInUser }, pag
         <form method="post" action={`/dashboard/keys/${encodeURIComponent(page.key.id)}/edit`} class="stack form-narrow">
           <CsrfField token={context.csrf} />
           <KeyFields values={page.values} errors={page.errors} />
-          <div class="actions">
-            <button type="submit" class="button button-primary">
-              Save
-            </button>
-            <a class="button button-quiet" href="/dashboard/keys">
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel cancel="/dashboard/keys" />
         </form>
       </section>
     </>,

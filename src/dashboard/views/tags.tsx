@@ -1,6 +1,6 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import type { FolderView } from '../../features/folders/index.js';
-import { Alert, CsrfField } from './forms.js';
+import { Alert, CsrfField, SubmitOrCancel } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
 import { DataTable, Pager, When, withQuery } from './table.js';
 import { tagPath } from './tag-header.js';
@@ -199,14 +199,7 @@ export function renderNewTag(context: PageContext & { user: SignedInUser }, page
           <CsrfField token={context.csrf} />
           <TagSettingsFields values={page.values} errors={page.errors} choices={page.choices} />
           <p class="field-hint">You add the page’s content next, on the tag’s Edit page.</p>
-          <div class="actions">
-            <button type="submit" class="button button-primary">
-              Save
-            </button>
-            <a class="button button-quiet" href="/dashboard/tags">
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel cancel="/dashboard/tags" />
         </form>
       </section>
     </>,

@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../../features/events/index.js';
-import { Alert, CheckboxGroup, CsrfField, Field } from './forms.js';
+import { Alert, CheckboxGroup, CsrfField, Field, SubmitOrCancel } from './forms.js';
 
 export interface HeaderRow {
   name: string;
@@ -132,14 +132,7 @@ export function WebhookFormFields({
         <input type="checkbox" name="enabled" value="on" checked={values.enabled} />
         <span>Enabled: deliver events as they happen</span>
       </label>
-      <div class="actions">
-        <button type="submit" class="button button-primary">
-          {submit}
-        </button>
-        <a class="button button-secondary" href={cancel}>
-          Cancel
-        </a>
-      </div>
+      <SubmitOrCancel label={submit} cancel={cancel} />
     </form>
   );
 }
