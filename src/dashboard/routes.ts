@@ -16,12 +16,14 @@ import { keysScreen } from './screens/keys.js';
 import { organizationsScreen } from './screens/organizations.js';
 import { signInScreens } from './screens/sign-in.js';
 import { webhooksScreen } from './screens/webhooks.js';
+import { workspaceScreen } from './screens/workspace.js';
 import { tagEditorScreen } from './screens/tag-editor.js';
 import { tagsScreen } from './screens/tags.js';
 import { tagImportScreen } from './screens/tag-import.js';
 import { tagQrScreen } from './screens/tag-qr.js';
 import { cookieOptions, CSRF_COOKIE, csrfTokenMatches, isSameOrigin, newPreSessionValue, setCookie } from './security.js';
 import { SignInThrottle } from './throttle.js';
+import { WORKSPACE_COOKIE, workspacesOf } from './workspace.js';
 import { CSRF_FIELD } from './views/forms.js';
 import { renderMessage } from './views/message.js';
 
@@ -41,6 +43,7 @@ const SCREENS: Screen[] = [
   organizationsScreen,
   accountScreen,
   adminScreen,
+  workspaceScreen,
 ];
 
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -96,6 +99,11 @@ export function dashboardRoutes(dashboard: ServiceContext) {
             setCookie(reply, CSRF_COOKIE, binding, cookieOptions(context.secure));
           }
           request.dashboard = { user, binding };
+          if (user) {
+            const workspaces = await workspacesOf(dashboard, user, cookies[WORKSPACE_COOKIE]);
+            user.workspace = workspaces.current;
+            request.dashboard.workspaces = workspaces;
+          }
         });
 
         // Every POST: same origin and the form token, checked before anything is read or changed.

@@ -5,6 +5,7 @@ import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type Sig
 import { cookieOptions, csrfToken, csrfTokenMatches, securityHeaders, setCookie } from './security.js';
 import type { SignInThrottle } from './throttle.js';
 import type { PageContext } from './views/layout.js';
+import type { Workspaces } from './workspace.js';
 
 /**
  * What every screen of the dashboard builds on. A screen is a function that registers its
@@ -29,6 +30,8 @@ export interface DashboardRequestState {
   user: SignedInUser | undefined;
   /** The value the form token is bound to: the session token, else the pre-session cookie. */
   binding: string | undefined;
+  /** The signed-in user's workspaces and the one chosen (also set as `user.workspace`). */
+  workspaces?: Workspaces;
 }
 
 declare module 'fastify' {
@@ -57,7 +60,7 @@ export function formTokenMatches(context: ScreenContext, request: FastifyRequest
 
 /** What the layout needs: the form token and the path (the current nav item). */
 export function pageContext(context: ScreenContext, request: FastifyRequest): PageContext {
-  return { csrf: csrfFor(context, request), path: request.url.split('?')[0]! };
+  return { csrf: csrfFor(context, request), path: request.url.split('?')[0]!, workspaces: request.dashboard.workspaces };
 }
 
 /** A form field as text; absent or repeated fields count as empty. */

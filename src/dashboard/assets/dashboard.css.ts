@@ -12,6 +12,7 @@ export const DASHBOARD_CSS = `
   --line: #3c4043; --accent: #8ab4f8; --accent-fg: #0b1a33; --accent-soft: #1f2a3d; --error: #f28b82; --error-soft: #3b1f1d;
   --success: #81c995; --success-soft: #1b3022; --focus: #8ab4f8; --shadow: none; } }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 1rem/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 a { color: var(--accent); text-underline-offset: 2px; }
@@ -43,6 +44,16 @@ p { margin: 0 0 1rem; }
 .account-short { display: none; font-size: 0.95rem; font-weight: 500; }
 .account-email { font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 14rem; }
 .sign-out { margin: 0; }
+.workspace-bar { background: var(--surface); border-bottom: 1px solid var(--line); }
+.workspace-bar-test { background: #fff4e0; border-bottom-color: #f0c36d; }
+@media (prefers-color-scheme: dark) { .workspace-bar-test { background: #3a2a10; border-bottom-color: #6b4e1e; } }
+.workspace-bar-inner { max-width: 90rem; margin: 0 auto; padding: 0.4rem 1.25rem; display: flex; align-items: center; gap: 0.5rem 1.25rem;
+  flex-wrap: wrap; }
+.workspace-switch { display: flex; align-items: center; gap: 0.5rem; margin: 0; }
+.workspace-switch label { font-size: 0.85rem; color: var(--muted); font-weight: 500; }
+.workspace-switch select { font: inherit; font-size: 0.9rem; padding: 0.25rem 0.5rem; border-radius: 8px; border: 1px solid var(--line);
+  background: var(--surface); color: var(--fg); max-width: 18rem; }
+.workspace-note { margin: 0; font-size: 0.85rem; font-weight: 500; }
 .settings-transfer { margin-top: 1.5rem; padding-top: 1.25rem; border-top: 1px solid var(--line); }
 
 .content { max-width: 90rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }

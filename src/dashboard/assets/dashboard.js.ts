@@ -8,6 +8,12 @@
  */
 export const DASHBOARD_JS = `(() => {
   for (const button of document.querySelectorAll('[data-copy]')) button.hidden = false;
+  // A form marked data-autosubmit is sent as soon as its select changes; its button is for no-script.
+  for (const button of document.querySelectorAll('[data-autosubmit-button]')) button.hidden = true;
+  document.addEventListener('change', (event) => {
+    const form = event.target instanceof HTMLSelectElement ? event.target.closest('form[data-autosubmit]') : null;
+    if (form) form.requestSubmit();
+  });
   if (document.querySelector('[data-once]')) history.replaceState(null, '', location.href);
   document.addEventListener('submit', (event) => {
     const form = event.target instanceof HTMLFormElement ? event.target : null;

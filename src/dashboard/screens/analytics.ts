@@ -88,7 +88,7 @@ export const analyticsScreen: Screen = (app, context) => {
     const form = readPeriod(request, day);
     const { granularity, error } = readGranularity(request);
     if (error) form.errors.granularity = error;
-    const live = PLAN_LIMITS[user.plan].realtimeAnalytics ? await realtime(context, actor, { id: tag.id }) : undefined;
+    const live = PLAN_LIMITS[actor.plan].realtimeAnalytics ? await realtime(context, actor, { id: tag.id }) : undefined;
     const page: TagAnalyticsPage = { tag, form, granularity, today: day, live };
     const view = { ...pageContext(context, request), user };
     if (!form.query || error) return html(reply, 400, renderTagAnalytics(view, page));

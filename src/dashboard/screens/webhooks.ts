@@ -158,7 +158,7 @@ export const webhooksScreen: Screen = (app, context) => {
       renderWebhooks(view(request, user), {
         webhooks: webhooks.map((webhook) => ({ webhook, last: latest.get(webhook.id) })),
         paging: { page, perPage: WEBHOOKS_PER_PAGE, total },
-        max: PLAN_LIMITS[user.plan].maxWebhooks,
+        max: PLAN_LIMITS[actorOfUser(user).plan].maxWebhooks,
         notice: LIST_NOTICES[queryParam(request, 'done') ?? ''],
       }),
     );

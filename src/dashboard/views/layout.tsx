@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { SignedInUser } from '../../features/accounts/index.js';
 import { CsrfField } from './forms.js';
+import { workspaceValue, type Workspaces } from '../workspace.js';
 
 /** htmx may not inject its indicator <style> (the CSP forbids inline styles) nor evaluate code. */
 const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false });
@@ -31,6 +32,8 @@ export interface PageContext {
   user?: SignedInUser;
   /** The request's path, to mark the current nav item. */
   path: string;
+  /** The signed-in user's workspaces (the switcher); absent on pages outside the signed-in area. */
+  workspaces?: Workspaces;
 }
 
 interface DocumentProps {
@@ -122,6 +125,49 @@ function Nav({ path, user }: { path: string; user: SignedInUser }) {
   );
 }
 
+/**
+ * What the pages act for: the user's own data or an organization's, live or test (a POST that
+ * sets a cookie; dashboard.js sends it as soon as the choice changes). Test data is flagged.
+ */
+function WorkspaceBar({ csrf, path, workspaces }: { csrf: string; path: string; workspaces: Workspaces }) {
+  const { current, organizations } = workspaces;
+  const option = (environment: 'live' | 'test', org: { id: string; name: string } | null) => {
+    const value = workspaceValue({ environment, organization: org });
+    return (
+      <option key={value} value={value} selected={value === workspaceValue(current)}>
+        {org ? org.name : 'Personal'}
+        {environment === 'test' ? ' (test data)' : ''}
+      </option>
+    );
+  };
+  const test = current.environment === 'test';
+  return (
+    <div class={test ? 'workspace-bar workspace-bar-test' : 'workspace-bar'}>
+      <div class="workspace-bar-inner">
+        <form method="post" action="/dashboard/workspace" class="workspace-switch" data-autosubmit="">
+          <CsrfField token={csrf} />
+          <input type="hidden" name="return" value={path} />
+          <label for="workspace">Workspace</label>
+          <select id="workspace" name="workspace">
+            <optgroup label="Live data">
+              {option('live', null)}
+              {organizations.map((org) => option('live', org))}
+            </optgroup>
+            <optgroup label="Test data">
+              {option('test', null)}
+              {organizations.map((org) => option('test', org))}
+            </optgroup>
+          </select>
+          <button type="submit" class="button button-quiet" data-autosubmit-button="">
+            Switch
+          </button>
+        </form>
+        {test && <p class="workspace-note">Test data: what you do here reaches only test keys’ data, never live pages.</p>}
+      </div>
+    </div>
+  );
+}
+
 function SignOut({ csrf }: { csrf: string }) {
   return (
     <form method="post" action="/dashboard/logout" class="sign-out">
@@ -161,6 +207,7 @@ export function renderAppPage(
           </div>
         </div>
       </header>
+      {context.workspaces && <WorkspaceBar csrf={context.csrf} path={context.path} workspaces={context.workspaces} />}
       <main id="main" class="content" tabindex={-1}>
         {content}
       </main>

@@ -44,17 +44,28 @@ export function isOperator(actor: AccountActor): actor is Operator {
 }
 
 /**
- * A signed-in dashboard user acting for themselves: every permission, the live environment, no
- * organization. The services still decide per call which organizations and keys they reach.
+ * What a signed-in dashboard user acts for: their own data or an organization's (one they own or
+ * administer, as an organization key would), live or test. The dashboard keeps the choice.
  */
-export function actorOfUser(user: { userId: string; email: string; plan: Plan }): Actor {
+export interface Workspace {
+  environment: Environment;
+  organization: { id: string; name: string; plan: Plan } | null;
+}
+
+/**
+ * A signed-in dashboard user: every permission, in their workspace (themselves and live data
+ * when none is chosen); an organization's plan governs when acting for it. The services still
+ * decide per call which organizations and keys they reach.
+ */
+export function actorOfUser(user: { userId: string; email: string; plan: Plan; workspace?: Workspace }): Actor {
+  const organization = user.workspace?.organization ?? null;
   return {
     userId: user.userId,
     email: user.email,
-    organizationId: null,
-    organizationName: null,
-    environment: 'live',
+    organizationId: organization?.id ?? null,
+    organizationName: organization?.name ?? null,
+    environment: user.workspace?.environment ?? 'live',
     permissions: PERMISSIONS,
-    plan: user.plan,
+    plan: organization?.plan ?? user.plan,
   };
 }

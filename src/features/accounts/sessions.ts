@@ -7,7 +7,7 @@ import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { createUser, requireNewPassword } from './accounts.service.js';
-import { isOperator, OPERATOR, type AccountActor } from './actor.js';
+import { isOperator, OPERATOR, type AccountActor, type Workspace } from './actor.js';
 import type { Plan } from './plans.js';
 import * as accountsRepo from './accounts.repository.js';
 import * as repo from './sessions.repository.js';
@@ -32,6 +32,8 @@ export interface SignedInUser {
   email: string;
   plan: Plan;
   isOwner: boolean;
+  /** What the dashboard acts for (set by the dashboard from its cookie); absent: the user, live. */
+  workspace?: Workspace;
 }
 
 function hashToken(token: string): string {

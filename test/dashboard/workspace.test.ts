@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import * as accounts from '../../src/features/accounts/index.js';
+import { OPERATOR } from '../../src/features/accounts/index.js';
+import { createAccount, createKey, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
+import { csrfOf, get, post, screenshots, signInBrowser, signInHttp } from './support.js';
+
+/** The workspace switcher: acting for an organization one owns or administers, and on test data. */
+describe('dashboard workspaces', () => {
+  const holder = useBrowser();
+  let t: TestApp;
+  let alice: Account;
+  let bob: Account;
+  let org: { id: string; name: string };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    [alice, bob] = [await createAccount(t, 'pro'), await createAccount(t, 'pro')];
+    // The operator puts the organization on Enterprise: its plan, not Alice's, governs in it.
+    org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: alice.email, plan: 'enterprise' });
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: bob.email, role: 'member' });
+  });
+  afterAll(() => t.close());
+
+  const titlesFor = async (key: string) =>
+    ((await request(t, 'GET', '/v1/tags', { key })).body.data as Array<{ title: string }>).map((tag) => tag.title);
+
+  /** Chooses a workspace in the header; the page reloads the section's list. */
+  async function choose(page: Page, label: string) {
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === `${t.baseUrl}/dashboard/workspace` && r.status() === 303),
+      page.getByLabel('Workspace').selectOption({ label }),
+    ]);
+    await page.waitForLoadState();
+  }
+
+  async function newTag(page: Page, title: string) {
+    await page.goto(`${t.baseUrl}/dashboard/tags/new`);
+    await page.getByLabel('Title').fill(title);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/dashboard\/tags\/tag_/);
+    return page.url().split('/').pop()!;
+  }
+
+  it('an owner switches to the organization: tags made there are the organization’s, under its plan', async () => {
+    const { context, page } = await newPage(holder.browser);
+    await signInBrowser(page, t.baseUrl, alice.email);
+    await page.goto(`${t.baseUrl}/dashboard/tags`);
+    const choices = await page.getByLabel('Workspace').locator('option').allTextContents();
+    expect(choices).toEqual(['Personal', 'Acme', 'Personal (test data)', 'Acme (test data)']);
+    await expect(page.getByRole('button', { name: 'Switch' }).isHidden()).resolves.toBe(true);
+
+    await choose(page, 'Acme');
+    expect(page.url()).toBe(`${t.baseUrl}/dashboard/tags`);
+    await expect(page.getByLabel('Workspace').inputValue()).resolves.toBe(`live:${org.id}`);
+    const tagId = await newTag(page, 'Org poster');
+
+    const orgKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
+    expect(await titlesFor(orgKey)).toContain('Org poster');
+    expect(await titlesFor(alice.key)).not.toContain('Org poster');
+
+    // Acme is on Enterprise: its tags' analytics show live viewers, though Alice is on Pro.
+    await page.goto(`${t.baseUrl}/dashboard/tags/${tagId}/analytics`);
+    await expect(page.getByText('is an Enterprise feature').count()).resolves.toBe(0);
+    await expectAccessible(page);
+    await screenshots(page, 'workspace-organization');
+
+    await choose(page, 'Personal');
+    await expect(page.getByRole('link', { name: 'Org poster' }).count()).resolves.toBe(0);
+    expect((await get(t, `/dashboard/tags/${tagId}`, await signInHttp(t, alice.email))).status).toBe(404);
+    await context.close();
+  });
+
+  it('test data: tags made there reach test keys only, and the page says so', async () => {
+    const { context, page } = await newPage(holder.browser);
+    await signInBrowser(page, t.baseUrl, alice.email);
+    await page.goto(`${t.baseUrl}/dashboard/tags`);
+    await choose(page, 'Personal (test data)');
+    await expect(page.getByText('Test data: what you do here reaches only test keys’ data').isVisible()).resolves.toBe(true);
+    await newTag(page, 'Sandbox tag');
+    await screenshots(page, 'workspace-test');
+
+    const testKey = (await createKey(t, alice.email, { test: true })).key;
+    expect(await titlesFor(testKey)).toContain('Sandbox tag');
+    expect(await titlesFor(alice.key)).not.toContain('Sandbox tag');
+    await context.close();
+  });
+
+  it('a plain member is not offered the organization, and cannot choose it by a forged form or cookie', async () => {
+    const ownerKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
+    await request(t, 'POST', '/v1/tags', { key: ownerKey, body: { title: 'Acme internal' } });
+
+    const jar = await signInHttp(t, bob.email);
+    const page = await get(t, '/dashboard/tags', jar);
+    expect(page.text).not.toContain(org.id);
+    const forged = await post(t, '/dashboard/workspace', jar, {
+      _csrf: csrfOf(page),
+      workspace: `live:${org.id}`,
+      return: '/dashboard/tags',
+    });
+    expect(forged.status).toBe(400);
+    expect(forged.headers.get('set-cookie') ?? '').not.toContain('tagsvc_workspace');
+
+    jar.cookies.set('tagsvc_workspace', `live:${org.id}`);
+    const list = await get(t, '/dashboard/tags', jar);
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain('Acme internal');
+    expect(list.text).toContain('<option value="live:personal" selected>');
+
+    const ok = await post(t, '/dashboard/workspace', jar, { _csrf: csrfOf(page), workspace: 'test:personal', return: '/dashboard/tags/x' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe('/dashboard/tags');
+  });
+});
