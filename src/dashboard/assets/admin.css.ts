@@ -8,8 +8,6 @@ export const ADMIN_CSS = `
 .stat-label a:hover { color: var(--accent); }
 .stat-value { font-size: 2rem; font-weight: 700; line-height: 1.2; margin: 0.25rem 0 0.15rem; letter-spacing: -0.02em; }
 .stat-detail { font-size: 0.85rem; }
-.card-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 0.75rem 1rem; margin-bottom: 1rem; }
-.card-head h2 { margin: 0; }
 .admin-search { display: flex; gap: 0.5rem; align-items: center; flex: 0 1 26rem; min-width: 0; }
 .admin-search input { font: inherit; color: var(--fg); background: var(--surface); border: 1px solid var(--line); border-radius: 8px;
   padding: 0.45rem 0.75rem; min-height: 2.5rem; flex: 1 1 auto; min-width: 0; }

@@ -44,6 +44,15 @@ p { margin: 0 0 1rem; }
 .account-short { display: none; font-size: 0.95rem; font-weight: 500; }
 .account-email { font-size: 0.9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 14rem; }
 .sign-out { margin: 0; }
+/* A card's heading with its actions on the same row. */
+.card-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 0.75rem 1rem; margin-bottom: 1rem; }
+.card-head h2 { margin: 0; }
+.card-head .button { width: auto; margin: 0; }
+.recent-list { list-style: none; margin: 0 0 1rem; padding: 0; }
+.recent-list li { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 1rem; padding: 0.6rem 0; border-bottom: 1px solid var(--line); }
+.recent-list li a { font-weight: 600; }
+.recent-list code { font-size: 0.85rem; }
+.recent-list .when { display: inline-flex; flex-direction: row; gap: 0.3rem; }
 .workspace-bar { background: var(--surface); border-bottom: 1px solid var(--line); }
 .workspace-bar-test { background: #fff4e0; border-bottom-color: #f0c36d; }
 @media (prefers-color-scheme: dark) { .workspace-bar-test { background: #3a2a10; border-bottom-color: #6b4e1e; } }
@@ -173,6 +182,7 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
 }
 @media (max-width: 40rem) {
   .topbar-inner { padding: 0.6rem 1rem; gap: 0.5rem; }
+  .workspace-bar-inner { padding: 0.4rem 1rem; }
   .account { gap: 0.3rem; }
   .account-link { padding: 0.3rem 0.4rem; }
   .sign-out .button { padding: 0.35rem 0.6rem; }

@@ -1,8 +1,6 @@
 /** Styles of the folders, tag import and QR screens (appended to dashboard.css). */
 export const TAGS_EXTRA_CSS = `
 .page-head h1 { margin-bottom: 0.25rem; }
-.card-head { display: flex; align-items: center; justify-content: space-between; gap: 1rem; flex-wrap: wrap; margin-bottom: 0.75rem; }
-.card-head h2 { margin: 0; }
 .folder-tree { list-style: none; margin: 0; padding: 0 0 0 1.25rem; border-left: 1px solid var(--line); }
 .folder-tree-root { padding-left: 0; border-left: 0; }
 .folder-row { display: flex; align-items: center; gap: 0.75rem; flex-wrap: wrap; padding: 0.55rem 0.5rem; border-radius: 8px; }

@@ -22,8 +22,6 @@ export const TAGS_CSS = `
 .data-table tbody th a { color: var(--fg); text-decoration: none; }
 .data-table tbody th a:hover { color: var(--accent); text-decoration: underline; }
 
-.card-heading { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; margin-bottom: 0.75rem; }
-.card-heading h2 { margin: 0; }
 .stats { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 0.75rem; margin: 0 0 0.75rem; }
 .stat { border: 1px solid var(--line); border-radius: 8px; padding: 0.85rem 1rem; background: var(--bg);
   display: flex; flex-direction: column-reverse; gap: 0.15rem; }

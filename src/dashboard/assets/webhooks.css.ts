@@ -20,8 +20,6 @@ h2 .count { font-weight: 400; font-size: 0.9rem; margin-left: 0.35rem; }
 .http-ok { color: var(--success); }
 .http-bad { color: var(--error); }
 
-.card-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 0.5rem 1rem; margin-bottom: 0.75rem; }
-.card-head h2 { margin: 0; }
 .filter ul { display: flex; flex-wrap: wrap; gap: 0.25rem; list-style: none; margin: 0; padding: 0.2rem; border: 1px solid var(--line);
   border-radius: 9px; background: var(--bg); }
 .filter a { display: block; padding: 0.25rem 0.75rem; border-radius: 6px; color: var(--muted); text-decoration: none; font-size: 0.9rem; font-weight: 500; }

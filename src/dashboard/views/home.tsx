@@ -1,15 +1,60 @@
 import { CopyButton } from './forms.js';
 import { AccountFacts, renderAppPage, type PageContext } from './layout.js';
+import { When } from './table.js';
+import { tagPath } from './tag-header.js';
 import type { SignedInUser } from '../../features/accounts/index.js';
 
-export function renderHome(context: PageContext & { user: SignedInUser }, origin: string): string {
+export interface HomePage {
+  /** The API's origin, for the example request. */
+  origin: string;
+  /** The workspace's most recently changed tags, and how many it holds. */
+  recent: { total: number; tags: ReadonlyArray<{ id: string; title: string; short_id: string; updated_at: string }> };
+}
+
+function RecentTags({ recent }: { recent: HomePage['recent'] }) {
+  return (
+    <section class="card" aria-labelledby="recent-heading">
+      <div class="card-head">
+        <h2 id="recent-heading">Recent tags</h2>
+        <a class="button button-primary" href="/dashboard/tags/new">
+          New Tag
+        </a>
+      </div>
+      {recent.total === 0 ? (
+        <p class="muted">No tags here yet. A tag is a page with a short address and a QR code: make the first one.</p>
+      ) : (
+        <>
+          <ul class="recent-list">
+            {recent.tags.map((tag) => (
+              <li key={tag.id}>
+                <a href={tagPath(tag)}>{tag.title}</a>
+                <code class="muted">{`/t/${tag.short_id}`}</code>
+                <span class="muted">
+                  Updated <When at={tag.updated_at} />
+                </span>
+              </li>
+            ))}
+          </ul>
+          <p>
+            <a href="/dashboard/tags">{`All ${recent.total.toLocaleString('en-US')} tags`}</a> ·{' '}
+            <a href="/dashboard/analytics">Analytics</a> · <a href="/dashboard/webhooks">Webhooks</a>
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** /dashboard: the workspace's recent tags, the account, and how to call the API. */
+export function renderHome(context: PageContext & { user: SignedInUser }, page: HomePage): string {
   const { user } = context;
-  const command = `curl -H "Authorization: Bearer svc_live_…" ${origin}/v1/me`;
+  const command = `curl -H "Authorization: Bearer svc_live_…" ${page.origin}/v1/me`;
   return renderAppPage(
     context,
     'Home',
     <>
       <h1>Home</h1>
+      <RecentTags recent={page.recent} />
       <div class="grid">
         <section class="card" aria-labelledby="account-heading">
           <h2 id="account-heading">Your account</h2>

@@ -32,7 +32,7 @@ function Stats({ page }: { page: TagOverviewPage }) {
   ];
   return (
     <section class="card" aria-labelledby="stats-heading">
-      <div class="card-heading">
+      <div class="card-head">
         <h2 id="stats-heading">Last 30 days</h2>
         <a href={tagPath(page.tag, 'analytics')}>Open analytics</a>
       </div>
