@@ -28,11 +28,8 @@ describe('dashboard workspaces', () => {
 
   /** Chooses a workspace in the header; the page reloads the section's list. */
   async function choose(page: Page, label: string) {
-    await Promise.all([
-      page.waitForResponse((r) => r.url() === `${t.baseUrl}/dashboard/workspace` && r.status() === 303),
-      page.getByLabel('Workspace').selectOption({ label }),
-    ]);
-    await page.waitForLoadState();
+    // The select keeps the choice before the new page arrives: wait for that page's load.
+    await Promise.all([page.waitForEvent('load'), page.getByLabel('Workspace').selectOption({ label })]);
   }
 
   async function newTag(page: Page, title: string) {
@@ -66,7 +63,11 @@ describe('dashboard workspaces', () => {
     await expectAccessible(page);
     await screenshots(page, 'workspace-organization');
 
+    await page.goto(`${t.baseUrl}/dashboard/analytics`);
+    await expect(page.locator('.lead').first().textContent()).resolves.toMatch(/^All of Acme’s tags, /);
     await choose(page, 'Personal');
+    expect(page.url()).toBe(`${t.baseUrl}/dashboard/analytics`);
+    await page.goto(`${t.baseUrl}/dashboard/tags`);
     await expect(page.getByRole('link', { name: 'Org poster' }).count()).resolves.toBe(0);
     expect((await get(t, `/dashboard/tags/${tagId}`, await signInHttp(t, alice.email))).status).toBe(404);
     await context.close();

@@ -81,6 +81,10 @@ function OverviewReportCards({ report, period }: { report: OverviewReport; perio
 /** /dashboard/analytics: account-wide totals, views and scans by day, top tags and the export. */
 export function renderOverview(context: PageContext & { user: SignedInUser }, page: OverviewPage): string {
   const { report, form } = page;
+  const workspace = context.user.workspace;
+  const whose = `${workspace?.organization ? `All of ${workspace.organization.name}’s tags` : 'All your tags'}${
+    workspace?.environment === 'test' ? ' (test data)' : ''
+  }`;
   return renderAppPage(
     context,
     'Analytics',
@@ -88,7 +92,7 @@ export function renderOverview(context: PageContext & { user: SignedInUser }, pa
       <div class="page-head">
         <div>
           <h1>Analytics</h1>
-          <p class="lead">{report ? `All your tags, ${describePeriod(report.period)}.` : 'All your tags.'}</p>
+          <p class="lead">{report ? `${whose}, ${describePeriod(report.period)}.` : `${whose}.`}</p>
         </div>
       </div>
       <PeriodPicker path={OVERVIEW_PATH} form={form} today={page.today} />
