@@ -91,7 +91,7 @@ describe('dashboard files', () => {
       .poll(() => thumb.evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth))
       .toBeGreaterThan(0);
     await expect(row(page, 'poster.png').textContent()).resolves.toContain('image/png');
-    await expect(page.locator('#storage-card').textContent()).resolves.toMatch(/\d+(\.\d)? KB of 1 GB used/);
+    await expect.poll(() => page.locator('#storage-card').textContent()).toMatch(/\d+(\.\d)? KB of 1 GB used/);
     const [stored] = await filesOf(alice, aliceTag.id);
     expect(stored).toMatchObject({ name: 'poster.png', size: photo.length, mime_type: 'image/png' });
     await expectAccessible(page);
@@ -182,7 +182,8 @@ describe('dashboard files', () => {
     await expect(failure('eleven.txt').textContent()).resolves.toBe(
       "This upload would exceed your plan's file storage; delete files to make room.",
     );
-    await expect(page.locator('#storage-card').textContent()).resolves.toContain('1 GB of 1 GB used');
+    // files.js reloads the meter after each answer: wait for the new one.
+    await expect.poll(() => page.locator('#storage-card').textContent()).toContain('1 GB of 1 GB used');
     await screenshots(page, 'files-refused');
     expect(await filesOf(carol, tag.id)).toEqual([]);
     await vi.waitFor(() => expect(tmpFiles()).toEqual([]));
