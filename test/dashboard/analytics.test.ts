@@ -220,7 +220,7 @@ describe('dashboard analytics', () => {
   describe('in the browser', () => {
     const openAnalytics = async (page: Page) => {
       await signInBrowser(page, t.baseUrl, ent.email);
-      await page.getByRole('link', { name: 'Analytics', exact: true }).click();
+      await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Analytics', exact: true }).click();
       await page.waitForURL(`${t.baseUrl}/dashboard/analytics`);
     };
     /** Whether the chart's canvas has been painted (any pixel not transparent). */

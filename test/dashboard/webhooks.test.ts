@@ -51,7 +51,7 @@ describe('dashboard webhooks', () => {
     const { page } = await newPage(holder.browser, { permissions: ['clipboard-read', 'clipboard-write'] });
     const problems = watchConsole(page);
     await signInBrowser(page, t.baseUrl, alice.email);
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL(`${t.baseUrl}/dashboard/webhooks`);
     await expect(page.getByText('No webhooks yet').isVisible()).resolves.toBe(true);
     await expectAccessible(page);

@@ -36,8 +36,7 @@ function RecentTags({ recent }: { recent: HomePage['recent'] }) {
             ))}
           </ul>
           <p>
-            <a href="/dashboard/tags">{`All ${recent.total.toLocaleString('en-US')} tags`}</a> ·{' '}
-            <a href="/dashboard/analytics">Analytics</a> · <a href="/dashboard/webhooks">Webhooks</a>
+            <a href="/dashboard/tags">{`All ${recent.total.toLocaleString('en-US')} tags`}</a>
           </p>
         </>
       )}
