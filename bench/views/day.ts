@@ -253,7 +253,8 @@ export class DayGenerator {
       unique[t] = end - start;
       const members = dayKeys.slice(start, end).map((k) => k - t * P);
       if (day.open) {
-        for (const v of members) tagVisitorDays.push([tags[t]!.id, dayKey, idOf(v)]);
+        // The rollup stores a visitor's number on the row when the visitor has one (a closed day's).
+        for (const v of members) tagVisitorDays.push([tags[t]!.id, dayKey, idOf(v), this.lastClosedDay[v]! >= 0 ? v + 1 : null]);
       } else {
         for (const v of members) this.lastClosedDay[v] = day.index;
         tagDayVisitors.push([tags[t]!.id, dayKey, encodeVisitorSet(members.map((v) => v + 1))]);

@@ -7,7 +7,7 @@ import type { Database } from './schema.js';
  * takes them top to bottom, so two transactions never wait for each other:
  *
  *   1. an account's row (webhook creation: the plan's webhook count)
- *   2. the view rollup (advisory lock): rollups and tag deletions
+ *   2. the view rollup (advisory lock): rollups, tag deletions, the visitor purge
  *   3. a tag's row: `update` for its deletion, `key share` for a beacon of one of its views
  *   4. pending views' rows (the rollup's claim), then a view's row (a beacon's duration)
  *   5. rollup rows (tag_daily, scope-day visitor sets)

@@ -267,6 +267,8 @@ export interface TagVisitorDaysTable {
   tag_id: string;
   day: string;
   visitor: string;
+  /** visitors.id when the row was written, if the visitor had one then (migration 0016). */
+  visitor_number: number | null;
 }
 
 export interface TagDailyTable extends Owned {

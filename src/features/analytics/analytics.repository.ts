@@ -2,7 +2,8 @@ import { setImmediate } from 'node:timers/promises';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
-import { forUpdate, lockTagRow } from '../../db/locks.js';
+import { forUpdate, lockTagRow, lockViewRollup } from '../../db/locks.js';
+import { transaction } from '../../db/transaction.js';
 import type { Database, Environment, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
 import { monthOf } from './period.js';
@@ -195,12 +196,41 @@ function visitorRows(table: 'tag_visitor_hours' | 'tag_visitor_days', bucket: 'h
 }
 
 const VISITOR_HOURS = visitorRows('tag_visitor_hours', 'hour');
-const VISITOR_DAYS = visitorRows('tag_visitor_days', 'day');
+const VISITOR_DAYS: BulkInsert<VisitorRow & { number: number | null }> = {
+  ...(visitorRows('tag_visitor_days', 'day') as BulkInsert<unknown>),
+  columns: ['tag_id', 'day', 'visitor', 'visitor_number'],
+  values: (row) => [row.tag_id, row.bucket, row.visitor, row.number],
+};
 
 /** (tag, hour, visitor) rows, each stored once; the insert returns those that were new. */
 export const visitorHoursInsert = (rows: VisitorRow[]): InsertPart<VisitorRow> => ({ spec: VISITOR_HOURS, rows });
-/** (tag, day, visitor) rows, each stored once; the insert returns those that were new: the day's new unique views. */
-export const visitorDaysInsert = (rows: VisitorRow[]): InsertPart<VisitorRow> => ({ spec: VISITOR_DAYS, rows });
+/**
+ * (tag, day, visitor) rows, each stored once, with the visitor's number if it has one
+ * (visitorNumbersOf); the insert returns those that were new: the day's new unique views.
+ */
+export const visitorDaysInsert = (rows: Array<VisitorRow & { number: number | null }>): InsertPart<VisitorRow> => ({
+  spec: VISITOR_DAYS as BulkInsert<unknown>,
+  rows,
+});
+
+/**
+ * The numbers of those of the visitors that have one. The rollup stores them on the open rows
+ * it writes, so reports need not look every open row's visitor up (openScopeVisitorDays). Read
+ * under the rollup lock, which the visitor purge takes too: a number stored is never one the
+ * purge deletes meanwhile (see purgeVisitorsBefore).
+ */
+export async function visitorNumbersOf(trx: Db, keys: string[]): Promise<Map<string, number>> {
+  const numbers = new Map<string, number>();
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const rows = await trx
+      .selectFrom('visitors')
+      .select(['id', 'key'])
+      .where('key', 'in', keys.slice(i, i + CHUNK))
+      .execute();
+    for (const row of rows) numbers.set(row.key, Number(row.id));
+  }
+  return numbers;
+}
 
 export function findView(db: Db, id: string) {
   return db
@@ -278,12 +308,23 @@ export function visitorSets(db: Db, tagId: string, days: { from: string; to: str
     .execute();
 }
 
+/**
+ * An open row's visitor number: the one stored with it, else the visitor's current one, if any
+ * (numbered after the row was written, by the closing of another tag-day). Only rows without a
+ * stored number are looked up in `visitors`: most of a year's overview went into looking every
+ * one up (COALESCE evaluates the lookup only when the stored number is null, on both databases).
+ */
+const openRowNumber = (row: 'o' | 'd') => {
+  const stored = sql.ref(`${row}.visitor_number`);
+  const key = sql.ref(`${row}.visitor`);
+  return sql<number | string | null>`coalesce(${stored}, (SELECT v.id FROM visitors v WHERE v.key = ${key}))`.as('number');
+};
+
 /** The tag's visitors on days not closed yet, with their number when they have one. */
 export function openVisitorDays(db: Db, tagId: string, days: { from: string; to: string }) {
   return db
     .selectFrom('tag_visitor_days as d')
-    .leftJoin('visitors as v', 'v.key', 'd.visitor')
-    .select(['d.day', 'd.visitor', 'v.id as number'])
+    .select(['d.day', 'd.visitor', openRowNumber('d')])
     .where('d.tag_id', '=', tagId)
     .where('d.day', '>=', days.from)
     .where('d.day', '<', days.to)
@@ -670,8 +711,7 @@ export function openScopeVisitorDays(db: Db, scope: Scope, days: { from: string;
   return db
     .selectFrom('tag_visitor_days as o')
     .innerJoin('tags as t', 't.id', 'o.tag_id')
-    .leftJoin('visitors as v', 'v.key', 'o.visitor')
-    .select(['o.visitor', 'v.id as number'])
+    .select(['o.visitor', openRowNumber('o')])
     .where(inScope(scope, 't'))
     .where('o.day', '>=', days.from)
     .where('o.day', '<', days.to)
@@ -799,13 +839,31 @@ async function purgeTagBefore(
   return deleted;
 }
 
-/** Visitor numbers of visitors last seen before `cutoffDay`: no kept visitor set holds them. */
+/**
+ * Visitor numbers of visitors last seen before `cutoffDay`: no kept visitor set holds them. A
+ * number stored on an open row stays (its visitor came back; closing the day moves its last
+ * day on): deleted, the visitor would be numbered anew when the day closes, and counted twice
+ * meanwhile, by the old number on one open row and by its id on another. Each statement holds
+ * the rollup lock (PostgreSQL), under which the rollup reads the numbers it stores.
+ */
 export function purgeVisitorsBefore(db: Db, cutoffDay: string): Promise<number> {
   return deleteInChunks((limit) =>
-    db
-      .deleteFrom('visitors')
-      .where('id', 'in', (eb) => eb.selectFrom('visitors').select('id').where('last_day', '<', cutoffDay).limit(limit))
-      .executeTakeFirst(),
+    transaction(db, async (trx) => {
+      await lockViewRollup(trx);
+      return trx
+        .deleteFrom('visitors')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('visitors')
+            .select('id')
+            .where('last_day', '<', cutoffDay)
+            .where('id', 'not in', (sub) =>
+              sub.selectFrom('tag_visitor_days').select('visitor_number').where('visitor_number', 'is not', null),
+            )
+            .limit(limit),
+        )
+        .executeTakeFirst();
+    }),
   );
 }
 

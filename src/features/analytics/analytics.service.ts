@@ -289,23 +289,53 @@ async function topTags(ctx: ServiceContext, scope: Scope, period: Period) {
 function scopeVisitors(ctx: ServiceContext, scope: Scope, period: Period): Promise<number> {
   const days = { from: period.start, to: period.end };
   return readSnapshot(ctx.db, async (db) => {
-    const scopeSets = await repo.scopeDaySets(db, scope, days);
-    const staleDays = scopeSets.filter((row) => row.stale).map((row) => row.day);
-    const tagSets = staleDays.length > 0 ? await repo.tagSetsOfScopeDays(db, scope, staleDays) : [];
-    // The open rows' query goes out first; the sets, the bulk of the work, are added while the
-    // database answers it (PostgreSQL: 20–30 ms each for a year of a large account).
+    // The sets a month at a time: each month is dropped once added, while still in the young
+    // generation. A year's sets read at once (21 MB of text on the 10M-view dataset) outlived
+    // it, and the old generation's collections made the slowest year overviews (p95 118 -> 80
+    // ms, p50 90 -> 70). The next month's query goes out before this month is added, and the
+    // open rows' query after the first month's, so the database works while the sets are
+    // added (PostgreSQL: 20–30 ms for a year's open rows of a large account).
+    const ranges = setRanges(days);
+    const setsOf = (i: number) => {
+      const rows = repo.scopeDaySets(db, scope, ranges[i]!);
+      rows.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+      return rows;
+    };
+    let next = setsOf(0);
     const openRows = repo.openScopeVisitorDays(db, scope, days);
-    openRows.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-    await setImmediate();
+    openRows.catch(() => undefined);
     const visitors = new DistinctVisitors();
-    for (const row of scopeSets) if (!row.stale) visitors.addSet(row.visitors);
-    for (const row of tagSets) visitors.addSet(row.visitors);
+    const staleDays: string[] = [];
+    for (let i = 0; i < ranges.length; i++) {
+      const rows = await next;
+      if (i + 1 < ranges.length) next = setsOf(i + 1);
+      for (const row of rows) {
+        if (row.stale) staleDays.push(row.day);
+        else visitors.addSet(row.visitors);
+      }
+    }
+    if (staleDays.length > 0) for (const row of await repo.tagSetsOfScopeDays(db, scope, staleDays)) visitors.addSet(row.visitors);
     for (const row of await openRows) {
       if (row.number === null) visitors.addKey(row.visitor);
       else visitors.addNumber(Number(row.number));
     }
     return visitors.size;
   });
+}
+
+/** Days per scope-set read: about a month. */
+const SET_RANGE_DAYS = 31;
+
+/** [from, to) in consecutive ranges of SET_RANGE_DAYS days; one (empty) when from is not before to. */
+function setRanges(days: { from: string; to: string }): Array<{ from: string; to: string }> {
+  const ranges = [];
+  for (let from = days.from; from < days.to;) {
+    const next = new Date(Date.parse(`${from}T00:00:00.000Z`) + SET_RANGE_DAYS * 86_400_000).toISOString().slice(0, 10);
+    const to = next < days.to ? next : days.to;
+    ranges.push({ from, to });
+    from = to;
+  }
+  return ranges.length > 0 ? ranges : [days];
 }
 
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */

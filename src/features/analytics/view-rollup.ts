@@ -151,11 +151,15 @@ async function addToRollups(trx: Db, views: RolledView[]): Promise<void> {
       })).views += 1;
     }
   }
-  // Two round trips on PostgreSQL: the visitor rows first (which of them are new decides the
-  // unique counts), then everything else.
+  // The day rows carry their visitors' numbers, where they have one: reports then look up only
+  // the open rows' visitors numbered since (openScopeVisitorDays). Read under the rollup lock.
+  const dayRows = distinctVisitors(views, dayOf);
+  const numbers = await repo.visitorNumbersOf(trx, [...new Set(dayRows.map((row) => row.visitor))]);
+  // Then two round trips on PostgreSQL: the visitor rows first (which of them are new decides
+  // the unique counts), then everything else.
   const [newHours, newDays] = (await insertAll(trx, [
     repo.visitorHoursInsert(distinctVisitors(views, hourOf)),
-    repo.visitorDaysInsert(distinctVisitors(views, dayOf)),
+    repo.visitorDaysInsert(dayRows.map((row) => ({ ...row, number: numbers.get(row.visitor) ?? null }))),
   ])) as [repo.VisitorRow[], repo.VisitorRow[]];
   for (const row of newHours) hourly.get(`${row.tag_id}|${row.bucket}`)!.unique_visitors += 1;
   for (const row of newDays) daily.get(`${row.tag_id}|${row.bucket}`)!.unique_views += 1;
