@@ -267,7 +267,7 @@ export interface TagVisitorDaysTable {
   tag_id: string;
   day: string;
   visitor: string;
-  /** visitors.id when the row was written, if the visitor had one then (migration 0016). */
+  /** visitors.id when the row was written, if the visitor had one then (migration 0013). */
   visitor_number: number | null;
 }
 

@@ -6,7 +6,7 @@ import { createAccount, type Account, type TestApp } from '../helpers/app.js';
 import { createTag, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
 /**
- * Open rows carry their visitor's number when the rollup writes them (migration 0016), so the
+ * Open rows carry their visitor's number when the rollup writes them (migration 0013), so the
  * reports look up only the others. The figures must not change: every count here equals a
  * count of distinct visitors over the raw views, whichever way each open row gets its number
  * (stored, looked up because the visitor was numbered after the row was written, or none),

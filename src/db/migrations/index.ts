@@ -11,7 +11,7 @@ import * as scopeVisitorSets from './0009_scope_visitor_sets.js';
 import * as sessions from './0010_sessions.js';
 import * as loggedViewsIndex from './0011_logged_views_index.js';
 import * as settings from './0012_settings.js';
-import * as openVisitorNumbers from './0016_open_visitor_numbers.js';
+import * as openVisitorNumbers from './0013_open_visitor_numbers.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -27,5 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_sessions': sessions,
   '0011_logged_views_index': loggedViewsIndex,
   '0012_settings': settings,
-  '0016_open_visitor_numbers': openVisitorNumbers,
+  '0013_open_visitor_numbers': openVisitorNumbers,
 };
