@@ -5,6 +5,24 @@ import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { createAccount, type Account, type TestApp } from '../helpers/app.js';
 import { createTag, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
+/** Distinct visitors of the account's views in [start, end): the brute-force count. */
+async function viewsVisitors(t: TestApp, owner: Account, start: string, end: string): Promise<number> {
+  const rows = await t.database.db
+    .selectFrom('views')
+    .select('visitor')
+    .distinct()
+    .where('owner_id', '=', owner.userId)
+    .where('occurred_at', '>=', `${start}T00:00:00.000Z`)
+    .where('occurred_at', '<', `${end}T00:00:00.000Z`)
+    .execute();
+  return rows.length;
+}
+
+/** The overview's distinct visitors of [start, end), through the API. */
+async function overviewVisitors(t: TestApp, owner: Account, start: string, end: string): Promise<number> {
+  return (await getData(t, owner.key, '/v1/analytics/overview', { start_date: start, end_date: end })).totals.unique_views;
+}
+
 /**
  * Open rows carry their visitor's number when the rollup writes them (migration 0013), so the
  * reports look up only the others. The figures must not change: every count here equals a
@@ -21,22 +39,6 @@ describe('open rows with stored visitor numbers: the same distinct visitors', ()
   // y's id sorts first, so y is numbered before x: SQLite gives a deleted number again only
   // when it was the highest, and this test deletes y's while sets of its day are still kept.
   const [x, y, z, w] = ['onx', 'ona', 'onz', 'onw'].map(visitorId) as [string, string, string, string];
-
-  /** Distinct visitors of the account's views in [start, end): the brute-force count. */
-  async function viewsVisitors(start: string, end: string): Promise<number> {
-    const rows = await t.database.db
-      .selectFrom('views')
-      .select('visitor')
-      .distinct()
-      .where('owner_id', '=', owner.userId)
-      .where('occurred_at', '>=', `${start}T00:00:00.000Z`)
-      .where('occurred_at', '<', `${end}T00:00:00.000Z`)
-      .execute();
-    return rows.length;
-  }
-
-  const overviewVisitors = async (start: string, end: string): Promise<number> =>
-    (await getData(t, owner.key, '/v1/analytics/overview', { start_date: start, end_date: end })).totals.unique_views;
 
   /** Each open row's stored number, as tag title: { visitor name: has a number }. */
   async function storedNumbers(): Promise<Record<string, Record<string, boolean>>> {
@@ -97,12 +99,14 @@ describe('open rows with stored visitor numbers: the same distinct visitors', ()
     const days = ['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-04'];
     for (let i = 0; i < days.length; i++) {
       for (let j = i + 1; j < days.length; j++) {
-        expect(await overviewVisitors(days[i]!, days[j]!), `${days[i]} to ${days[j]}`).toBe(await viewsVisitors(days[i]!, days[j]!));
+        expect(await overviewVisitors(t, owner, days[i]!, days[j]!), `${days[i]} to ${days[j]}`).toBe(
+          await viewsVisitors(t, owner, days[i]!, days[j]!),
+        );
       }
     }
-    expect(await overviewVisitors('2026-06-01', '2026-06-04')).toBe(4);
-    expect(await overviewVisitors('2026-06-02', '2026-06-04')).toBe(3);
-    expect(await overviewVisitors('2026-06-03', '2026-06-04')).toBe(3);
+    expect(await overviewVisitors(t, owner, '2026-06-01', '2026-06-04')).toBe(4);
+    expect(await overviewVisitors(t, owner, '2026-06-02', '2026-06-04')).toBe(3);
+    expect(await overviewVisitors(t, owner, '2026-06-03', '2026-06-04')).toBe(3);
   });
 
   it("a tag's report counts its open rows' visitors the same way", async () => {
@@ -122,21 +126,6 @@ describe('the overview over several months', () => {
   let t: TestApp;
   let owner: Account;
   const [a, b, c, d] = ['ma', 'mb', 'mc', 'md'].map(visitorId) as [string, string, string, string];
-
-  async function viewsVisitors(start: string, end: string): Promise<number> {
-    const rows = await t.database.db
-      .selectFrom('views')
-      .select('visitor')
-      .distinct()
-      .where('owner_id', '=', owner.userId)
-      .where('occurred_at', '>=', `${start}T00:00:00.000Z`)
-      .where('occurred_at', '<', `${end}T00:00:00.000Z`)
-      .execute();
-    return rows.length;
-  }
-
-  const overviewVisitors = async (start: string, end: string): Promise<number> =>
-    (await getData(t, owner.key, '/v1/analytics/overview', { start_date: start, end_date: end })).totals.unique_views;
 
   const periods: Array<[string, string]> = [
     ['2026-01-01', '2026-05-11'],
@@ -173,8 +162,8 @@ describe('the overview over several months', () => {
 
   it('counts each visitor once across months, as the raw views do', async () => {
     for (const [start, end] of periods)
-      expect(await overviewVisitors(start, end), `${start} to ${end}`).toBe(await viewsVisitors(start, end));
-    expect(await overviewVisitors('2026-01-01', '2026-05-11')).toBe(4);
-    expect(await overviewVisitors('2026-02-15', '2026-04-02')).toBe(4);
+      expect(await overviewVisitors(t, owner, start, end), `${start} to ${end}`).toBe(await viewsVisitors(t, owner, start, end));
+    expect(await overviewVisitors(t, owner, '2026-01-01', '2026-05-11')).toBe(4);
+    expect(await overviewVisitors(t, owner, '2026-02-15', '2026-04-02')).toBe(4);
   });
 });
