@@ -1,7 +1,7 @@
 import { PLANS, type AdminUserView, type SignedInUser } from '../../features/accounts/index.js';
 import { ActionButton, Alert, ConfirmButton, CsrfField, SelectField } from './forms.js';
 import { PlanBadge, renderAppPage, type PageContext } from './layout.js';
-import { DataTable, Pager, When } from './table.js';
+import { DataTable, formatNumber, Pager, When } from './table.js';
 import { Tabs } from './tabs.js';
 
 type Context = PageContext & { user: SignedInUser };
@@ -26,10 +26,6 @@ function AdminHeader({ current }: { current: AdminSection }) {
       <Tabs label="Admin" items={ADMIN_SECTIONS} current={current} />
     </header>
   );
-}
-
-function number(n: number): string {
-  return n.toLocaleString('en-US');
 }
 
 export interface AdminOverview {
@@ -89,11 +85,11 @@ export function renderAdminOverview(context: Context, page: AdminOverview): stri
       <div class="stats">
         <Stat
           label="Users"
-          value={number(page.users)}
-          detail={page.disabledUsers ? `${number(page.disabledUsers)} disabled` : 'None disabled'}
+          value={formatNumber(page.users)}
+          detail={page.disabledUsers ? `${formatNumber(page.disabledUsers)} disabled` : 'None disabled'}
           href="/dashboard/admin/users"
         />
-        <Stat label="Organizations" value={number(page.organizations)} detail="Of any owner" href="/dashboard/admin/organizations" />
+        <Stat label="Organizations" value={formatNumber(page.organizations)} detail="Of any owner" href="/dashboard/admin/organizations" />
         <Stat label="Sign-up" value={page.signupOpen ? 'Open' : 'Closed'} detail="Who may create an account" />
       </div>
       <SignupCard csrf={context.csrf} open={page.signupOpen} />
@@ -266,7 +262,7 @@ export function renderAdminOrganizations(context: Context, page: AdminOrganizati
                   {org.name}
                 </th>
                 <td data-label="Owner">{org.owner_email ?? <span class="muted">None</span>}</td>
-                <td data-label="Members">{number(org.members)}</td>
+                <td data-label="Members">{formatNumber(org.members)}</td>
                 <td data-label="Plan">
                   <PlanBadge plan={org.plan} />
                 </td>

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { Field } from './forms.js';
-import { DataTable, withQuery } from './table.js';
+import { DataTable, formatNumber, withQuery } from './table.js';
 
 /** What the overview and a tag's analytics share: the period form, figures, charts, bar lists, downloads. */
 
@@ -18,8 +18,6 @@ export interface PeriodForm {
   values: PeriodValues;
   errors: Record<string, string>;
 }
-
-export const formatNumber = (n: number) => n.toLocaleString('en-US');
 
 const DAY_MS = 86_400_000;
 export const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);

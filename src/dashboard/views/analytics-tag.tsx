@@ -7,7 +7,6 @@ import {
   BarList,
   Chart,
   describePeriod,
-  formatNumber,
   Downloads,
   GRANULARITIES,
   PeriodPicker,
@@ -16,7 +15,7 @@ import {
   type Granularity,
   type PeriodForm,
 } from './analytics-parts.js';
-import { DataTable, Pager, When, withQuery } from './table.js';
+import { DataTable, formatNumber, Pager, When, withQuery } from './table.js';
 import { TagHeader, tagPath } from './tag-header.js';
 
 /** What GET /v1/tags/{id}/analytics answers (the service's result). */

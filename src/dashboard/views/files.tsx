@@ -3,7 +3,7 @@ import { isTransformable, type FileView, type StorageUsage } from '../../feature
 import type { TagView } from '../../features/tags/index.js';
 import { Alert, ConfirmButton, CsrfField, Field, TextAreaField, SubmitOrCancel } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
-import { DataTable, Pager, When } from './table.js';
+import { DataTable, formatNumber, Pager, When } from './table.js';
 import { TagHeader, tagPath } from './tag-header.js';
 
 export interface FilesPage {
@@ -173,7 +173,7 @@ function FileRow({ csrf, tag, file }: { csrf: string; tag: TagView; file: FileVi
 function FilesTable({ csrf, page }: { csrf: string; page: FilesPage }) {
   return (
     <section class="card" id="files-card" aria-labelledby="files-heading">
-      <h2 id="files-heading">{page.paging.total === 1 ? '1 file' : `${page.paging.total.toLocaleString('en-US')} files`}</h2>
+      <h2 id="files-heading">{page.paging.total === 1 ? '1 file' : `${formatNumber(page.paging.total)} files`}</h2>
       {page.files.length === 0 ? (
         <p class="muted empty">No files yet. Upload one above: it is listed here with a preview for images.</p>
       ) : (

@@ -2,7 +2,7 @@ import type { SignedInUser } from '../../features/accounts/index.js';
 import type { FolderView } from '../../features/folders/index.js';
 import { Alert, ConfirmButton, CsrfField, Field, SelectField, SubmitButton, type Option } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
-import { DataTable, Pager, When } from './table.js';
+import { DataTable, formatNumber, Pager, When } from './table.js';
 
 type Context = PageContext & { user: SignedInUser };
 
@@ -81,7 +81,7 @@ function folderOptions(folders: readonly FolderView[], none: string, except?: st
 }
 
 function TagCount({ count }: { count: number }) {
-  return <span class="count-badge">{count === 1 ? '1 tag' : `${count.toLocaleString('en-US')} tags`}</span>;
+  return <span class="count-badge">{count === 1 ? '1 tag' : `${formatNumber(count)} tags`}</span>;
 }
 
 /** The folders under `parent` (null: the top level), each with its own subtree. */

@@ -1,6 +1,6 @@
 import { CopyButton } from './forms.js';
 import { AccountFacts, renderAppPage, type PageContext } from './layout.js';
-import { When } from './table.js';
+import { formatNumber, When } from './table.js';
 import { tagPath } from './tag-header.js';
 import type { SignedInUser } from '../../features/accounts/index.js';
 
@@ -36,7 +36,7 @@ function RecentTags({ recent }: { recent: HomePage['recent'] }) {
             ))}
           </ul>
           <p>
-            <a href="/dashboard/tags">{`All ${recent.total.toLocaleString('en-US')} tags`}</a>
+            <a href="/dashboard/tags">{`All ${formatNumber(recent.total)} tags`}</a>
           </p>
         </>
       )}

@@ -33,6 +33,11 @@ export function When({ at }: { at: string | null }) {
   );
 }
 
+/** A count as people read it: 1,234 (the same on every page, whatever the server's locale). */
+export function formatNumber(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
 /** An address with its query (its empty parameters kept; no "?" when there are none). */
 export function withQuery(path: string, query: Record<string, string>): string {
   const search = new URLSearchParams(query).toString();
@@ -59,11 +64,10 @@ export function Pager({
   if (total <= perPage && page === 1) return null;
   const first = Math.min(total, (page - 1) * perPage + 1);
   const last = Math.min(total, page * perPage);
-  const number = (n: number) => n.toLocaleString('en-US');
   const pageLink = (n: number) => `${path}${path.includes('?') ? '&' : '?'}page=${n}`;
   return (
     <nav class="pager" aria-label={label}>
-      <span class="muted">{`${number(first)}–${number(last)} of ${number(total)}`}</span>
+      <span class="muted">{`${formatNumber(first)}–${formatNumber(last)} of ${formatNumber(total)}`}</span>
       {page > 1 && (
         <a class="button button-quiet" href={pageLink(page - 1)} rel="prev">
           Previous

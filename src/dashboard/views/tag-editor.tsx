@@ -6,6 +6,7 @@ import { Alert, CheckboxField, CsrfField, Field, SelectField, TextAreaField } fr
 import { renderAppPage, type PageContext } from './layout.js';
 import { TagHeader, tagPath } from './tag-header.js';
 import { TagSettingsFields, type TagSettingsChoices, type TagSettingsValues } from './tag-settings.js';
+import { formatNumber } from './table.js';
 
 export const BLOCK_LABELS: Record<BlockType, string> = {
   text: 'Text',
@@ -123,7 +124,7 @@ function BlockFieldsOf({ block, index, errors, images }: BlockProps) {
       return content(
         'HTML',
         6,
-        `Sanitized when saved: scripts, styles and event handlers are removed. At most ${MAX_BLOCK_CONTENT.toLocaleString('en-US')} characters.`,
+        `Sanitized when saved: scripts, styles and event handlers are removed. At most ${formatNumber(MAX_BLOCK_CONTENT)} characters.`,
       );
     case 'image':
       return (

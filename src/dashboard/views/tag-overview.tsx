@@ -2,7 +2,7 @@ import type { SignedInUser } from '../../features/accounts/index.js';
 import type { TagView } from '../../features/tags/index.js';
 import { Alert, ConfirmButton, CopyButton } from './forms.js';
 import { renderAppPage, type PageContext } from './layout.js';
-import { When } from './table.js';
+import { formatNumber, When } from './table.js';
 import { TagHeader, tagPath } from './tag-header.js';
 import { READ_LABELS, WRITE_LABELS } from './tag-settings.js';
 
@@ -16,8 +16,6 @@ export interface TagOverviewPage {
   period: { start: string; end: string };
   notice?: string;
 }
-
-const number = (n: number) => n.toLocaleString('en-US');
 
 /** The last day of a period whose `end` is the day after it. */
 function lastDay(end: string): string {
@@ -40,7 +38,7 @@ function Stats({ page }: { page: TagOverviewPage }) {
         {items.map((item) => (
           <div key={item.label} class="stat">
             <dt>{item.label}</dt>
-            <dd>{number(item.value)}</dd>
+            <dd>{formatNumber(item.value)}</dd>
           </div>
         ))}
       </dl>
