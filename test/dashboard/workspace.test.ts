@@ -37,7 +37,7 @@ describe('dashboard workspaces', () => {
     await page.getByLabel('Title').fill(title);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/dashboard\/tags\/tag_/);
-    return page.url().split('/').pop()!;
+    return new URL(page.url()).pathname.split('/').pop()!;
   }
 
   it('an owner switches to the organization: tags made there are the organization’s, under its plan', async () => {
@@ -60,6 +60,7 @@ describe('dashboard workspaces', () => {
     // Acme is on Enterprise: its tags' analytics show live viewers, though Alice is on Pro.
     await page.goto(`${t.baseUrl}/dashboard/tags/${tagId}/analytics`);
     await expect(page.getByText('is an Enterprise feature').count()).resolves.toBe(0);
+    await expect(page.getByText('Viewing now').isVisible()).resolves.toBe(true);
     await expectAccessible(page);
     await screenshots(page, 'workspace-organization');
 
@@ -68,6 +69,7 @@ describe('dashboard workspaces', () => {
     await choose(page, 'Personal');
     expect(page.url()).toBe(`${t.baseUrl}/dashboard/analytics`);
     await page.goto(`${t.baseUrl}/dashboard/tags`);
+    await expect(page.getByRole('heading', { level: 1, name: 'Tags' }).isVisible()).resolves.toBe(true);
     await expect(page.getByRole('link', { name: 'Org poster' }).count()).resolves.toBe(0);
     expect((await get(t, `/dashboard/tags/${tagId}`, await signInHttp(t, alice.email))).status).toBe(404);
     await context.close();
