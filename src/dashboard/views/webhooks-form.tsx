@@ -29,32 +29,41 @@ export interface WebhookForm {
 export const REMOVE_HEADER = 'remove-header-';
 export const ADD_HEADER = 'add-header';
 
+/** A header row's name or value input: verbatim text, tied to the row's error when it has one. */
+function HeaderInput(props: { name: string; value: string; label: string; placeholder: string; errorId: string | undefined }) {
+  return (
+    <input
+      name={props.name}
+      value={props.value}
+      aria-label={props.label}
+      placeholder={props.placeholder}
+      autocomplete="off"
+      spellcheck={false}
+      autocapitalize="none"
+      aria-invalid={props.errorId ? 'true' : undefined}
+      aria-describedby={props.errorId}
+    />
+  );
+}
+
 /** One custom header: name and value inputs and a Remove button (webhooks.js removes the row in place). */
 function HeaderRowFields({ row, index, error }: { row: HeaderRow; index: number; error?: string }) {
   const id = `header-${index}`;
   return (
     <li class={error ? 'header-row field-invalid' : 'header-row'} data-header-row="">
-      <input
+      <HeaderInput
         name="header_name"
         value={row.name}
-        aria-label="Header name"
+        label="Header name"
         placeholder="Name, e.g. Authorization"
-        autocomplete="off"
-        spellcheck={false}
-        autocapitalize="none"
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
+        errorId={error ? `${id}-error` : undefined}
       />
-      <input
+      <HeaderInput
         name="header_value"
         value={row.value}
-        aria-label="Header value"
+        label="Header value"
         placeholder="Value"
-        autocomplete="off"
-        spellcheck={false}
-        autocapitalize="none"
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
+        errorId={error ? `${id}-error` : undefined}
       />
       <button type="submit" name="intent" value={`${REMOVE_HEADER}${index}`} class="button button-quiet" data-remove-header="">
         Remove
