@@ -34,6 +34,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAllNow, stopAll } from './lib/children.js';
+import { detectPinning } from './lib/cpu.js';
 import { createBenchData } from './lib/data.js';
 import { progress, slicesOf } from './lib/measure.js';
 import { describeEnvironment, failures, formatTable, writeReport, type RunReport, type ScenarioResult } from './lib/report.js';
@@ -62,7 +63,8 @@ async function main(): Promise<number> {
   const loadAtStart = loadavg()[0]!;
   const workDir = mkdtempSync(join(tmpdir(), 'tagsvc-bench-'));
   const data = createBenchData({ root, workDir, databaseUrl: settings.databaseUrl });
-  const context = { root, workDir, settings, data };
+  const pinning = detectPinning();
+  const context = { root, workDir, settings, data, pinning };
   const services = new Services({ ...context, progress });
 
   const release = async () => {
@@ -92,7 +94,10 @@ async function main(): Promise<number> {
     progress(
       `database ${data.database}, LOG_LEVEL=${settings.logLevel}; ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ` +
         `${settings.durationSeconds} s per server (baseline scenarios: × ${settings.rounds} round(s)), ` +
-        `in slices of ${settings.compareSliceSeconds} s, the servers taking turns`,
+        `in slices of ${settings.compareSliceSeconds} s, the servers taking turns; ` +
+        (pinning
+          ? `servers on core ${pinning.server}, load generator on core ${pinning.load}`
+          : 'nothing pinned (one core, or no taskset)'),
     );
     const results: ScenarioResult[] = [];
     for (const scenario of selected) {

@@ -13,6 +13,7 @@ export interface CapturedResponse {
 
 export interface Baseline {
   baseUrl: string;
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -22,7 +23,7 @@ export interface Baseline {
  */
 export async function startBaseline(
   response: CapturedResponse,
-  options: { root: string; workDir: string; name: string },
+  options: { root: string; workDir: string; name: string; core?: number },
 ): Promise<Baseline> {
   const bodyFile = join(options.workDir, `${options.name}.body`);
   writeFileSync(bodyFile, response.body);
@@ -38,6 +39,7 @@ export async function startBaseline(
       STATUS: String(response.status),
     },
     logFile: join(options.workDir, `${options.name}.baseline.log`),
+    core: options.core,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
@@ -46,5 +48,5 @@ export async function startBaseline(
     await stop(child.process);
     throw error;
   }
-  return { baseUrl, close: () => stop(child.process) };
+  return { baseUrl, pid: child.process.pid!, close: () => stop(child.process) };
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { pinnedCommand } from './cpu.js';
 
 /**
  * Child processes of the bench. Every one is registered here so a single `stopAll()` (on
@@ -24,11 +25,17 @@ export interface Child {
  * reading it while it generates load, and a chatty child (LOG_LEVEL=info) can never block on a
  * full pipe.
  */
-export function startNode(name: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd: string; logFile: string }): Child {
+export function startNode(
+  name: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd: string; logFile: string; core?: number },
+): Child {
   const fd = openSync(options.logFile, 'a');
   // process.execPath is plain node even under tsx (tsx passes its loader as execArgv, which
-  // spawn does not inherit), so the service and the baseline run on the same runtime.
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', fd, fd] });
+  // spawn does not inherit), so the service and the baseline run on the same runtime. taskset
+  // execs node in its own process, so the child's pid is node's.
+  const [command, argv] = pinnedCommand(options.core, process.execPath, args);
+  const child = spawn(command, argv, { cwd: options.cwd, env: options.env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   running.add(child);
   const logTail = (lines = 20) => {

@@ -1,5 +1,4 @@
 import autocannon from 'autocannon';
-import { createHistogram } from 'node:perf_hooks';
 import type { CapturedResponse } from './baseline.js';
 
 /** One HTTP request that a scenario wants repeated as fast as possible. */
@@ -9,16 +8,10 @@ export interface LoadRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /**
-   * Extra autocannon options for what the fields above cannot say (e.g. `requests` to rotate
-   * through several ids). Applied to the baseline and the service alike.
-   */
-  extra?: Partial<autocannon.Options>;
 }
 
-/** One autocannon run. */
+/** One load run against one server. */
 export interface RunStats {
-  /** Mean of autocannon's per-second request counts. */
   requestsPerSecond: number;
   totalRequests: number;
   non2xx: number;
@@ -28,33 +21,29 @@ export interface RunStats {
   errors: number;
   timeouts: number;
   durationSeconds: number;
-}
-
-/** Every measured run against one server, rounds combined. */
-export interface LoadSummary extends RunStats {
   latencyP50Ms: number;
   latencyP99Ms: number;
-  latencyMeanMs: number;
-  /** req/s of each round, to judge how noisy the machine was. */
+  /** CPU the measured processes used during the run (utime + stime), in seconds. */
+  cpuSeconds: number;
+}
+
+/** Every measured run against one server, slices combined. */
+export interface LoadSummary extends Omit<RunStats, 'latencyP50Ms' | 'latencyP99Ms'> {
+  /** The median of the slices' medians. */
+  latencyP50Ms: number;
+  /** The worst slice's 99th percentile. */
+  latencyP99Ms: number;
+  /** The measured processes' CPU per request, in microseconds. */
+  cpuMicrosPerRequest: number;
+  /** req/s of each slice, to judge how noisy the machine was. */
   roundsRequestsPerSecond: number[];
+  /** CPU µs per request of each slice. */
+  roundsCpuMicrosPerRequest: number[];
 }
 
-export interface LoadOptions {
-  connections: number;
-  durationSeconds: number;
-}
-
-/**
- * Collects the measured runs against one server. Latencies go into one histogram across rounds
- * so percentiles are of all requests, not an average of per-round percentiles.
- */
+/** Collects the measured runs against one server. */
 export class Measurement {
-  private readonly latencyUs = createHistogram();
   private readonly runs: RunStats[] = [];
-
-  recordLatency(ms: number): void {
-    this.latencyUs.record(Math.max(1, Math.round(ms * 1000)));
-  }
 
   addRun(run: RunStats): void {
     this.runs.push(run);
@@ -63,6 +52,7 @@ export class Measurement {
   summary(): LoadSummary {
     const sum = (pick: (run: RunStats) => number) => this.runs.reduce((total, run) => total + pick(run), 0);
     const rounds = this.runs.map((run) => run.requestsPerSecond);
+    const medians = this.runs.map((run) => run.latencyP50Ms).sort((a, b) => a - b);
     return {
       // Weighted by duration (a side's last slice may be shorter): the mean over all seconds.
       requestsPerSecond:
@@ -71,9 +61,16 @@ export class Measurement {
           1e-9,
           sum((run) => run.durationSeconds),
         ),
-      latencyP50Ms: this.latencyUs.percentile(50) / 1000,
-      latencyP99Ms: this.latencyUs.percentile(99) / 1000,
-      latencyMeanMs: this.latencyUs.mean / 1000,
+      latencyP50Ms: medians[Math.floor(medians.length / 2)] ?? Number.NaN,
+      latencyP99Ms: Math.max(...this.runs.map((run) => run.latencyP99Ms)),
+      cpuSeconds: sum((run) => run.cpuSeconds),
+      cpuMicrosPerRequest:
+        (sum((run) => run.cpuSeconds) /
+          Math.max(
+            1,
+            sum((run) => run.totalRequests),
+          )) *
+        1e6,
       totalRequests: sum((run) => run.totalRequests),
       non2xx: sum((run) => run.non2xx),
       statusCodes: mergeCounts(this.runs.map((run) => run.statusCodes)),
@@ -81,6 +78,7 @@ export class Measurement {
       timeouts: sum((run) => run.timeouts),
       durationSeconds: sum((run) => run.durationSeconds),
       roundsRequestsPerSecond: rounds,
+      roundsCpuMicrosPerRequest: this.runs.map((run) => (run.cpuSeconds / Math.max(1, run.totalRequests)) * 1e6),
     };
   }
 }
@@ -92,29 +90,25 @@ function mergeCounts(counts: Record<string, number>[]): Record<string, number> {
 }
 
 /**
- * Drives `baseUrl` with autocannon's programmatic API from this process. Both servers are
- * measured by the same client with the same options, so client overhead cancels out in the ratio.
- * Without `into` (a warm-up) the run is not recorded.
+ * Sends exactly `amount` requests over `connections` connections and waits for every answer, so
+ * the counts a scenario's checks compare are exact (a timed run cuts off the requests in flight
+ * at its end). autocannon, unlike wrk, can stop after a number of requests.
  */
-export async function generateLoad(baseUrl: string, request: LoadRequest, options: LoadOptions, into?: Measurement): Promise<RunStats> {
+export async function sendRequests(baseUrl: string, request: LoadRequest, amount: number, connections: number): Promise<RunStats> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
+    autocannon(
       {
         url: new URL(request.path, baseUrl).toString(),
         method: request.method,
         headers: request.headers,
         body: request.body,
-        connections: options.connections,
-        duration: options.durationSeconds,
-        ...request.extra,
+        connections,
+        amount,
       },
       (error: unknown, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)),
     );
-    // autocannon's own latency histogram keeps whole milliseconds, which reads 0 or 1 ms for
-    // both servers here; its per-response event carries the sub-millisecond time.
-    if (into) instance.on('response', (_client, _status, _bytes, ms) => into.recordLatency(ms));
   });
-  const run: RunStats = {
+  return {
     requestsPerSecond: result.requests.mean,
     totalRequests: result.requests.total,
     non2xx: result.non2xx,
@@ -122,9 +116,10 @@ export async function generateLoad(baseUrl: string, request: LoadRequest, option
     errors: result.errors,
     timeouts: result.timeouts,
     durationSeconds: result.duration,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    cpuSeconds: 0,
   };
-  into?.addRun(run);
-  return run;
 }
 
 /** Sends `request` once and keeps the exact response, which the baseline will then replay. */

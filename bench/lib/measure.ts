@@ -1,5 +1,7 @@
-import { assertAllSucceeded, generateLoad, type LoadRequest, type Measurement } from './load.js';
+import { totalCpuSeconds, type Pinning } from './cpu.js';
+import { assertAllSucceeded, type LoadRequest, type Measurement } from './load.js';
 import type { BenchSettings } from './settings.js';
+import { runWrk } from './wrk.js';
 
 export const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -10,42 +12,50 @@ export interface MeasurePlan {
   seconds: number;
 }
 
-/**
- * One measured run into `into`, after a discarded warm-up before the first slice, so the JIT and
- * the service's caches are warm before anything counts.
- */
-export async function measure(
-  label: string,
-  baseUrl: string,
-  request: LoadRequest,
-  settings: BenchSettings,
-  plan: MeasurePlan,
-  into: Measurement,
-): Promise<void> {
-  const options = { connections: settings.connections };
-  const of = plan.slices > 1 ? ` (slice ${plan.slice}/${plan.slices})` : '';
-  if (plan.slice === 1 && settings.warmupSeconds > 0) {
-    progress(`  ${label}: warming up ${settings.warmupSeconds} s`);
-    await generateLoad(baseUrl, request, { ...options, durationSeconds: settings.warmupSeconds });
-  }
-  progress(`  ${label}: measuring ${plan.seconds} s${of}`);
-  const run = await generateLoad(baseUrl, request, { ...options, durationSeconds: plan.seconds }, into);
-  progress(`  ${label}: ${Math.round(run.requestsPerSecond).toLocaleString('en-US')} req/s`);
-  // Checked at once: fast 401s or 429s would otherwise pass for speed.
-  assertAllSucceeded(label, run);
-}
-
-/** One side of a measurement in turns: a server, and where its runs are collected. */
+/** One side of a measurement in turns: a server, the processes it works in, and its runs. */
 export interface TurnSide {
   label: string;
   baseUrl: string;
   runs: Measurement;
+  /** The processes whose CPU counts for this side (the server, and a database server's). */
+  pids(): Promise<number[]>;
 }
 
 /**
- * Each side measured for `totalSeconds` in all, in whole-second slices of BENCH_COMPARE_SLICE
- * (autocannon averages per-second samples, so a partial second would skew a slice), the last
- * slice taking what is left, the sides taking turns. A burst of other load on the machine (a
+ * One measured run into `side.runs`, after a discarded warm-up before the first slice, so the
+ * JIT and the service's caches are warm before anything counts.
+ */
+export async function measure(side: TurnSide, request: LoadRequest, context: MeasureContext, plan: MeasurePlan): Promise<void> {
+  const { settings } = context;
+  const load = (seconds: number) =>
+    runWrk(side.baseUrl, request, { connections: settings.connections, seconds, core: context.pinning?.load, workDir: context.workDir });
+  const of = plan.slices > 1 ? ` (slice ${plan.slice}/${plan.slices})` : '';
+  if (plan.slice === 1 && settings.warmupSeconds > 0) {
+    progress(`  ${side.label}: warming up ${settings.warmupSeconds} s`);
+    await load(settings.warmupSeconds);
+  }
+  progress(`  ${side.label}: measuring ${plan.seconds} s${of}`);
+  const pids = await side.pids();
+  const cpuBefore = totalCpuSeconds(pids);
+  const run = await load(plan.seconds);
+  run.cpuSeconds = totalCpuSeconds(pids) - cpuBefore;
+  side.runs.addRun(run);
+  const micros = (run.cpuSeconds / Math.max(1, run.totalRequests)) * 1e6;
+  progress(`  ${side.label}: ${Math.round(run.requestsPerSecond).toLocaleString('en-US')} req/s, ${micros.toFixed(1)} µs CPU a request`);
+  // Checked at once: fast 401s or 429s would otherwise pass for speed.
+  assertAllSucceeded(side.label, run);
+}
+
+/** What every measurement needs from the run. */
+export interface MeasureContext {
+  settings: BenchSettings;
+  pinning: Pinning | null;
+  workDir: string;
+}
+
+/**
+ * Each side measured for `totalSeconds` in all, in whole-second slices of BENCH_COMPARE_SLICE,
+ * the last slice taking what is left, the sides taking turns. A burst of other load on the machine (a
  * noisy neighbour of a shared VM, a test run) then lands on every side rather than on whichever
  * was being measured at the time. ABBA: the side that goes second in one slice goes first in
  * the next, so a machine that speeds up or slows down during the run favours none.
@@ -53,14 +63,13 @@ export interface TurnSide {
 export async function measureInTurns(
   sides: TurnSide[],
   request: LoadRequest,
-  settings: BenchSettings,
+  context: MeasureContext,
   totalSeconds: number,
 ): Promise<void> {
-  const slices = slicesOf(settings, totalSeconds);
+  const slices = slicesOf(context.settings, totalSeconds);
   for (const [i, seconds] of slices.entries()) {
     const order = i % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order)
-      await measure(side.label, side.baseUrl, request, settings, { slice: i + 1, slices: slices.length, seconds }, side.runs);
+    for (const side of order) await measure(side, request, context, { slice: i + 1, slices: slices.length, seconds });
   }
 }
 

@@ -33,8 +33,12 @@ export interface BaselineScenario extends Common {
   kind: 'baseline';
   /** Default: `default` (rate limits off). */
   variant?: VariantName;
-  /** Minimum service req/s as a fraction of the baseline's; below it the run fails. Without one, the figure is only reported. */
-  targetRatio?: number;
+  /**
+   * Most CPU per request the service may use, as a multiple of the bare server's, on each
+   * database (on PostgreSQL the database's processes working for the service count too); above
+   * it the run fails. Without one for the run's database, the figure is only reported.
+   */
+  maxCpuMultiple?: { sqlite?: number; postgres?: number };
   /** Creates accounts, tags… through the CLI or the API; returns the request to repeat. */
   prepare(context: ScenarioContext): Promise<LoadRequest>;
   /**

@@ -50,6 +50,8 @@ export class Services {
       env: { ...context.data.env, LOG_LEVEL: context.settings.logLevel, ...definition.env(context) },
       logFile: this.logFile(name),
       worker: definition.worker,
+      core: context.pinning?.server,
+      databaseUrl: context.settings.databaseUrl,
     });
     const env = Object.entries(describeVariant(name, context)).map(([key, value]) => `${key}=${value}`);
     progress(

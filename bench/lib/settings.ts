@@ -15,7 +15,7 @@ export interface BenchSettings {
    * 10 s window to the next).
    */
   rounds: number;
-  /** Concurrent keep-alive connections autocannon keeps open. */
+  /** Concurrent keep-alive connections the load generator keeps open. */
   connections: number;
   /** Scenario names to run (BENCH_ONLY=a,b); empty means all. */
   only: string[];
@@ -70,7 +70,7 @@ export function readSettings(): BenchSettings {
     compareSliceSeconds: wholeNumber('BENCH_COMPARE_SLICE', 2),
     durationSeconds: wholeNumber('BENCH_DURATION', 10),
     warmupSeconds: positiveNumber('BENCH_WARMUP', 2, true),
-    connections: wholeNumber('BENCH_CONNECTIONS', 10),
+    connections: wholeNumber('BENCH_CONNECTIONS', 50),
     only: (process.env.BENCH_ONLY ?? '')
       .split(',')
       .map((name) => name.trim())

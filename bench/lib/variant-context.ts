@@ -1,3 +1,4 @@
+import type { Pinning } from './cpu.js';
 import type { BenchData } from './data.js';
 import type { BenchSettings } from './settings.js';
 
@@ -8,4 +9,6 @@ export interface VariantContext {
   workDir: string;
   settings: BenchSettings;
   data: BenchData;
+  /** Cores the servers and the load generator run on; null: not pinned. */
+  pinning: Pinning | null;
 }

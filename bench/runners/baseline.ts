@@ -1,5 +1,5 @@
 import { startBaseline } from '../lib/baseline.js';
-import { assertAllSucceeded, captureResponse, generateLoad, Measurement } from '../lib/load.js';
+import { assertAllSucceeded, captureResponse, Measurement, sendRequests } from '../lib/load.js';
 import { measureInTurns, progress } from '../lib/measure.js';
 import { allPass, judge, type JudgedMetric } from '../lib/metrics.js';
 import { verdict, type BaselineResult } from '../lib/report.js';
@@ -14,15 +14,15 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
   const request = await scenario.prepare(context);
   const captured = await captureResponse(service.baseUrl, request);
   progress(`  captured ${captured.status} ${captured.contentType}, ${captured.body.length} bytes`);
-  const baseline = await startBaseline(captured, { root: run.root, workDir: run.workDir, name: scenario.name });
+  const baseline = await startBaseline(captured, { root: run.root, workDir: run.workDir, name: scenario.name, core: run.pinning?.server });
   const baselineRuns = new Measurement();
   const serviceRuns = new Measurement();
   try {
     const sides = [
-      { label: 'baseline', baseUrl: baseline.baseUrl, runs: baselineRuns },
-      { label: 'tagsvc', baseUrl: service.baseUrl, runs: serviceRuns },
+      { label: 'baseline', baseUrl: baseline.baseUrl, runs: baselineRuns, pids: async () => [baseline.pid] },
+      { label: 'tagsvc', baseUrl: service.baseUrl, runs: serviceRuns, pids: service.pids },
     ];
-    await measureInTurns(sides, request, run.settings, run.settings.durationSeconds * run.settings.rounds);
+    await measureInTurns(sides, request, run, run.settings.durationSeconds * run.settings.rounds);
   } finally {
     await baseline.close();
   }
@@ -31,11 +31,7 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
     // A fixed number of requests, each waited for: the counts the checks compare are exact.
     const load = async (amount: number) => {
       progress(`  tagsvc: ${amount.toLocaleString('en-US')} requests to verify`);
-      const stats = await generateLoad(
-        service.baseUrl,
-        { ...request, extra: { ...request.extra, amount } },
-        { connections: run.settings.connections, durationSeconds: 0 },
-      );
+      const stats = await sendRequests(service.baseUrl, request, amount, run.settings.connections);
       assertAllSucceeded('verification', stats);
       return stats;
     };
@@ -45,9 +41,11 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
   const baselineSummary = baselineRuns.summary();
   const serviceSummary = serviceRuns.summary();
   const ratio = serviceSummary.requestsPerSecond / baselineSummary.requestsPerSecond;
-  const ratioPass = scenario.targetRatio === undefined ? null : ratio >= scenario.targetRatio;
+  const cpuMultiple = serviceSummary.cpuMicrosPerRequest / baselineSummary.cpuMicrosPerRequest;
+  const maxCpuMultiple = scenario.maxCpuMultiple?.[run.settings.databaseUrl ? 'postgres' : 'sqlite'] ?? null;
+  const multiplePass = maxCpuMultiple === null ? null : cpuMultiple <= maxCpuMultiple;
   const checksPass = allPass(checks);
-  const pass = ratioPass === null && checksPass === null ? null : ratioPass !== false && checksPass !== false;
+  const pass = multiplePass === null && checksPass === null ? null : multiplePass !== false && checksPass !== false;
   return {
     kind: 'baseline',
     name: scenario.name,
@@ -59,7 +57,9 @@ export async function runBaseline(scenario: BaselineScenario, run: RunContext): 
     service: serviceSummary,
     ratio,
     roundRatios: serviceSummary.roundsRequestsPerSecond.map((rps, i) => rps / baselineSummary.roundsRequestsPerSecond[i]!),
-    targetRatio: scenario.targetRatio ?? null,
+    cpuMultiple,
+    roundCpuMultiples: serviceSummary.roundsCpuMicrosPerRequest.map((us, i) => us / baselineSummary.roundsCpuMicrosPerRequest[i]!),
+    maxCpuMultiple,
     checks,
     pass,
     verdict: verdict(pass),

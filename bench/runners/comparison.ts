@@ -20,9 +20,14 @@ export async function runComparison(scenario: ComparisonScenario, run: RunContex
   progress(`  captured ${answers.candidate.status} ${answers.candidate.contentType}, ${answers.candidate.body.length} bytes`);
 
   await measureInTurns(
-    [reference, candidate].map((side) => ({ label: side.variant, baseUrl: side.service.baseUrl, runs: side.runs })),
+    [reference, candidate].map((side) => ({
+      label: side.variant,
+      baseUrl: side.service.baseUrl,
+      runs: side.runs,
+      pids: side.service.pids,
+    })),
     request,
-    run.settings,
+    run,
     run.settings.durationSeconds,
   );
 

@@ -8,7 +8,7 @@ export const me: BaselineScenario = {
   kind: 'baseline',
   name: 'me',
   description: 'authenticated GET /v1/me (enterprise key)',
-  targetRatio: 0.6,
+  maxCpuMultiple: { sqlite: 1.7, postgres: 2 },
   async prepare({ createAccount }) {
     const account = await createAccount('enterprise');
     return { method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${account.key}` } };

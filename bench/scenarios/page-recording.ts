@@ -19,7 +19,7 @@ export const pageRecording: BaselineScenario = {
   name: 'page-recording',
   description: 'anonymous GET /t/{short_id} with a browser User-Agent (each view recorded), generated analytics data',
   variant: 'analytics-worker',
-  targetRatio: 0.4,
+  maxCpuMultiple: { sqlite: 2.5, postgres: 4 },
   async prepare(context) {
     const tag = pageTag(await ensureAnalyticsDataset(context.run));
     return { method: 'GET', path: `/t/${tag.shortId}`, headers: { 'user-agent': BROWSER } };

@@ -6,7 +6,7 @@ export const tag: BaselineScenario = {
   kind: 'baseline',
   name: 'tag',
   description: 'authenticated GET /v1/tags/{id} (4 content blocks)',
-  targetRatio: 0.5,
+  maxCpuMultiple: { sqlite: 2 },
   async prepare(context) {
     const { id, key } = await createBenchTag(context);
     return { method: 'GET', path: `/v1/tags/${id}`, headers: { authorization: `Bearer ${key}` } };
@@ -17,8 +17,8 @@ export const tag: BaselineScenario = {
 export const page: BaselineScenario = {
   kind: 'baseline',
   name: 'page',
-  description: 'anonymous GET /t/{short_id} (public page, HTML)',
-  targetRatio: 0.5,
+  description: 'anonymous GET /t/{short_id} (public page, HTML; no User-Agent, so no view is recorded)',
+  maxCpuMultiple: { sqlite: 2 },
   async prepare(context) {
     const { shortId } = await createBenchTag(context);
     return { method: 'GET', path: `/t/${shortId}` };
