@@ -3,6 +3,7 @@ import type { ServiceContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/accounts/index.js';
 import { cookieOptions, csrfToken, csrfTokenMatches, securityHeaders, setCookie } from './security.js';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { SignInThrottle } from './throttle.js';
 import type { PageContext } from './views/layout.js';
 import type { Workspaces } from './workspace.js';
@@ -137,10 +138,11 @@ export async function signInAndRedirect(
 /**
  * A read of one record as the user. The services answer 403 for a record of another account
  * (an API key learns it exists); the dashboard answers exactly as for one that does not exist.
+ * A function, so a refusal thrown before any promise (a cached record) is caught too.
  */
-export async function readOwn<T>(read: Promise<T>): Promise<T> {
+export async function readOwn<T>(read: () => MaybePromise<T>): Promise<T> {
   try {
-    return await read;
+    return await read();
   } catch (error) {
     if (error instanceof ApiError && error.code === 'forbidden') throw new ApiError('not_found', error.message);
     throw error;

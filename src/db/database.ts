@@ -65,7 +65,10 @@ function openSqlite(dataDir: string): DatabaseHandle {
   // commit: the caches then serve nothing until it ends.
   registerChangeFeed(
     db,
-    counterFeed(() => (openReadSnapshots.has(db) ? undefined : (dataVersion.get() as number))),
+    counterFeed(
+      () => dataVersion.get() as number,
+      () => openReadSnapshots.has(db),
+    ),
   );
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

@@ -1,10 +1,11 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import type { Environment } from '../db/schema.js';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { actorOfKey, PLAN_LIMITS, recordKeyUse, type KeyActor, type Permission } from '../features/accounts/index.js';
 import { ipInRanges } from '../lib/ip.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { andThen, type MaybePromise } from '../lib/maybe-promise.js';
+import type { EndpointBucket, RateLimiter } from './rate-limiter.js';
 
 /** `permission: null` marks a route any valid key may call; every /v1 route must say which. */
 export type RoutePermission = Permission | null;
@@ -68,32 +69,78 @@ export class Authenticator {
   }
 
   /**
+   * The guard of every /v1 route, in the order of ARCHITECTURE.md: key → address, plan,
+   * permission → rate limits. Sets request.actor. Returns a promise only when something must
+   * be waited for (a key not in the cache, a shared limiter store, key limits on), so a cached
+   * key with limits off passes without a trip through the microtask queue.
+   */
+  guard(request: FastifyRequest, reply: FastifyReply, permission: RoutePermission, bucket: EndpointBucket | undefined): MaybePromise<void> {
+    return andThen(this.authenticate(request), (actor) => this.admit(request, reply, actor, permission, bucket));
+  }
+
+  private admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    actor: KeyActor,
+    permission: RoutePermission,
+    bucket: EndpointBucket | undefined,
+  ): MaybePromise<void> {
+    request.actor = actor;
+    try {
+      this.authorize(request, actor, permission);
+    } catch (error) {
+      return this.limiter.annotate(reply, actor, bucket).then(() => Promise.reject(error as Error));
+    }
+    return this.limiter.admit(reply, actor, bucket);
+  }
+
+  /**
    * The caller's key as a KeyActor, or 401; addresses that keep failing get 429. An address
    * already over the limit is refused before any look-up. A failure is then counted in one
    * atomic check-and-count that also decides its answer, so concurrent bad keys get exactly
    * the limit of 401s: checking first and counting after let every request in flight pass.
    */
-  async authenticate(request: FastifyRequest): Promise<KeyActor> {
-    const retryAfter = await this.limiter.authRetryAfter(request.ip);
+  private authenticate(request: FastifyRequest): MaybePromise<KeyActor> {
+    return andThen(this.limiter.authRetryAfter(request.ip), (retryAfter) => this.identifyUnlessRefused(request, retryAfter));
+  }
+
+  private identifyUnlessRefused(request: FastifyRequest, retryAfter: number): MaybePromise<KeyActor> {
     if (retryAfter > 0) throw tooManyFailures(retryAfter);
-    let actor: KeyActor;
+    let actor: MaybePromise<KeyActor>;
     try {
-      actor = await this.identify(request);
+      actor = this.identify(request);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unauthorized') {
-        const refusedFor = await this.limiter.admitAuthFailure(request.ip);
-        if (refusedFor > 0) throw tooManyFailures(refusedFor);
-      }
-      throw error;
+      return this.failed(request, error);
     }
+    if (actor instanceof Promise) {
+      return actor.then(
+        (found) => this.used(found),
+        (error: unknown) => this.failed(request, error),
+      );
+    }
+    return this.used(actor);
+  }
+
+  private async failed(request: FastifyRequest, error: unknown): Promise<never> {
+    if (error instanceof ApiError && error.code === 'unauthorized') {
+      const refusedFor = await this.limiter.admitAuthFailure(request.ip);
+      if (refusedFor > 0) throw tooManyFailures(refusedFor);
+    }
+    throw error;
+  }
+
+  private used(actor: KeyActor): KeyActor {
     this.recordUse(actor.key.id, this.ctx.clock.now().getTime());
     return actor;
   }
 
-  private async identify(request: FastifyRequest): Promise<KeyActor> {
+  private identify(request: FastifyRequest): MaybePromise<KeyActor> {
     const value = keyFromHeaders(request);
     if (!value) throw unauthorized('Missing API key: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"');
-    const actor = await actorOfKey(this.ctx, value);
+    return andThen(actorOfKey(this.ctx, value), (actor) => this.onItsHost(request, actor));
+  }
+
+  private onItsHost(request: FastifyRequest, actor: KeyActor): KeyActor {
     this.checkHost(request, actor.environment);
     return actor;
   }

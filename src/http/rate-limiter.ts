@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { ENDPOINT_LIMITS_PER_MINUTE, PLAN_LIMITS, type KeyActor } from '../features/accounts/index.js';
 import type { Clock } from '../lib/clock.js';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import { ApiError } from '../errors.js';
 import { tightestWindow, type RateDecision, type RateLimitStore, type WindowRule, type WindowState } from '../lib/rate-limit/window.js';
 
@@ -59,9 +60,15 @@ export class RateLimiter {
     private readonly settings: { enforceKeyLimits: boolean; multiplier: number },
   ) {}
 
-  /** Counts the request against its key (and endpoint bucket), or throws 429. Sets the headers. */
-  async admit(reply: FastifyReply, actor: KeyActor, bucket: EndpointBucket | undefined): Promise<void> {
-    if (!this.settings.enforceKeyLimits) return;
+  /**
+   * Counts the request against its key (and endpoint bucket), or throws 429. Sets the headers.
+   * Nothing to wait for when key limits are off.
+   */
+  admit(reply: FastifyReply, actor: KeyActor, bucket: EndpointBucket | undefined): MaybePromise<void> {
+    return this.settings.enforceKeyLimits ? this.count(reply, actor, bucket) : undefined;
+  }
+
+  private async count(reply: FastifyReply, actor: KeyActor, bucket: EndpointBucket | undefined): Promise<void> {
     const nowMs = this.clock.now().getTime();
     const decision = await this.check(keyRules(actor, bucket, this.settings.multiplier), nowMs, true);
     this.setHeaders(reply, decision.windows, nowMs);
@@ -79,14 +86,17 @@ export class RateLimiter {
     if (decision) this.setHeaders(reply, decision.windows, nowMs);
   }
 
-  /** Seconds until `address` may try authenticating again; 0 when it may now. */
-  async authRetryAfter(address: string): Promise<number> {
+  /**
+   * Seconds until `address` may try authenticating again; 0 when it may now. Every request asks
+   * this first: with a store of this process's own and no failure counted here recently enough
+   * to be in a window, the answer is 0 at once, without a look-up or a promise.
+   */
+  authRetryAfter(address: string): MaybePromise<number> {
     const nowMs = this.clock.now().getTime();
-    // Every request asks this first; with a store of this process's own and no failure counted
-    // here recently enough to be in a window, the answer is 0 without a look-up.
     if (!this.store.shared && !this.failureMayCount(nowMs)) return 0;
-    const decision = await this.check([authFailureRule(address)], nowMs, false);
-    return decision.allowed ? 0 : seconds(decision.windows[0]!.retryAfterMs);
+    return this.check([authFailureRule(address)], nowMs, false).then((decision) =>
+      decision.allowed ? 0 : seconds(decision.windows[0]!.retryAfterMs),
+    );
   }
 
   /**

@@ -32,24 +32,30 @@ export function registerChangeFeed(db: object, feed: ChangeFeed): void {
 }
 
 /**
- * SQLite's feed: its counter of other connections' commits (data_version), the same for every
- * topic. Reading it takes a read lock on the WAL index (two fcntl calls), and one
- * request may consult several caches (its key, then its tag). The value read is kept until the
- * current task of the event loop (an I/O callback or a timer, with the promise jobs that follow
- * it) is over, then read again. That keeps the caches exact: every request served within the
- * task arrived in that task's I/O or an earlier one, so before the read; a commit finished
- * before a request was sent is therefore seen by it.
+ * How long a change committed by another process (the command line, a second server on the
+ * same SQLite file) may go unseen by this process's caches. Changes this process makes are
+ * announced at once (announceChange) and never wait for it.
  */
-export function counterFeed(counter: () => number | undefined): ChangeFeed {
-  let value: number | undefined;
-  const forget = () => {
-    value = undefined;
-  };
+export const OTHER_PROCESS_CHANGE_DELAY_MS = 100;
+
+/**
+ * SQLite's feed: its counter of other connections' commits (data_version), the same for every
+ * topic. Reading it takes a read lock on the WAL index (two fcntl calls, with the call into
+ * SQLite about a tenth of a cached request's CPU), so it is read at most once every
+ * OTHER_PROCESS_CHANGE_DELAY_MS rather than for every request: another process's commit is
+ * then seen within that delay, as the key cache allows (at most a second). While `frozen()`
+ * (a read snapshot holds the connection: data_version stands still and reads may be old) the
+ * caches serve and keep nothing.
+ */
+export function counterFeed(counter: () => number, frozen: () => boolean): ChangeFeed {
+  let value = 0;
+  let readAt = Number.NEGATIVE_INFINITY;
   const read = () => {
-    if (value === undefined) {
+    if (frozen()) return undefined;
+    const now = performance.now();
+    if (now - readAt >= OTHER_PROCESS_CHANGE_DELAY_MS) {
       value = counter();
-      // process.nextTick runs once the promise jobs queued so far (and any they queue) are done.
-      if (value !== undefined) process.nextTick(forget);
+      readAt = now;
     }
     return value;
   };
@@ -79,9 +85,17 @@ export class ExactCache<V extends object> {
     private readonly topic: CacheTopic,
   ) {}
 
-  /** The cache as of now, or undefined while it cannot be exact (then look the row up). */
-  async snapshot(): Promise<CacheSnapshot<V> | undefined> {
-    const generation = await this.feed.settled(this.topic);
+  /**
+   * The cache as of now, or undefined while it cannot be exact (then look the row up). Without
+   * a promise when the feed answers at once (SQLite): the lookup it serves may then finish
+   * without a trip through the microtask queue.
+   */
+  snapshot(): CacheSnapshot<V> | undefined | Promise<CacheSnapshot<V> | undefined> {
+    const generation = this.feed.settled(this.topic);
+    return generation instanceof Promise ? generation.then((settled) => this.at(settled)) : this.at(generation);
+  }
+
+  private at(generation: number | undefined): CacheSnapshot<V> | undefined {
     if (generation === undefined) return undefined;
     if (generation !== this.seen) {
       this.entries.clear();

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -14,6 +15,20 @@ export class SerializedBodies<V extends object> {
 
   /** `envelope` builds the route's response (what the handler would return) from the value. */
   constructor(private readonly envelope: (value: V) => { [key: string]: unknown }) {}
+
+  /**
+   * Sends the body of `value`, at once when it is there: a handler that returns this need not be
+   * async, and a cached value is answered without a trip through the microtask queue.
+   */
+  sendWhenReady(reply: FastifyReply, value: MaybePromise<V>): Promise<void> | undefined {
+    if (!(value instanceof Promise)) {
+      this.send(reply, value);
+      return undefined;
+    }
+    return value.then((resolved) => {
+      this.send(reply, resolved);
+    });
+  }
 
   send(reply: FastifyReply, value: V): FastifyReply {
     let body = this.bodies.get(value);

@@ -70,7 +70,7 @@ export const filesScreen: Screen = (app, context) => {
 
   /** The user's file of this tag (404 for any other). */
   const fileOf = async (user: SignedInUser, tag: TagView, fileId: string) => {
-    const file = await readOwn(requireFile(context, actorOfUser(user), { id: fileId }));
+    const file = await readOwn(() => requireFile(context, actorOfUser(user), { id: fileId }));
     if (file.tag_id !== tag.id) throw notFound('File');
     return file;
   };

@@ -116,7 +116,7 @@ export const foldersScreen: Screen = (app, context) => {
     );
   };
 
-  const findFolder = (user: SignedInUser, id: string) => readOwn(getFolder(context, actorOfUser(user), { id }));
+  const findFolder = (user: SignedInUser, id: string) => readOwn(() => getFolder(context, actorOfUser(user), { id }));
 
   app.get('/folders', { schema: { hide: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
@@ -193,7 +193,7 @@ export const foldersScreen: Screen = (app, context) => {
     const results: MoveResult[] = [];
     for (const id of chosen) {
       try {
-        const tag = await readOwn(updateTag(context, actorOfUser(user), { id, folder_id: folder.id }));
+        const tag = await readOwn(() => updateTag(context, actorOfUser(user), { id, folder_id: folder.id }));
         results.push({ id: tag.id, title: tag.title });
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
@@ -214,7 +214,7 @@ export const foldersScreen: Screen = (app, context) => {
       const folder = await findFolder(user, request.params.id);
       const target = field(request.body, 'folder_id');
       try {
-        await readOwn(updateTag(context, actorOfUser(user), { id: request.params.tagId, folder_id: target || null }));
+        await readOwn(() => updateTag(context, actorOfUser(user), { id: request.params.tagId, folder_id: target || null }));
         return seeOther(reply, `${folderPath(folder.id)}?done=moved`);
       } catch (error) {
         if (!(error instanceof ApiError) || error.code === 'not_found' || error.status >= 500) throw error;

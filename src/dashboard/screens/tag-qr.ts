@@ -81,7 +81,7 @@ export const tagQrScreen: Screen = (app, context) => {
     );
 
   /** The tag, for its signed-in owner: another account's answers as a missing one (404). */
-  const findTag = (user: SignedInUser, id: string) => readOwn(requireTag(context, actorOfUser(user), id));
+  const findTag = (user: SignedInUser, id: string) => readOwn(() => requireTag(context, actorOfUser(user), id));
 
   const sendImage = async (reply: FastifyReply, tag: TagRow, options: QrOptions) => {
     const image = await qrImage(scanUrl(context.config, tag), options);

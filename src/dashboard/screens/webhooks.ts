@@ -221,7 +221,7 @@ export const webhooksScreen: Screen = (app, context) => {
     if (!user) return reply;
     const actor = actorOfUser(user);
     const { id } = request.params;
-    const webhook = await readOwn(getWebhook(context, actor, { id }));
+    const webhook = await readOwn(() => getWebhook(context, actor, { id }));
     const status = queryParam(request, 'status');
     const filter = isDeliveryStatus(status) ? status : undefined;
     const page = pageNumber(request);
@@ -252,7 +252,7 @@ export const webhooksScreen: Screen = (app, context) => {
   app.get<{ Params: { id: string } }>('/webhooks/:id/edit', { schema: { hide: true } }, async (request, reply) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
-    const webhook = await readOwn(getWebhook(context, actorOfUser(user), { id: request.params.id }));
+    const webhook = await readOwn(() => getWebhook(context, actorOfUser(user), { id: request.params.id }));
     return html(reply, 200, renderEditWebhook(view(request, user), webhook, { values: storedValues(webhook), errors: {} }));
   });
 
@@ -260,13 +260,13 @@ export const webhooksScreen: Screen = (app, context) => {
     const user = requireUser(request, reply);
     if (!user) return reply;
     const actor = actorOfUser(user);
-    const webhook = await readOwn(getWebhook(context, actor, { id: request.params.id }));
+    const webhook = await readOwn(() => getWebhook(context, actor, { id: request.params.id }));
     return submitForm(
       request,
       reply,
       (form) => renderEditWebhook(view(request, user), webhook, form),
       async (input) => {
-        await readOwn(updateWebhook(context, actor, { id: webhook.id, ...input }));
+        await readOwn(() => updateWebhook(context, actor, { id: webhook.id, ...input }));
         return `${webhookPath(webhook.id)}?done=updated`;
       },
     );
@@ -279,7 +279,7 @@ export const webhooksScreen: Screen = (app, context) => {
     app.post<{ Params: { id: string } }>(`/webhooks/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
       const user = requireUser(request, reply);
       if (!user) return reply;
-      const webhook = await readOwn(updateWebhook(context, actorOfUser(user), { id: request.params.id, enabled }));
+      const webhook = await readOwn(() => updateWebhook(context, actorOfUser(user), { id: request.params.id, enabled }));
       return seeOther(reply, `${webhookPath(webhook.id)}?done=${verb}d`);
     });
   }
@@ -291,10 +291,10 @@ export const webhooksScreen: Screen = (app, context) => {
     const actor = actorOfUser(user);
     const { id } = request.params;
     if (isConfirmed(request.body)) {
-      await readOwn(rotateWebhookSecret(context, actor, { id }));
+      await readOwn(() => rotateWebhookSecret(context, actor, { id }));
       return seeOther(reply, `${webhookPath(id)}?done=rotated&secret=shown`);
     }
-    const webhook = await readOwn(getWebhook(context, actor, { id }));
+    const webhook = await readOwn(() => getWebhook(context, actor, { id }));
     return askFirst(context, request, reply, user, '/dashboard/webhooks', {
       title: `Rotate the secret of “${webhook.name}”?`,
       text: 'A new secret is generated and the current one stops signing deliveries at once, so update your receiver.',
@@ -311,10 +311,10 @@ export const webhooksScreen: Screen = (app, context) => {
     const actor = actorOfUser(user);
     const { id } = request.params;
     if (isConfirmed(request.body)) {
-      await readOwn(deleteWebhook(context, actor, { id }));
+      await readOwn(() => deleteWebhook(context, actor, { id }));
       return seeOther(reply, '/dashboard/webhooks?done=deleted');
     }
-    const webhook = await readOwn(getWebhook(context, actor, { id }));
+    const webhook = await readOwn(() => getWebhook(context, actor, { id }));
     return askFirst(context, request, reply, user, '/dashboard/webhooks', {
       title: `Delete “${webhook.name}”?`,
       text: 'Events stop being sent to it at once, its pending deliveries are dropped and its delivery log is removed. This cannot be undone.',
@@ -330,7 +330,7 @@ export const webhooksScreen: Screen = (app, context) => {
     if (!user) return reply;
     const event = field(request.body, 'event');
     // Only a forged form names another event: the picker offers the catalogue.
-    const sent = await readOwn(
+    const sent = await readOwn(() =>
       sendTestEvent(context, actorOfUser(user), {
         webhookId: request.params.id,
         event: isEventType(event) ? event : EVENT_TYPES[0],
@@ -348,7 +348,7 @@ export const webhooksScreen: Screen = (app, context) => {
   ) => {
     const actor = actorOfUser(user);
     const { id, deliveryId } = request.params;
-    const [webhook, delivery] = await readOwn(
+    const [webhook, delivery] = await readOwn(() =>
       Promise.all([getWebhook(context, actor, { id }), getDelivery(context, actor, { webhookId: id, deliveryId })]),
     );
     return html(reply, status, renderDelivery(view(request, user), { webhook, delivery, ...page }));
@@ -374,7 +374,7 @@ export const webhooksScreen: Screen = (app, context) => {
       if (!user) return reply;
       const { id, deliveryId } = request.params;
       try {
-        await readOwn(retryDelivery(context, actorOfUser(user), { webhookId: id, deliveryId }));
+        await readOwn(() => retryDelivery(context, actorOfUser(user), { webhookId: id, deliveryId }));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'invalid_request') throw error;
         return deliveryPage(request, reply, user, { problem: sentence(error.message) }, 409);

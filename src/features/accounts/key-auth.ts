@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../../context.js';
 import { unauthorized } from '../../errors.js';
-import { exactCache } from '../../perf/exact-cache.js';
+import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
+import { exactCache, type CacheSnapshot } from '../../perf/exact-cache.js';
 import type { KeyActor } from './actor.js';
 import { findKeyForAuthentication, touchKeyLastUsed } from './accounts.repository.js';
 import { hashKeyValue, parseKeyValue } from './key-format.js';
@@ -15,15 +16,17 @@ function sameHash(a: string, b: string): boolean {
 
 /**
  * The actor an enabled API key acts as, or 401: unknown, malformed or disabled key, or a key of
- * a disabled user (the spec's 401 for a disabled key: the key is as unusable as one).
+ * a disabled user (the spec's 401 for a disabled key: the key is as unusable as one). A key
+ * found in the cache is answered without a promise (most requests: see http/auth.ts).
  */
-export async function actorOfKey(ctx: ServiceContext, value: string): Promise<KeyActor> {
+export function actorOfKey(ctx: ServiceContext, value: string): MaybePromise<KeyActor> {
   const hash = hashKeyValue(value);
   // Enabled keys by hash, exact (perf/exact-cache.ts). Only keys that passed the format check
   // below are ever cached, so a hit needs no new check.
-  const cache = await exactCache<KeyActor>(ctx.db, 'keys')?.snapshot();
-  const cached = cache?.get(hash);
-  if (cached) return cached;
+  return andThen(exactCache<KeyActor>(ctx.db, 'keys')?.snapshot(), (cache) => cache?.get(hash) ?? loadActor(ctx, value, hash, cache));
+}
+
+async function loadActor(ctx: ServiceContext, value: string, hash: string, cache: CacheSnapshot<KeyActor> | undefined): Promise<KeyActor> {
   if (!parseKeyValue(value)) throw unauthorized('Invalid API key');
   const row = await findKeyForAuthentication(ctx.db, hash);
   if (!row || !sameHash(row.key_hash, hash)) throw unauthorized('Invalid API key');

@@ -45,6 +45,6 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: dataEnvelope(Me) },
       },
     },
-    async (request, reply) => bodies.send(reply, request.actor),
+    (request, reply) => bodies.sendWhenReady(reply, request.actor),
   );
 };

@@ -78,7 +78,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         config: { permission: 'tags:read' },
         schema: { summary: 'Get a tag by id or short id', tags: TAGS, params: TagIdParams, response: { 200: dataEnvelope(Tag) } },
       },
-      async (request, reply) => tagBodies.send(reply, await tags.getTag(ctx, request.actor, request.params)),
+      (request, reply) => tagBodies.sendWhenReady(reply, tags.getTag(ctx, request.actor, request.params)),
     );
 
     app.put(

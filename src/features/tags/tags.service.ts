@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
-import { exactCache } from '../../perf/exact-cache.js';
+import { exactCache, type CacheSnapshot } from '../../perf/exact-cache.js';
+import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
 import { countCreatedInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { ApiError, forbidden, validationError } from '../../errors.js';
@@ -224,13 +225,24 @@ export async function createTags(ctx: ServiceContext, actor: Actor, { tags: inpu
   return { created: views.length, tags: views.map((v) => ({ id: v.id, short_id: v.short_id })) };
 }
 
-/** Finds a tag by long id (`tag_…`) or 8-character short id. */
-export async function findTag(ctx: ServiceContext, idOrShortId: string): Promise<repo.TagRow | undefined> {
+/**
+ * Finds a tag by long id (`tag_…`) or 8-character short id. Every tag-scoped request and every
+ * public page view starts here: cached, exactly (exact-cache.ts), and a cached tag is answered
+ * without a promise.
+ */
+export function findTag(ctx: ServiceContext, idOrShortId: string): MaybePromise<repo.TagRow | undefined> {
+  return andThen(
+    exactCache<repo.TagRow>(ctx.db, 'tags')?.snapshot(),
+    (cache) => cache?.get(idOrShortId) ?? loadTag(ctx, idOrShortId, cache),
+  );
+}
+
+async function loadTag(
+  ctx: ServiceContext,
+  idOrShortId: string,
+  cache: CacheSnapshot<repo.TagRow> | undefined,
+): Promise<repo.TagRow | undefined> {
   const { db } = ctx;
-  // Every tag-scoped request and every public page view starts here: cached, exactly (exact-cache.ts).
-  const cache = await exactCache<repo.TagRow>(db, 'tags')?.snapshot();
-  const cached = cache?.get(idOrShortId);
-  if (cached) return cached;
   let row: repo.TagRow | undefined;
   // Anything else cannot name a tag, and is not worth a query (or, holding NUL, refused by PostgreSQL).
   if (isId('tag', idOrShortId)) row = await repo.findTagById(db, idOrShortId);
@@ -242,8 +254,8 @@ export async function findTag(ctx: ServiceContext, idOrShortId: string): Promise
   return row;
 }
 
-export async function requireTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): Promise<repo.TagRow> {
-  return requireAccess(await findTag(ctx, idOrShortId), scopeOf(actor), 'Tag');
+export function requireTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): MaybePromise<repo.TagRow> {
+  return andThen(findTag(ctx, idOrShortId), (row) => requireAccess(row, scopeOf(actor), 'Tag'));
 }
 
 /** `write: owner` lets only the tag's owner change it; `organization` any key of its organization. */
@@ -254,8 +266,8 @@ export function requireWritable(tag: repo.TagRow, actor: Actor): void {
 }
 
 /** The tag's view: the same object for as long as its row is cached unchanged (never mutate it). */
-export async function getTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): Promise<TagView> {
-  return cachedView(ctx.config, await requireTag(ctx, actor, idOrShortId));
+export function getTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): MaybePromise<TagView> {
+  return andThen(requireTag(ctx, actor, idOrShortId), (row) => cachedView(ctx.config, row));
 }
 
 export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
