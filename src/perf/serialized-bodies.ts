@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { MaybePromise } from '../lib/maybe-promise.js';
+import { andThen, handled, type MaybePromise } from '../lib/maybe-promise.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -21,13 +21,7 @@ export class SerializedBodies<V extends object> {
    * async, and a cached value is answered without a trip through the microtask queue.
    */
   sendWhenReady(reply: FastifyReply, value: MaybePromise<V>): Promise<void> | undefined {
-    if (!(value instanceof Promise)) {
-      this.send(reply, value);
-      return undefined;
-    }
-    return value.then((resolved) => {
-      this.send(reply, resolved);
-    });
+    return handled(andThen(value, (resolved) => this.send(reply, resolved)));
   }
 
   send(reply: FastifyReply, value: V): FastifyReply {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import escapeHtml from 'escape-html';
 import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js';
 import { IMAGE_MIME_TYPES, listFiles } from '../../features/files/index.js';
-import { renderTagPage, withBeacon, type PageTag } from '../../features/pages/index.js';
+import { renderTagPage, withoutBeacon, type PageTag } from '../../features/pages/index.js';
 import { previewTag, updateTag, type Block, type TagView } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
 import { field, html, pageContext, queryParam, requireUser, seeOther, sentence, type Screen, type ScreenContext } from '../screen.js';
@@ -41,10 +41,7 @@ function preview(reply: FastifyReply, status: number, page: string): FastifyRepl
 
 /** The public page's rendering, without its view beacon: a preview is not a view. */
 function renderPreview(tag: PageTag & { short_id: string }): string {
-  return withBeacon(
-    renderTagPage(tag, (fileId) => `/t/${tag.short_id}/files/${fileId}`),
-    undefined,
-  );
+  return withoutBeacon(renderTagPage(tag, (fileId) => `/t/${tag.short_id}/files/${fileId}`));
 }
 
 /** The error of a form the preview cannot show yet, in the page's own style. */

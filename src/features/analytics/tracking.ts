@@ -10,7 +10,7 @@ import * as repo from './analytics.repository.js';
 import { locate } from './geo.js';
 import { hourOf } from './period.js';
 import type { ViewRecorder } from './view-recorder.js';
-import { anonymousVisitor, describeClient, isBot, VISITOR_COOKIE, visitorFromCookie } from './visitor.js';
+import { AnonymousVisitors, describeClient, isBot, VISITOR_COOKIE, visitorFromCookie } from './visitor.js';
 
 /** The tag a public page shows, as far as counting its views is concerned. */
 export interface TrackedTag {
@@ -29,10 +29,14 @@ const YEAR_SECONDS = 365 * 24 * 3600;
  * committed before the page is answered, through the group-committing ViewRecorder.
  */
 export class Tracker {
+  private readonly anonymousVisitors: AnonymousVisitors;
+
   constructor(
     private readonly ctx: ServiceContext,
     private readonly recorder: ViewRecorder,
-  ) {}
+  ) {
+    this.anonymousVisitors = new AnonymousVisitors(ctx.config.secretKey);
+  }
 
   /** Presence is best effort: a Redis hiccup must not fail a page whose view is already stored. */
   private touch(tagId: string, session: Session, nowMs: number): Promise<void> {
@@ -41,13 +45,17 @@ export class Tracker {
       .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'presence not updated'));
   }
 
-  /** Records the view; returns the token the page's beacon uses, or undefined for bots. */
-  async recordView(request: FastifyRequest, reply: FastifyReply, tag: TrackedTag, scan: boolean): Promise<string | undefined> {
+  /** Whether the request is a visit to count: a GET (HEAD is not a visit) from a browser, not a bot. */
+  counts(request: FastifyRequest): boolean {
+    return request.method === 'GET' && !isBot(request.headers['user-agent']);
+  }
+
+  /** Records the view of a request that counts; returns the token the page's beacon uses. */
+  async recordView(request: FastifyRequest, reply: FastifyReply, tag: TrackedTag, scan: boolean): Promise<string> {
     const userAgent = request.headers['user-agent'];
-    if (isBot(userAgent)) return undefined;
     // Fastify works the address out anew at each read (proxy headers): once here.
     const address = request.ip;
-    const visitor = visitorFromCookie(request.headers.cookie) ?? anonymousVisitor(this.ctx.config.secretKey, address, userAgent!);
+    const visitor = visitorFromCookie(request.headers.cookie) ?? this.anonymousVisitors.of(address, userAgent!);
     const secure = this.ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
     reply.header('set-cookie', `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`);
     const client = describeClient(userAgent!);
@@ -72,7 +80,8 @@ export class Tracker {
       duration_seconds: null,
     };
     await this.recorder.record(view);
-    await this.touch(tag.id, { id: view.id, started_at: now, device: view.device, country: view.country }, Date.parse(now));
+    // Not waited for: the view is stored, and presence is best effort (touch logs its failures).
+    void this.touch(tag.id, { id: view.id, started_at: now, device: view.device, country: view.country }, Date.parse(now));
     return this.tokenFor(view.id);
   }
 

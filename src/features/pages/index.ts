@@ -1,4 +1,4 @@
 /** Public tag pages (/t/, /s/) and their beacons. */
 export { pageRoutes } from './pages.routes.js';
 /** The page's own rendering, for a preview of unsaved changes (the dashboard's editor). */
-export { renderTagPage, withBeacon, type PageTag } from './render.js';
+export { renderTagPage, withoutBeacon, type PageTag } from './render.js';

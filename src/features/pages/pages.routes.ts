@@ -4,12 +4,13 @@ import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
+import { andThen, handled, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Tracker } from '../analytics/index.js';
 import { mayReadTagPage } from '../accounts/index.js';
 import { findTag, type Block, type TagRow } from '../tags/index.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
-import { NOT_FOUND_PAGE, renderTagPage, withBeacon } from './render.js';
+import { beaconScript, NOT_FOUND_PAGE, renderTagPage, splitAtBeacon, withoutBeacon } from './render.js';
 
 /**
  * No script, no inline style, nothing from other origins but images: user content cannot run
@@ -20,16 +21,29 @@ const PAGE_CSP =
 
 const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
 
-function pageHeaders(reply: FastifyReply, cacheControl = 'no-store'): FastifyReply {
-  return (
-    reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', PAGE_CSP)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'strict-origin-when-cross-origin')
-      // Every view must reach the server to be counted.
-      .header('cache-control', cacheControl)
-  );
+/** The headers of every page; a page shown to one signed-in viewer must never be kept by a shared cache. */
+function pageHeaders(cacheControl: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': PAGE_CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    // Every view must reach the server to be counted.
+    'cache-control': cacheControl,
+  };
+}
+const PUBLIC_PAGE = pageHeaders('no-store');
+const PRIVATE_PAGE = pageHeaders('private, no-store');
+const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
+
+/**
+ * A tag version's page, rendered once: the body a visit that is not counted gets (bots, HEAD),
+ * and the halves a counted view's beacon script goes between.
+ */
+interface RenderedPage {
+  uncounted: Buffer;
+  beforeBeacon: string;
+  afterBeacon: string;
 }
 
 /**
@@ -40,37 +54,58 @@ function pageHeaders(reply: FastifyReply, cacheControl = 'no-store'): FastifyRep
  */
 export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPluginAsyncTypebox {
   // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
-  const rendered = new LRUCache<string, string>({ max: 5000, maxSize: 128 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 });
+  const rendered = new LRUCache<string, RenderedPage>({
+    max: 5000,
+    maxSize: 128 * 1024 * 1024,
+    sizeCalculation: (page) => page.uncounted.length * 3,
+  });
 
-  function renderedPage(tag: TagRow): string {
+  function renderedPage(tag: TagRow): RenderedPage {
     const key = `${tag.id}:${tag.version}`;
-    let html = rendered.get(key);
-    if (!html) {
-      html = renderTagPage(
+    let page = rendered.get(key);
+    if (!page) {
+      const html = renderTagPage(
         { title: tag.title, blocks: JSON.parse(tag.content) as Block[] },
         (fileId) => `/t/${tag.short_id}/files/${fileId}`,
       );
-      rendered.set(key, html);
+      const [beforeBeacon, afterBeacon] = splitAtBeacon(html);
+      page = { uncounted: Buffer.from(withoutBeacon(html)), beforeBeacon, afterBeacon };
+      rendered.set(key, page);
     }
-    return html;
+    return page;
   }
 
-  /** A tag's page, counted as a view (GET only: HEAD is not a visit). */
-  async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
-    const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
-    if (!tag || !(await mayReadTagPage(ctx, request.headers.cookie, tag))) return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
-    const html = renderedPage(tag);
-    const token = request.method === 'GET' ? await tracker.recordView(request, reply, tag, scan) : undefined;
-    // A page shown to one signed-in viewer must never be kept by a shared cache.
-    return pageHeaders(reply, tag.read_permission === 'public' ? 'no-store' : 'private, no-store')
-      .code(200)
-      .send(withBeacon(html, token));
+  const notFound = (reply: FastifyReply) => reply.code(404).headers(PUBLIC_PAGE).send(NOT_FOUND_BODY);
+
+  /**
+   * A tag's page, its view counted. Not async: a public tag found in the cache, for a visit that
+   * is not counted, is answered without a trip through the microtask queue.
+   */
+  function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean): MaybePromise<FastifyReply> {
+    if (!SHORT_ID.test(shortId)) return notFound(reply);
+    return andThen(findTag(ctx, shortId), (tag) => {
+      if (!tag) return notFound(reply);
+      if (tag.read_permission === 'public') return show(request, reply, tag, scan);
+      return mayReadTagPage(ctx, request.headers.cookie, tag).then((may) => (may ? show(request, reply, tag, scan) : notFound(reply)));
+    });
+  }
+
+  function show(request: FastifyRequest, reply: FastifyReply, tag: TagRow, scan: boolean): MaybePromise<FastifyReply> {
+    const rendered = renderedPage(tag);
+    const headers = tag.read_permission === 'public' ? PUBLIC_PAGE : PRIVATE_PAGE;
+    if (!tracker.counts(request)) return reply.code(200).headers(headers).send(rendered.uncounted);
+    return tracker.recordView(request, reply, tag, scan).then((token) =>
+      reply
+        .code(200)
+        .headers(headers)
+        .send(rendered.beforeBeacon + beaconScript(token) + rendered.afterBeacon),
+    );
   }
 
   return async (app) => {
     const schema = { params: Type.Object({ shortId: Type.String() }), hide: true };
-    app.get('/t/:shortId', { schema }, (request, reply) => page(request, reply, request.params.shortId, false));
-    app.get('/s/:shortId', { schema }, (request, reply) => page(request, reply, request.params.shortId, true));
+    app.get('/t/:shortId', { schema }, (request, reply) => handled(page(request, reply, request.params.shortId, false)));
+    app.get('/s/:shortId', { schema }, (request, reply) => handled(page(request, reply, request.params.shortId, true)));
 
     // navigator.sendBeacon posts text/plain; only these routes accept it.
     app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: 1024 }, (_request, body, done) => done(null, body));

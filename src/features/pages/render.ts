@@ -57,10 +57,20 @@ export function renderTagPage(tag: PageTag, imageUrl: (fileId: string) => string
   return document(tag.title, `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}</article>`, BEACON_SLOT);
 }
 
-/** The page for one view: the beacon reports its time on page under `token`; none for bots. */
-export function withBeacon(html: string, token: string | undefined): string {
-  const script = token ? `<script src="/assets/beacon.js" data-view="${escapeHtml(token)}" defer></script>` : '';
-  return html.replace(BEACON_SLOT, script);
+/** A rendered page cut where a counted view's beacon script goes, the slot itself left out. */
+export function splitAtBeacon(html: string): [string, string] {
+  const at = html.indexOf(BEACON_SLOT);
+  return [html.slice(0, at), html.slice(at + BEACON_SLOT.length)];
+}
+
+/** The page as a visit that is not counted gets it (bots, HEAD, previews): no beacon. */
+export function withoutBeacon(html: string): string {
+  return splitAtBeacon(html).join('');
+}
+
+/** The script that reports a counted view's time on page under `token`. */
+export function beaconScript(token: string): string {
+  return `<script src="/assets/beacon.js" data-view="${escapeHtml(token)}" defer></script>`;
 }
 
 export const NOT_FOUND_PAGE = document(
