@@ -11,6 +11,7 @@ import { tagRoutes } from './features/tags/index.js';
 import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
+import { IdempotencyLayer } from './http/idempotency.js';
 import { RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
@@ -80,15 +81,18 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(dashboardRoutes(services));
   const authenticator = new Authenticator(services, limiter);
+  const idempotency = new IdempotencyLayer(services);
   app.decorateRequest('actor', null as unknown as KeyActor);
   await app.register(
     async (v1) => {
       // Every /v1 route gets the guard as its first onRequest hook, bound to the route's
       // permission and endpoint bucket once, when it is registered: reading them per request
-      // (request.routeOptions) would build a new options object for every request.
+      // (request.routeOptions) would build a new options object for every request. POST
+      // routes also take Idempotency-Key.
       v1.addHook('onRoute', (route) => {
         const guard = routeGuard(authenticator, limiter, route.config?.permission ?? null, route.config?.rateLimit);
         route.onRequest = [guard, ...[route.onRequest ?? []].flat()];
+        idempotency.addTo(route);
       });
       v1.addHook('preHandler', refuseNul);
       await v1.register(meRoutes);
