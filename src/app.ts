@@ -10,6 +10,7 @@ import { pageRoutes } from './features/pages/index.js';
 import { tagRoutes } from './features/tags/index.js';
 import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';
+import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { IdempotencyLayer } from './http/idempotency.js';
 import { RequestLogController } from './http/logging.js';
@@ -43,7 +44,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith('/v1/') || route.url === OPENAPI_PATH) return;
+    if (!route.url.startsWith('/v1/') || route.url === OPENAPI_PATH || isPreflightRoute(route)) return;
     if (route.config?.permission === undefined) {
       throw new Error(`${route.method} ${route.url} must declare config.permission (null for any valid key)`);
     }
@@ -88,13 +89,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       // Every /v1 route gets the guard as its first onRequest hook, bound to the route's
       // permission and endpoint bucket once, when it is registered: reading them per request
       // (request.routeOptions) would build a new options object for every request. POST
-      // routes also take Idempotency-Key.
+      // routes also take Idempotency-Key. CORS's preflight (OPTIONS) is answered keyless.
       v1.addHook('onRoute', (route) => {
+        if (isPreflightRoute(route)) return;
         const guard = routeGuard(authenticator, limiter, route.config?.permission ?? null, route.config?.rateLimit);
         route.onRequest = [guard, ...[route.onRequest ?? []].flat()];
         idempotency.addTo(route);
       });
       v1.addHook('preHandler', refuseNul);
+      await registerCors(v1, config.corsOrigins);
       await v1.register(meRoutes);
       await v1.register(tagRoutes(services));
       await v1.register(folderRoutes(services));
