@@ -9,6 +9,7 @@ import {
   type IdempotentRequest,
 } from '../features/idempotency/index.js';
 import { ErrorBody } from './envelope.js';
+import { closeAfterResponse } from './linger.js';
 
 const HEADER = 'idempotency-key';
 /** 1 to 255 printable ASCII characters (a UUID is the usual choice). */
@@ -77,10 +78,24 @@ export class IdempotencyLayer {
   private readonly preHandler = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     const header = request.headers[HEADER];
     if (header === undefined) return done();
-    this.claim(request, reply, header).then((replayed) => {
-      if (!replayed) done();
-    }, done);
+    this.claim(request, reply, header).then(
+      (replayed) => {
+        if (!replayed) done();
+      },
+      (error: Error) => {
+        this.skipUnreadBody(request, reply);
+        done(error);
+      },
+    );
   };
+
+  /**
+   * An upload answered without running (replayed, or refused) has not been read: the
+   * connection is closed after the answer rather than reading the rest of a large file.
+   */
+  private skipUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
+    if (!request.raw.complete) closeAfterResponse(request, reply);
+  }
 
   /** True when the request was answered with the stored response. */
   private async claim(request: FastifyRequest, reply: FastifyReply, header: string | string[]): Promise<boolean> {
@@ -95,6 +110,7 @@ export class IdempotencyLayer {
       this.claims.set(request, claim);
       return false;
     }
+    this.skipUnreadBody(request, reply);
     reply.code(stored.status).headers(stored.headers).header('idempotent-replayed', 'true').header('original-request-id', stored.requestId);
     reply.send(stored.body);
     return true;

@@ -7,7 +7,7 @@ import { releaseStorage, reserveStorage } from '../../src/features/files/files.r
 import { idempotencyPurgeJob } from '../../src/jobs/idempotency-purge.js';
 import { createServices } from '../../src/services.js';
 import { createAccount, createKey, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, multipart } from '../files/helpers.js';
+import { createTag, multipart, streamUpload } from '../files/helpers.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -156,6 +156,14 @@ describe('Idempotency-Key on POST', () => {
     expect(retry.body.data.id).toBe(first.body.data.id);
     const files = await request(t, 'GET', `/v1/tags/${tag.id}/files`, { key: alice.key });
     expect(files.body.pagination.total).toBe(1);
+
+    // A large retry is answered at once, and the rest of its body is not read.
+    const MB = 1024 * 1024;
+    const large = await streamUpload(t, alice.key, tag.id, 'notes.txt', Buffer.alloc(MB, 'a'), 64 * MB, { 'idempotency-key': key });
+    expect(large.status).toBe(201);
+    expect(large.body).toEqual(first.body);
+    expect(large.closedByServer).toBe(true);
+    expect(large.sentBeforeResponse).toBeLessThan(32 * MB);
   });
 
   it('answers 409 idempotency_key_in_use while the first request is still running', async () => {
