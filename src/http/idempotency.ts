@@ -118,7 +118,9 @@ export class IdempotencyLayer {
 
   /**
    * Keeps the response for the retries, before it is sent: a client that got it can count on
-   * the replay. A 5xx is not kept: the key is released so a retry runs the operation again.
+   * the replay. Not kept, the key released so that a retry runs the operation again: a 5xx,
+   * and the answer to a request whose body did not arrive whole (an upload cut off by the
+   * network is the retry this is for; one refused before its end is refused again as cheaply).
    */
   private readonly onSend = (
     request: FastifyRequest,
@@ -130,7 +132,7 @@ export class IdempotencyLayer {
     if (!claim) return done(null, payload);
     this.claims.delete(request);
     // POST answers are serialized JSON; anything else (a stream) could not be kept as text.
-    const keep = reply.statusCode < 500 && typeof payload === 'string';
+    const keep = reply.statusCode < 500 && request.raw.complete && typeof payload === 'string';
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = reply.getHeader(name);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { PLAN_LIMITS } from '../../src/features/accounts/plans.js';
 import { releaseStorage, reserveStorage } from '../../src/features/files/files.repository.js';
@@ -55,6 +55,8 @@ describe('Idempotency-Key on POST', () => {
   const newKey = () => `key-${Date.now()}-${++n}`;
   const post = (path: string, body: unknown, idempotencyKey: string | undefined, key = alice.key) =>
     request(t, 'POST', path, { key, body, headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey } });
+  const keyRows = async (key: string) =>
+    (await t.database.db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', '=', key).execute()).length;
   const tagCount = async (key = alice.key) => (await request(t, 'GET', '/v1/tags', { key })).body.pagination.total as number;
 
   beforeAll(async () => {
@@ -164,6 +166,55 @@ describe('Idempotency-Key on POST', () => {
     expect(large.body).toEqual(first.body);
     expect(large.closedByServer).toBe(true);
     expect(large.sentBeforeResponse).toBeLessThan(32 * MB);
+  });
+
+  it('keeps no answer to an upload that did not arrive whole: cut off, or refused before its end', async () => {
+    const tag = await createTag(t, alice.key);
+    const key = newKey();
+    const { body, contentType } = multipart([{ name: 'file', filename: 'notes.txt', content: Buffer.alloc(256 * 1024, 'n') }]);
+    const cut = http.request(`${t.baseUrl}/v1/tags/${tag.id}/files`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${alice.key}`,
+        'content-type': contentType,
+        'content-length': String(body.length),
+        'idempotency-key': key,
+      },
+    });
+    cut.on('error', () => undefined);
+    cut.write(body.subarray(0, body.length / 2));
+    await vi.waitFor(async () => expect(await keyRows(key)).toBe(1));
+    cut.destroy();
+    await vi.waitFor(async () => expect(await keyRows(key)).toBe(0));
+    const retry = await uploadWithKey(t, alice.key, tag.id, key);
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+
+    // Refused on its Content-Length alone (400 file_too_large) while the file still arrives.
+    const refusedKey = newKey();
+    const refused = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${t.baseUrl}/v1/tags/${tag.id}/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${alice.key}`,
+          'content-type': 'multipart/form-data; boundary=x',
+          'content-length': String(300 * 1024 * 1024),
+          'idempotency-key': refusedKey,
+        },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (data: Buffer) => (text += data.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write('--x\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n\r\n');
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(JSON.parse(refused.text).error.code).toBe('file_too_large');
+    expect(await keyRows(refusedKey)).toBe(0);
+    const smaller = await uploadWithKey(t, alice.key, tag.id, refusedKey);
+    expect(smaller.status, smaller.text).toBe(201);
   });
 
   it('answers 409 idempotency_key_in_use while the first request is still running', async () => {
