@@ -10,7 +10,9 @@ import { pageRoutes } from './features/pages/index.js';
 import { tagRoutes } from './features/tags/index.js';
 import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';
+import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
+import { IdempotencyLayer } from './http/idempotency.js';
 import { RequestLogController } from './http/logging.js';
 import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
@@ -43,7 +45,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith('/v1/') || route.url === OPENAPI_PATH) return;
+    if (!route.url.startsWith('/v1/') || route.url === OPENAPI_PATH || isPreflightRoute(route)) return;
     if (route.config?.permission === undefined) {
       throw new Error(`${route.method} ${route.url} must declare config.permission (null for any valid key)`);
     }
@@ -81,13 +83,16 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   await app.register(dashboardRoutes(services));
   const authenticator = new Authenticator(services, limiter);
+  const idempotency = new IdempotencyLayer(services);
   app.decorateRequest('actor', null as unknown as KeyActor);
   await app.register(
     async (v1) => {
       // Every /v1 route gets the guard as its first onRequest hook, bound to the route's
       // permission and endpoint bucket once, when it is registered: reading them per request
-      // (request.routeOptions) would build a new options object for every request.
+      // (request.routeOptions) would build a new options object for every request. POST
+      // routes also take Idempotency-Key. CORS's preflight (OPTIONS) is answered keyless.
       v1.addHook('onRoute', (route) => {
+        if (isPreflightRoute(route)) return;
         const guard = routeGuard(authenticator, route.config?.permission ?? null, route.config?.rateLimit);
         route.onRequest = [guard, ...[route.onRequest ?? []].flat()];
         // Only where text reaches the handler: a body, or a query it declares. A GET without a
@@ -95,7 +100,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         if (route.schema?.querystring || !['GET', 'HEAD'].includes(String(route.method))) {
           route.preHandler = [refuseNul, ...[route.preHandler ?? []].flat()];
         }
+        idempotency.addTo(route);
       });
+      await registerCors(v1, config.corsOrigins);
       await v1.register(meRoutes);
       await v1.register(tagRoutes(services));
       await v1.register(folderRoutes(services));

@@ -40,6 +40,8 @@ export interface Config {
   signup: 'open' | 'closed';
   /** The plan of accounts made by sign-up. */
   signupPlan: Plan;
+  /** Browser origins allowed to call /v1 (CORS), or `*` for any; none when absent. */
+  corsOrigins?: '*' | string[];
 }
 
 /** A setting that cannot be used; the message names the variable so the operator can fix it. */
@@ -195,6 +197,27 @@ function signupPlan(env: Env): Plan {
   return raw;
 }
 
+/** `*`, or a comma-separated list of origins (`https://app.example.com`), each written as browsers send it. */
+function corsOrigins(env: Env): '*' | string[] | undefined {
+  const raw = read(env, 'CORS_ORIGINS');
+  if (raw === undefined || raw === '*') return raw;
+  return raw.split(',').map((part) => {
+    const entry = part.trim();
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    // A browser's Origin header is scheme://host[:port], lower-case, without a path: an entry
+    // written otherwise would never match and is better refused now.
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== entry) {
+      throw new ConfigError('CORS_ORIGINS', `"${entry}" is not an origin like https://app.example.com (scheme, host and port only), nor *`);
+    }
+    return entry;
+  });
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -228,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
     signup: signup(env),
     signupPlan: signupPlan(env),
+    corsOrigins: corsOrigins(env),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
   config.secretKey = secretKey(env, dataDir);

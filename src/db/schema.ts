@@ -337,6 +337,25 @@ export interface PendingViewsTable {
   view_id: string;
 }
 
+/**
+ * The Idempotency-Key of a POST, per API key (see migration 0014). `status` is null while the
+ * request is in flight; then the response to replay: its status, headers (JSON object) and body.
+ */
+export interface IdempotencyKeysTable {
+  api_key_id: string;
+  idempotency_key: string;
+  /** SHA-256 (hex) of the method, path and body. */
+  fingerprint: string;
+  created_at: string;
+  /** When the request in flight claimed the key; a claim older than the lease is abandoned. */
+  locked_at: string;
+  /** The request id of the request that ran. */
+  request_id: string;
+  status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -366,4 +385,5 @@ export interface Database {
   pending_views: PendingViewsTable;
   sessions: SessionsTable;
   settings: SettingsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

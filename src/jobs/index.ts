@@ -3,6 +3,7 @@ import { analyticsRollupJob } from './analytics-rollup.js';
 import { analyticsSealJob } from './analytics-seal.js';
 import { deliveryRetentionJob } from './delivery-retention.js';
 import { filesLeftoversJob } from './files-leftovers.js';
+import { idempotencyPurgeJob } from './idempotency-purge.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
 
@@ -14,4 +15,5 @@ export const jobs: Job[] = [
   analyticsSealJob,
   analyticsRollupJob,
   filesLeftoversJob,
+  idempotencyPurgeJob,
 ];

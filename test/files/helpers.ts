@@ -79,6 +79,7 @@ export function streamUpload(
   filename: string,
   chunk: Buffer,
   maxBytes: number,
+  headers: Record<string, string> = {},
 ): Promise<StreamedUpload> {
   const boundary = `----tagsvc${randomBytes(8).toString('hex')}`;
   return new Promise((resolve, reject) => {
@@ -93,6 +94,7 @@ export function streamUpload(
         authorization: `Bearer ${key}`,
         'content-type': `multipart/form-data; boundary=${boundary}`,
         'transfer-encoding': 'chunked',
+        ...headers,
       },
     });
     const finish = () => {

@@ -12,6 +12,7 @@ import * as sessions from './0010_sessions.js';
 import * as loggedViewsIndex from './0011_logged_views_index.js';
 import * as settings from './0012_settings.js';
 import * as openVisitorNumbers from './0013_open_visitor_numbers.js';
+import * as idempotencyKeys from './0014_idempotency_keys.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_logged_views_index': loggedViewsIndex,
   '0012_settings': settings,
   '0013_open_visitor_numbers': openVisitorNumbers,
+  '0014_idempotency_keys': idempotencyKeys,
 };
