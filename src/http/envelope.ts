@@ -37,7 +37,7 @@ export function listEnvelope<T extends TSchema>(item: T) {
   return Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: Pagination });
 }
 
-export const DeletedBody = Type.Object({ success: Type.Literal(true), message: Type.String() });
+export const DeletedBody = Type.Object({ success: Type.Literal(true), message: Type.String({ examples: ['Tag deleted'] }) });
 
 export function pagination(total: number, limit: number, offset: number) {
   return { total, limit, offset, has_more: offset + limit < total };

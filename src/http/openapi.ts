@@ -118,11 +118,11 @@ function eventOperationId(type: EventType): string {
   return type.replace(/\.(\w)/g, (_, letter: string) => letter.toUpperCase()) + 'Event';
 }
 
-/** Standard Webhooks headers every delivery carries (see docs/webhooks.md for verifying them). */
+/** The Standard Webhooks headers every delivery carries (docs/webhooks.md: verifying them). */
 const DELIVERY_HEADERS = [
   { name: 'webhook-id', description: 'The event id (evt_…); the same for every attempt, so receivers deduplicate with it' },
   { name: 'webhook-timestamp', description: 'Unix seconds when the attempt was signed' },
-  { name: 'webhook-signature', description: 'v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, when the webhook has a secret' },
+  { name: 'webhook-signature', description: 'v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" keyed with the webhook secret>' },
 ];
 
 /** The 3.1 `webhooks` section: one entry per event of the catalogue, with its body and a sample. */
@@ -139,7 +139,7 @@ function eventWebhooks(): Json {
           parameters: DELIVERY_HEADERS.map(({ name, description }) => ({
             name,
             in: 'header',
-            required: name !== 'webhook-signature',
+            required: true,
             description,
             schema: { type: 'string' },
           })),

@@ -251,12 +251,19 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           body: Type.Object({ event: Type.Optional(EventKind) }, { additionalProperties: false, examples: [{ event: 'file.uploaded' }] }),
           response: {
             200: dataEnvelope(
-              Type.Object({
-                delivery_id: Type.String(),
-                status: Type.Enum(['success', 'failed']),
-                response_code: Type.Union([Type.Integer(), Type.Null()]),
-                response_time_ms: Type.Union([Type.Integer(), Type.Null()]),
-              }),
+              Type.Object(
+                {
+                  delivery_id: Type.String(),
+                  status: Type.Enum(['success', 'failed']),
+                  response_code: Type.Union([Type.Integer(), Type.Null()]),
+                  response_time_ms: Type.Union([Type.Integer(), Type.Null()]),
+                },
+                {
+                  examples: [
+                    { delivery_id: 'dlv_01jd8z4f6h8k0m2p4r6t8v0x2y', status: 'success', response_code: 200, response_time_ms: 84 },
+                  ],
+                },
+              ),
             ),
           },
         },
