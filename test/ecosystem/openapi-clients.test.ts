@@ -7,7 +7,8 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { EVENT_TYPES } from '../../src/features/events/index.js';
+import { createAccount, PUBLIC_BASE_URL, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -99,6 +100,8 @@ await call('deleteWebhook', client.DELETE('/v1/webhooks/{id}', { params: webhook
 console.log(JSON.stringify(statuses));
 `;
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed JSON document
+
 type Operation = { operationId?: string; parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[] };
 
 function operationsOf(document: { paths: Record<string, Record<string, Operation>> }): [string, Operation][] {
@@ -125,7 +128,7 @@ function typeErrors(file: string): string[] {
 describe('the served OpenAPI document', () => {
   let t: TestApp;
   let owner: Account;
-  let document: { paths: Record<string, Record<string, Operation>> };
+  let document: Json & { paths: Record<string, Record<string, Operation>> };
   let dir: string;
 
   beforeAll(async () => {
@@ -151,6 +154,42 @@ describe('the served OpenAPI document', () => {
       (operation.parameters ?? []).filter((p) => p.required && p.schema?.default !== undefined).map((p) => `${name} ${p.name}`),
     );
     expect(requiredDefaults).toEqual([]);
+  });
+
+  it('names the shared shapes, refers to them, and lists the events, licence and server', () => {
+    const schemas = document.components.schemas as Json;
+    for (const name of [
+      'Tag',
+      'Block',
+      'TextBlock',
+      'Folder',
+      'File',
+      'Webhook',
+      'Delivery',
+      'TagReport',
+      'ViewRecord',
+      'Error',
+      'Pagination',
+    ]) {
+      expect(schemas[name], name).toBeDefined();
+    }
+    expect(schemas.Block.discriminator.propertyName).toBe('type');
+    expect(schemas.Block.oneOf).toHaveLength(7);
+    const getTag = document.paths['/v1/tags/{id}']!.get as Json;
+    expect(getTag.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/Tag' });
+    expect(getTag.responses['200'].content['application/json'].example.data.id).toMatch(/^tag_/);
+    expect(getTag.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    const createTag = document.paths['/v1/tags']!.post as Json;
+    expect(createTag.requestBody.content['application/json'].example.title).toEqual(expect.any(String));
+    for (const [name, operation] of operationsOf(document)) {
+      const statuses = Object.keys((operation as Json).responses);
+      for (const status of ['400', '401', '403', '404', '429']) expect(statuses, `${name} ${status}`).toContain(status);
+    }
+    expect(Object.keys(document.webhooks)).toEqual([...EVENT_TYPES]);
+    const created = document.webhooks['tag.created'].post.requestBody.content['application/json'];
+    expect(created.schema.properties.data.properties.tag).toEqual({ $ref: '#/components/schemas/Tag' });
+    expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(document.servers[0].url).toBe(PUBLIC_BASE_URL);
   });
 
   it('generates an openapi-fetch client that typechecks and calls every operation without a 5xx', async () => {
