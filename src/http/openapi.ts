@@ -8,20 +8,23 @@ import { ErrorBody } from './envelope.js';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
-/** Errors any authenticated route can answer with; routes add their own (402, 415, 507…). */
+/**
+ * Errors any authenticated route can answer with, with an example of each (the 400 one shows a
+ * typo in a body); routes add their own (402, 416, 507…).
+ */
 const COMMON_ERRORS: Record<number, { code: string; message: string; description: string }> = {
   400: { code: 'validation_error', message: "unknown field 'titel'", description: 'Invalid input (validation_error, invalid_request)' },
   401: {
     code: 'unauthorized',
-    message: 'Missing API key',
+    message: 'Invalid API key',
     description: 'Missing, invalid, disabled or deleted API key (unauthorized)',
   },
   403: {
     code: 'forbidden',
-    message: 'This key lacks the tags:write permission',
+    message: 'API access requires the Pro or Enterprise plan',
     description: 'Missing permission, IP not allowed, plan without API access, or resource of another account (forbidden)',
   },
-  404: { code: 'not_found', message: 'Tag not found', description: 'No such resource (not_found)' },
+  404: { code: 'not_found', message: 'Resource not found', description: 'No such resource (not_found)' },
   415: {
     code: 'unsupported_media_type',
     message: 'Unsupported Content-Type: send application/json',
@@ -86,7 +89,7 @@ function hoistComponents(document: Json): void {
       shapes.set(name, shape);
       components[name] = copy;
     } else if (known !== shape) {
-      throw new Error(`Two different schemas are named ${name} in the OpenAPI document: ${known} ${shape}`);
+      throw new Error(`Two different schemas are named ${name} in the OpenAPI document`);
     } else if (components[name]!.description !== copy.description) {
       // The same shape described for one use (an error response's description): the shared
       // component keeps none of them.
