@@ -14,7 +14,7 @@ import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { IdempotencyLayer } from './http/idempotency.js';
 import { RequestLogController } from './http/logging.js';
-import { documentErrors, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
+import { documentRoute, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
 import { installValidation } from './http/validation.js';
 import { newId } from './lib/ids.js';
@@ -49,7 +49,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     if (route.config?.permission === undefined) {
       throw new Error(`${route.method} ${route.url} must declare config.permission (null for any valid key)`);
     }
-    documentErrors(route);
+    documentRoute(route);
   });
   // JSON is the only body the API takes (uploads register their own parser); text/plain would
   // otherwise reach the schema as a string instead of being refused as the wrong media type.

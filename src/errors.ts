@@ -47,6 +47,8 @@ export class ApiError extends Error {
 }
 
 export const validationError = (field: string, message: string) => new ApiError('validation_error', message, { field });
+/** A field the input may not carry: usually a typo, so it is named as sent (`titel`). */
+export const unknownField = (field: string) => validationError(field, `unknown field '${field}'`);
 export const invalidRequest = (message: string) => new ApiError('invalid_request', message);
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
 export const forbidden = (message: string) => new ApiError('forbidden', message);

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { component } from '../lib/components.js';
 
 /** The response envelope shapes shared by every route (spec "Common response envelope"). */
 
@@ -13,15 +14,13 @@ export const ErrorBody = Type.Object(
       request_id: Type.String(),
     }),
   },
-  { description: 'Error' },
+  { description: 'The error envelope', ...component('Error') },
 );
 
-export const Pagination = Type.Object({
-  total: Type.Integer(),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  has_more: Type.Boolean(),
-});
+export const Pagination = Type.Object(
+  { total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(), has_more: Type.Boolean() },
+  { ...component('Pagination'), examples: [{ total: 42, limit: 20, offset: 0, has_more: true }] },
+);
 
 export const PaginationQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100' }),
@@ -38,7 +37,7 @@ export function listEnvelope<T extends TSchema>(item: T) {
   return Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: Pagination });
 }
 
-export const DeletedBody = Type.Object({ success: Type.Literal(true), message: Type.String() });
+export const DeletedBody = Type.Object({ success: Type.Literal(true), message: Type.String({ examples: ['Tag deleted'] }) });
 
 export function pagination(total: number, limit: number, offset: number) {
   return { total, limit, offset, has_more: offset + limit < total };

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
-import { ApiError, invalidRequest, validationError } from '../errors.js';
+import { ApiError, invalidRequest, unknownField, validationError } from '../errors.js';
 import { idPattern, newId, TAG_REF_PATTERN } from '../lib/ids.js';
 import { fieldWithNul } from '../lib/text-fields.js';
 
@@ -37,8 +37,6 @@ function describeIssue(issue: AjvIssue, field: string | undefined, context: stri
   switch (issue.keyword) {
     case 'required':
       return `${subject} is required`;
-    case 'additionalProperties':
-      return `${subject} is not a known field`;
     case 'enum':
       return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern': {
@@ -66,6 +64,7 @@ function fromValidation(error: FastifyError): ApiError {
     return new ApiError('not_found', `${noun ?? 'Resource'} not found`);
   }
   const field = fieldFromIssue(issue);
+  if (issue.keyword === 'additionalProperties' && field) return unknownField(field);
   const message = describeIssue(issue, field, context === 'querystring' ? 'query' : context);
   return field ? validationError(field, message) : new ApiError('validation_error', message);
 }

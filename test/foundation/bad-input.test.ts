@@ -80,6 +80,28 @@ describe('malformed input', () => {
     expect(moved.body.data.parent_id).toBeNull();
   });
 
+  it('names an unknown body field, even when a required one is missing because of it', async () => {
+    const typo = (response: Awaited<ReturnType<typeof request>>, field: string) => {
+      expectError(response, 400, 'validation_error', field);
+      expect(response.body.error.message).toBe(`unknown field '${field}'`);
+    };
+    // `titel` for `title`: the required title is missing too, but the typo is the mistake.
+    typo(await request(t, 'POST', '/v1/tags', { key: owner.key, body: { titel: 'Lobby' } }), 'titel');
+    typo(await request(t, 'POST', '/v1/tags/batch', { key: owner.key, body: { tags: [{ titel: 'Lobby' }] } }), 'tags[0].titel');
+    typo(
+      await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 'Lobby', permissions: { raed: 'public' } } }),
+      'permissions.raed',
+    );
+    typo(await request(t, 'POST', '/v1/folders', { key: owner.key, body: { nmae: 'Floors' } }), 'nmae');
+    typo(await request(t, 'PATCH', `/v1/folders/${folderId}`, { key: owner.key, body: { nmae: 'Floors' } }), 'nmae');
+    const tag = (await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 'Lobby' } })).body.data;
+    typo(await request(t, 'PUT', `/v1/tags/${tag.id}`, { key: owner.key, body: { titel: 'Hall' } }), 'titel');
+    // With nothing unknown, the missing field is still what is reported.
+    const missing = await request(t, 'POST', '/v1/tags', { key: owner.key, body: { content: 'x' } });
+    expectError(missing, 400, 'validation_error', 'title');
+    expect(missing.body.error.message).toBe('title is required');
+  });
+
   it('refuses NUL in text fields with 400 naming the field', async () => {
     const hook = { name: 'h', url: 'https://127.0.0.1:9/hook', events: ['tag.created'] };
     expectError(

@@ -2,23 +2,43 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { KeyActor } from './actor.js';
 import { dataEnvelope } from '../../http/envelope.js';
+import { component } from '../../lib/components.js';
 import { SerializedBodies } from '../../perf/serialized-bodies.js';
 import { PERMISSIONS } from './permissions.js';
 import { PLANS } from './plans.js';
 
-const Me = Type.Object({
-  id: Type.String({ description: 'The user the key acts for' }),
-  email: Type.String(),
-  plan: Type.Enum(PLANS, { description: 'The plan that governs this key' }),
-  key: Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    permissions: Type.Array(Type.Enum(PERMISSIONS)),
-    environment: Type.Enum(['live', 'test']),
-    scope: Type.Enum(['personal', 'organization']),
-  }),
-  organization: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
-});
+const Me = Type.Object(
+  {
+    id: Type.String({ description: 'The user the key acts for' }),
+    email: Type.String(),
+    plan: Type.Enum(PLANS, { description: 'The plan that governs this key' }),
+    key: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      permissions: Type.Array(Type.Enum(PERMISSIONS)),
+      environment: Type.Enum(['live', 'test']),
+      scope: Type.Enum(['personal', 'organization']),
+    }),
+    organization: Type.Optional(Type.Object({ id: Type.String(), name: Type.String() })),
+  },
+  {
+    ...component('Me'),
+    examples: [
+      {
+        id: 'usr_01jd8wq0a2c4e6g8j0k2n4q6s8',
+        email: 'alice@example.com',
+        plan: 'pro',
+        key: {
+          id: 'key_01jd8wq3b5d7f9h1k3m5p7r9t1',
+          name: 'CI',
+          permissions: ['tags:read', 'tags:write'],
+          environment: 'live',
+          scope: 'personal',
+        },
+      },
+    ],
+  },
+);
 
 function meView(p: KeyActor) {
   return {
@@ -39,11 +59,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me',
     {
       config: { permission: null },
-      schema: {
-        summary: 'The current account and API key',
-        tags: ['Account'],
-        response: { 200: dataEnvelope(Me) },
-      },
+      schema: { operationId: 'getMe', summary: 'The current account and API key', tags: ['Account'], response: { 200: dataEnvelope(Me) } },
     },
     (request, reply) => bodies.sendWhenReady(reply, request.actor),
   );

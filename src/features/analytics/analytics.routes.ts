@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { component } from '../../lib/components.js';
 import { TAG_REF_PATTERN } from '../../lib/ids.js';
 import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../../http/envelope.js';
 import * as analytics from './analytics.service.js';
@@ -34,33 +35,72 @@ const Counts = Type.Record(Type.String(), Type.Integer());
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 const nullableInteger = Type.Union([Type.Integer(), Type.Null()]);
 
-const Report = Type.Object({
-  tag_id: Type.String(),
-  period: Period,
-  summary: Type.Object({
-    total_views: Type.Integer(),
-    unique_views: Type.Integer({ description: 'Distinct visitors in the period' }),
-    qr_scans: Type.Integer(),
-    direct_visits: Type.Integer(),
-    average_time_seconds: Type.Integer(),
-  }),
-  by_device: Type.Object({ mobile: Type.Integer(), desktop: Type.Integer(), tablet: Type.Integer() }),
-  by_country: Counts,
-  by_browser: Counts,
-  timeseries: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), unique: Type.Integer() })),
-});
+const PERIOD_EXAMPLE = { start: '2026-11-01', end: '2026-11-03' };
 
-const ViewRecord = Type.Object({
-  id: Type.String(),
-  timestamp: Type.String(),
-  source: Type.String(),
-  device: Type.String(),
-  browser: Type.String(),
-  os: Type.String(),
-  country: nullableString,
-  region: nullableString,
-  duration_seconds: nullableInteger,
-});
+const Report = Type.Object(
+  {
+    tag_id: Type.String(),
+    period: Period,
+    summary: Type.Object({
+      total_views: Type.Integer(),
+      unique_views: Type.Integer({ description: 'Distinct visitors in the period' }),
+      qr_scans: Type.Integer(),
+      direct_visits: Type.Integer(),
+      average_time_seconds: Type.Integer(),
+    }),
+    by_device: Type.Object({ mobile: Type.Integer(), desktop: Type.Integer(), tablet: Type.Integer() }),
+    by_country: Counts,
+    by_browser: Counts,
+    timeseries: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), unique: Type.Integer() })),
+  },
+  {
+    ...component('TagReport'),
+    examples: [
+      {
+        tag_id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w',
+        period: PERIOD_EXAMPLE,
+        summary: { total_views: 57, unique_views: 31, qr_scans: 40, direct_visits: 17, average_time_seconds: 42 },
+        by_device: { mobile: 44, desktop: 11, tablet: 2 },
+        by_country: { DE: 30, FR: 27 },
+        by_browser: { Safari: 29, Chrome: 28 },
+        timeseries: [
+          { date: '2026-11-01', views: 25, unique: 14 },
+          { date: '2026-11-02', views: 32, unique: 19 },
+        ],
+      },
+    ],
+  },
+);
+
+const ViewRecord = Type.Object(
+  {
+    id: Type.String(),
+    timestamp: Type.String(),
+    source: Type.String(),
+    device: Type.String(),
+    browser: Type.String(),
+    os: Type.String(),
+    country: nullableString,
+    region: nullableString,
+    duration_seconds: nullableInteger,
+  },
+  {
+    ...component('ViewRecord'),
+    examples: [
+      {
+        id: 'view_01jd8y7c9e1g3j5k7n9q1s3t5w',
+        timestamp: '2026-11-02T14:03:51.220Z',
+        source: 'qr_scan',
+        device: 'mobile',
+        browser: 'Safari',
+        os: 'iOS',
+        country: 'DE',
+        region: 'BE',
+        duration_seconds: 38,
+      },
+    ],
+  },
+);
 
 const LogRecord = Type.Object(
   {
@@ -75,7 +115,24 @@ const LogRecord = Type.Object(
     referrer: Type.Optional(nullableString),
     duration_seconds: nullableInteger,
   },
-  { description: 'level=basic: id, timestamp, event, source, device.type, location.country, duration_seconds' },
+  {
+    ...component('LogRecord'),
+    description: 'level=basic: id, timestamp, event, source, device.type, location.country, duration_seconds',
+    examples: [
+      {
+        id: 'view_01jd8y7c9e1g3j5k7n9q1s3t5w',
+        timestamp: '2026-11-02T14:03:51.220Z',
+        event: 'view',
+        source: 'qr_scan',
+        ip_address: '203.0.113.7',
+        user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X)',
+        device: { type: 'mobile', os: 'iOS', browser: 'Safari' },
+        location: { country: 'DE', region: 'BE', city: 'Berlin' },
+        referrer: null,
+        duration_seconds: 38,
+      },
+    ],
+  },
 );
 
 export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
@@ -85,6 +142,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       {
         config: { permission },
         schema: {
+          operationId: 'getTagAnalytics',
           summary: "A tag's views: summary, breakdowns and a zero-filled time series",
           tags: ANALYTICS,
           params: TagParams,
@@ -103,6 +161,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       {
         config: { permission },
         schema: {
+          operationId: 'listTagViews',
           summary: "A tag's individual views, newest first",
           tags: ANALYTICS,
           params: TagParams,
@@ -123,6 +182,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       {
         config: { permission },
         schema: {
+          operationId: 'listTagLogs',
           summary: "A tag's access log (requires access_logging on the tag)",
           tags: ANALYTICS,
           params: TagParams,
@@ -143,17 +203,31 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       {
         config: { permission },
         schema: {
+          operationId: 'getTagRealtime',
           summary: 'Who is viewing the tag now (Enterprise)',
           tags: ANALYTICS,
           params: TagParams,
           response: {
             200: dataEnvelope(
-              Type.Object({
-                current_viewers: Type.Integer(),
-                views_last_hour: Type.Integer(),
-                views_last_24h: Type.Integer(),
-                active_sessions: Type.Array(Type.Object({ started_at: Type.String(), device: Type.String(), country: nullableString })),
-              }),
+              Type.Object(
+                {
+                  current_viewers: Type.Integer(),
+                  views_last_hour: Type.Integer(),
+                  views_last_24h: Type.Integer(),
+                  active_sessions: Type.Array(Type.Object({ started_at: Type.String(), device: Type.String(), country: nullableString })),
+                },
+                {
+                  ...component('Realtime'),
+                  examples: [
+                    {
+                      current_viewers: 1,
+                      views_last_hour: 6,
+                      views_last_24h: 57,
+                      active_sessions: [{ started_at: '2026-11-25T10:01:02.000Z', device: 'mobile', country: 'DE' }],
+                    },
+                  ],
+                },
+              ),
             ),
           },
         },
@@ -166,23 +240,40 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       {
         config: { permission },
         schema: {
+          operationId: 'getAnalyticsOverview',
           summary: 'Account-wide totals, top tags and views by day',
           tags: ANALYTICS,
           querystring: Type.Object(dates),
           response: {
             200: dataEnvelope(
-              Type.Object({
-                period: Period,
-                totals: Type.Object({
-                  views: Type.Integer(),
-                  unique_views: Type.Integer({ description: 'Distinct visitors of all the tags over the period' }),
-                  qr_scans: Type.Integer(),
-                  tags_created: Type.Integer(),
-                  files_uploaded: Type.Integer(),
-                }),
-                top_tags: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), views: Type.Integer() })),
-                by_day: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), scans: Type.Integer() })),
-              }),
+              Type.Object(
+                {
+                  period: Period,
+                  totals: Type.Object({
+                    views: Type.Integer(),
+                    unique_views: Type.Integer({ description: 'Distinct visitors of all the tags over the period' }),
+                    qr_scans: Type.Integer(),
+                    tags_created: Type.Integer(),
+                    files_uploaded: Type.Integer(),
+                  }),
+                  top_tags: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), views: Type.Integer() })),
+                  by_day: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), scans: Type.Integer() })),
+                },
+                {
+                  ...component('AnalyticsOverview'),
+                  examples: [
+                    {
+                      period: PERIOD_EXAMPLE,
+                      totals: { views: 57, unique_views: 31, qr_scans: 40, tags_created: 3, files_uploaded: 2 },
+                      top_tags: [{ id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w', title: 'Conference room B', views: 57 }],
+                      by_day: [
+                        { date: '2026-11-01', views: 25, scans: 18 },
+                        { date: '2026-11-02', views: 32, scans: 22 },
+                      ],
+                    },
+                  ],
+                },
+              ),
             ),
           },
         },
@@ -195,6 +286,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       {
         config: { permission },
         schema: {
+          operationId: 'exportAnalytics',
           summary: 'Export per tag and day rows as CSV or JSON (streamed)',
           tags: ANALYTICS,
           querystring: Type.Object({

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { Type } from 'typebox';
 import { closeAfterResponse } from '../../http/linger.js';
 import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import { ApiError, invalidRequest, validationError } from '../../errors.js';
+import { ApiError, invalidRequest, unknownField, validationError } from '../../errors.js';
 import { findTag } from '../tags/index.js';
 import type { FileRow } from './files.repository.js';
 import { DownloadQuery, File, FileParams, FromUrlBody, PatchBody, TagFilesParams, ThumbnailQuery, UploadBody } from './files.schemas.js';
@@ -180,7 +180,7 @@ export async function uploadFromRequest(
       }
       const field = part.fieldname;
       const readByCaller = hooks.extraFields && Object.hasOwn(hooks.extraFields, field) ? hooks.extraFields[field] : undefined;
-      if (!isFileField(field) && !readByCaller) throw validationError(field, `${field} is not a known field`);
+      if (!isFileField(field) && !readByCaller) throw unknownField(field);
       if (typeof part.value !== 'string') throw validationError(field, `${field} must be text`);
       if (part.valueTruncated) throw validationError(field, `${field} is too long`);
       if (!isFileField(field)) {
@@ -221,6 +221,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'files:write', rateLimit: 'upload' },
         schema: {
+          operationId: 'uploadFile',
           summary: 'Upload a file to a tag (multipart/form-data: file, name, description, in any order)',
           tags: FILES,
           params: TagFilesParams,
@@ -239,6 +240,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'files:write', rateLimit: 'upload' },
         schema: {
+          operationId: 'createFileFromUrl',
           summary: 'Add a file to a tag by fetching it from an http(s) URL',
           description:
             'At most 5 redirects, 30 s in all; private, loopback and link-local addresses are refused at every hop (400 invalid_url). ' +
@@ -260,6 +262,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'files:read' },
         schema: {
+          operationId: 'listTagFiles',
           summary: "List a tag's files (newest first)",
           tags: FILES,
           params: TagFilesParams,
@@ -278,7 +281,13 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       '/files/:file_id',
       {
         config: { permission: 'files:read' },
-        schema: { summary: "A file's metadata", tags: FILES, params: FileParams, response: { 200: dataEnvelope(File) } },
+        schema: {
+          operationId: 'getFile',
+          summary: "A file's metadata",
+          tags: FILES,
+          params: FileParams,
+          response: { 200: dataEnvelope(File) },
+        },
       },
       async (request) => ({ success: true as const, data: await files.getFile(ctx, request.actor, { id: request.params.file_id }) }),
     );
@@ -288,6 +297,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'files:read' },
         schema: {
+          operationId: 'downloadFile',
           summary: 'Download a file (Range, ETag); images can be resized and converted',
           description:
             'Images (jpeg, png, gif, webp, svg) accept width, height (fit inside, aspect kept, never enlarged), quality and format; ' +
@@ -324,6 +334,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'files:read' },
         schema: {
+          operationId: 'getFileThumbnail',
           summary: 'A thumbnail of an image file (default 256×256 box, webp)',
           tags: FILES,
           params: FileParams,
@@ -342,6 +353,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'files:write' },
         schema: {
+          operationId: 'updateFile',
           summary: "Change a file's name or description",
           tags: FILES,
           params: FileParams,
@@ -359,7 +371,13 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       '/files/:file_id',
       {
         config: { permission: 'files:write' },
-        schema: { summary: 'Delete a file and its content', tags: FILES, params: FileParams, response: { 200: DeletedBody } },
+        schema: {
+          operationId: 'deleteFile',
+          summary: 'Delete a file and its content',
+          tags: FILES,
+          params: FileParams,
+          response: { 200: DeletedBody },
+        },
       },
       async (request) => {
         await files.deleteFile(ctx, request.actor, { id: request.params.file_id });

@@ -1,24 +1,14 @@
 import { Type } from 'typebox';
 import { idPattern, TAG_REF_PATTERN } from '../../lib/ids.js';
+import { FilePayload } from '../events/index.js';
 import { ALLOWED_EXTENSIONS } from './file-types.js';
 import { DEFAULT_QUALITY, MAX_DIMENSION, OUTPUT_FORMATS } from './images.js';
 import { MAX_DESCRIPTION, MAX_NAME } from './names.js';
 
 /** The public contract of the file endpoints (TypeBox → validation, serialization, OpenAPI). */
 
-export const File = Type.Object({
-  id: Type.String({ description: 'file_…' }),
-  tag_id: Type.String({ description: 'The tag the file belongs to' }),
-  name: Type.String({ description: 'Display name; also the name a download is saved under' }),
-  original_name: Type.String({ description: 'The name the file was uploaded with' }),
-  description: Type.Union([Type.String(), Type.Null()]),
-  mime_type: Type.String({ description: 'The detected type, never the client-declared one' }),
-  size: Type.Integer({ description: 'Bytes' }),
-  url: Type.String({ description: 'Download address ({PUBLIC_BASE_URL}/v1/files/{id}/download)' }),
-  download_count: Type.Integer({ description: 'Completed downloads of the whole file' }),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
+/** A file as the API returns it: the catalogue's payload of file.uploaded and file.deleted. */
+export const File = FilePayload;
 
 const name = Type.String({ description: `1-${MAX_NAME} characters, no / \\ or control characters` });
 const description = Type.Union([Type.String({ maxLength: MAX_DESCRIPTION }), Type.Null()], {
@@ -58,12 +48,15 @@ export const FromUrlBody = Type.Object(
     name: Type.Optional(name),
     description: Type.Optional(description),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ url: 'https://example.com/floor-plan.pdf', name: 'floor-plan.pdf', description: 'Evacuation routes' }],
+  },
 );
 
 export const PatchBody = Type.Object(
   { name: Type.Optional(name), description: Type.Optional(description) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'floor-plan-2026.pdf', description: null }] },
 );
 
 const dimension = (what: string) =>

@@ -1,19 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
+import { component } from '../../lib/components.js';
 import { idPattern } from '../../lib/ids.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
 import * as folders from './folders.service.js';
 
 const FOLDERS = ['Folders'];
 
-const Folder = Type.Object({
-  id: Type.String({ description: 'fld_…' }),
-  name: Type.String(),
-  parent_id: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
+const Folder = Type.Object(
+  {
+    id: Type.String({ description: 'fld_…' }),
+    name: Type.String(),
+    parent_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  {
+    ...component('Folder'),
+    examples: [
+      {
+        id: 'fld_01jd8wzr1b3d5f7h9k1m3p5r7t',
+        name: 'Second floor',
+        parent_id: null,
+        created_at: '2026-11-25T09:10:12.004Z',
+        updated_at: '2026-11-25T09:10:12.004Z',
+      },
+    ],
+  },
+);
 const folderId = (description: string) => Type.String({ pattern: idPattern('fld'), description });
 const FolderParams = Type.Object({ id: folderId('fld_…') });
 const name = Type.String({ description: '1-255 characters after trimming' });
@@ -27,6 +42,7 @@ export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'tags:read' },
         schema: {
+          operationId: 'listFolders',
           summary: 'List folders',
           tags: FOLDERS,
           querystring: Type.Object({ ...PaginationQuery, parent_id: Type.Optional(folderId('Only the folders in this folder')) }),
@@ -44,9 +60,13 @@ export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'tags:write' },
         schema: {
+          operationId: 'createFolder',
           summary: 'Create a folder',
           tags: FOLDERS,
-          body: Type.Object({ name, parent_id: Type.Optional(parentId) }, { additionalProperties: false }),
+          body: Type.Object(
+            { name, parent_id: Type.Optional(parentId) },
+            { additionalProperties: false, examples: [{ name: 'Second floor', parent_id: null }] },
+          ),
           response: { 201: dataEnvelope(Folder) },
         },
       },
@@ -60,7 +80,13 @@ export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       '/folders/:id',
       {
         config: { permission: 'tags:read' },
-        schema: { summary: 'Get a folder', tags: FOLDERS, params: FolderParams, response: { 200: dataEnvelope(Folder) } },
+        schema: {
+          operationId: 'getFolder',
+          summary: 'Get a folder',
+          tags: FOLDERS,
+          params: FolderParams,
+          response: { 200: dataEnvelope(Folder) },
+        },
       },
       async (request) => ({ success: true as const, data: await folders.getFolder(ctx, request.actor, request.params) }),
     );
@@ -70,10 +96,14 @@ export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'tags:write' },
         schema: {
+          operationId: 'updateFolder',
           summary: 'Rename or move a folder',
           tags: FOLDERS,
           params: FolderParams,
-          body: Type.Object({ name: Type.Optional(name), parent_id: Type.Optional(parentId) }, { additionalProperties: false }),
+          body: Type.Object(
+            { name: Type.Optional(name), parent_id: Type.Optional(parentId) },
+            { additionalProperties: false, examples: [{ name: 'Floor 2', parent_id: 'fld_01jd8wzr1b3d5f7h9k1m3p5r7t' }] },
+          ),
           response: { 200: dataEnvelope(Folder) },
         },
       },
@@ -87,7 +117,13 @@ export function folderRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       '/folders/:id',
       {
         config: { permission: 'tags:delete' },
-        schema: { summary: 'Delete an empty folder', tags: FOLDERS, params: FolderParams, response: { 200: DeletedBody } },
+        schema: {
+          operationId: 'deleteFolder',
+          summary: 'Delete an empty folder',
+          tags: FOLDERS,
+          params: FolderParams,
+          response: { 200: DeletedBody },
+        },
       },
       async (request) => {
         await folders.deleteFolder(ctx, request.actor, request.params);

@@ -10,19 +10,20 @@ const Status = Type.Object({ status: Type.String() });
 /**
  * Liveness (the process answers) and readiness for load balancers: the database answers, and
  * Redis too when the process is configured with it. Every /v1 request needs Redis then (rate
- * limits fail closed), so an instance that cannot reach it should not be sent traffic.
+ * limits fail closed), so an instance that cannot reach it should not be sent traffic. Probes
+ * for the infrastructure, not operations of the API: the OpenAPI document leaves them out.
  */
 export function healthRoutes(db: Db, redis: Redis | undefined): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/healthz', { schema: { summary: 'Liveness', tags: ['Operations'], response: { 200: Status } } }, async () => ({
+    app.get('/healthz', { schema: { hide: true, summary: 'Liveness', response: { 200: Status } } }, async () => ({
       status: 'ok',
     }));
     app.get(
       '/readyz',
       {
         schema: {
+          hide: true,
           summary: 'Readiness: the database, and Redis when configured, are reachable',
-          tags: ['Operations'],
           response: { 200: Status },
         },
       },

@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { unknownField, validationError } from '../../errors.js';
 import { longerThan } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { sanitizeUserHtml } from './sanitize.js';
@@ -90,8 +90,7 @@ function readBlock(r: BlockReader, type: BlockType, id: string): Block {
     case 'text': {
       const format = r.object('format');
       for (const key of Object.keys(format)) {
-        if (key !== 'bold' && key !== 'italic')
-          throw validationError(`${r.path}.format.${key}`, `${r.path}.format.${key} is not a known field`);
+        if (key !== 'bold' && key !== 'italic') throw unknownField(`${r.path}.format.${key}`);
       }
       return { id, type, content: content(), format: { bold: r.flag(format, 'bold'), italic: r.flag(format, 'italic') } };
     }

@@ -21,6 +21,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'tags:read' },
         schema: {
+          operationId: 'listTags',
           summary: 'List tags',
           tags: TAGS,
           querystring: Type.Object({
@@ -43,7 +44,13 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       '/tags',
       {
         config: { permission: 'tags:write' },
-        schema: { summary: 'Create a tag', tags: TAGS, body: TagCreateBody, response: { 201: dataEnvelope(Tag) } },
+        schema: {
+          operationId: 'createTag',
+          summary: 'Create a tag',
+          tags: TAGS,
+          body: TagCreateBody,
+          response: { 201: dataEnvelope(Tag) },
+        },
       },
       async (request, reply) => {
         const tag = await tags.createTag(ctx, request.actor, request.body);
@@ -56,12 +63,16 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'tags:write', rateLimit: 'bulk' },
         schema: {
+          operationId: 'createTags',
           summary: 'Create up to 100 tags at once (all or nothing)',
           tags: TAGS,
           body: TagBatchBody,
           response: {
             201: dataEnvelope(
-              Type.Object({ created: Type.Integer(), tags: Type.Array(Type.Object({ id: Type.String(), short_id: Type.String() })) }),
+              Type.Object(
+                { created: Type.Integer(), tags: Type.Array(Type.Object({ id: Type.String(), short_id: Type.String() })) },
+                { examples: [{ created: 1, tags: [{ id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w', short_id: 'Xk9mP2qL' }] }] },
+              ),
             ),
           },
         },
@@ -76,7 +87,13 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       '/tags/:id',
       {
         config: { permission: 'tags:read' },
-        schema: { summary: 'Get a tag by id or short id', tags: TAGS, params: TagIdParams, response: { 200: dataEnvelope(Tag) } },
+        schema: {
+          operationId: 'getTag',
+          summary: 'Get a tag by id or short id',
+          tags: TAGS,
+          params: TagIdParams,
+          response: { 200: dataEnvelope(Tag) },
+        },
       },
       (request, reply) => tagBodies.sendWhenReady(reply, tags.getTag(ctx, request.actor, request.params)),
     );
@@ -86,6 +103,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'tags:write' },
         schema: {
+          operationId: 'updateTag',
           summary: 'Update a tag (omitted fields keep their value; content replaces the block list)',
           tags: TAGS,
           params: TagIdParams,
@@ -103,7 +121,13 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       '/tags/:id',
       {
         config: { permission: 'tags:delete' },
-        schema: { summary: 'Delete a tag, its files and its analytics', tags: TAGS, params: TagIdParams, response: { 200: DeletedBody } },
+        schema: {
+          operationId: 'deleteTag',
+          summary: 'Delete a tag, its files and its analytics',
+          tags: TAGS,
+          params: TagIdParams,
+          response: { 200: DeletedBody },
+        },
       },
       async (request) => {
         await tags.deleteTag(ctx, request.actor, request.params);
@@ -116,6 +140,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'tags:read', rateLimit: 'qr' },
         schema: {
+          operationId: 'getTagQr',
           summary: "The tag's QR code, encoding its scan address",
           tags: TAGS,
           params: TagIdParams,

@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
+import { component } from '../../lib/components.js';
 import { idPattern, TAG_REF_PATTERN } from '../../lib/ids.js';
+import { EVENT_SAMPLES, TagPayload } from '../events/index.js';
 import { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCKS } from './blocks.js';
 
 /** The public contract of the tag endpoints (TypeBox → validation, serialization, OpenAPI). */
@@ -18,11 +20,6 @@ const BLOCK_DESCRIPTION =
 
 const BlockInput = Type.Object(
   { type: Type.Enum(BLOCK_TYPES), id: Type.Optional(Type.String()) },
-  { additionalProperties: true, description: BLOCK_DESCRIPTION },
-);
-
-export const Block = Type.Object(
-  { id: Type.String({ description: 'blk_…' }), type: Type.Enum(BLOCK_TYPES) },
   { additionalProperties: true, description: BLOCK_DESCRIPTION },
 );
 
@@ -54,42 +51,59 @@ const optional = <T extends Record<string, Parameters<typeof Type.Optional>[0]>>
 
 const { title: _title, ...rest } = tagInputProperties;
 
-export const TagCreateBody = Type.Object({ title: tagInputProperties.title, ...optional(rest) }, { additionalProperties: false });
+export const TagCreateBody = Type.Object(
+  { title: tagInputProperties.title, ...optional(rest) },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        title: 'Conference room B',
+        content: [
+          { type: 'heading', content: 'Welcome', level: 1 },
+          { type: 'text', content: 'Wi-Fi: guest, password on the whiteboard.', format: { bold: false, italic: false } },
+        ],
+        permissions: { read: 'public', write: 'owner' },
+        access_logging: true,
+      },
+    ],
+  },
+);
 
-export const TagUpdateBody = Type.Object(optional(tagInputProperties), { additionalProperties: false });
+export const TagUpdateBody = Type.Object(optional(tagInputProperties), {
+  additionalProperties: false,
+  examples: [{ title: 'Conference room B (2nd floor)', permissions: { read: 'organization' } }],
+});
 
 /** Tags one batch request may create. */
 export const MAX_BATCH_TAGS = 100;
 
 export const TagBatchBody = Type.Object(
   { tags: Type.Array(TagCreateBody, { minItems: 1, maxItems: MAX_BATCH_TAGS }) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ tags: [{ title: 'Room A' }, { title: 'Room B', content: '<p>Projector in the cupboard</p>' }] }],
+  },
 );
 
-export const Tag = Type.Object({
-  id: Type.String({ description: 'tag_…' }),
-  short_id: Type.String({ description: '8 characters; also accepted wherever {id} is' }),
-  title: Type.String(),
-  content: Type.Array(Block),
-  folder_id: Type.Union([Type.String(), Type.Null()]),
-  permissions: Permissions,
-  access_logging: Type.Boolean(),
-  owner: Type.Object({ id: Type.String(), email: Type.String() }),
-  qr_url: Type.String(),
-  url: Type.String({ description: 'The public page' }),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
+/** A tag as the API returns it: the catalogue's payload of tag.created and tag.updated. */
+export const Tag = TagPayload;
 
-export const TagListItem = Type.Object({
-  id: Type.String(),
-  short_id: Type.String(),
-  title: Type.String(),
-  folder_id: Type.Union([Type.String(), Type.Null()]),
-  permissions: Permissions,
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
+function listItemOf({ id, short_id, title, folder_id, permissions, created_at, updated_at }: TagPayload) {
+  return { id, short_id, title, folder_id, permissions, created_at, updated_at };
+}
+
+export const TagListItem = Type.Object(
+  {
+    id: Type.String(),
+    short_id: Type.String(),
+    title: Type.String(),
+    folder_id: Type.Union([Type.String(), Type.Null()]),
+    permissions: Permissions,
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { ...component('TagListItem'), examples: [listItemOf(EVENT_SAMPLES['tag.updated'].tag)] },
+);
 
 export const TagIdParams = Type.Object({ id: TagRef });
 
