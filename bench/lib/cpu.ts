@@ -57,16 +57,17 @@ export function pinnedCommand(core: number | undefined, command: string, args: s
 
 /**
  * PostgreSQL's processes that work for the service: its backends (found by the
- * application_name the bench gives its connections) and the WAL writer, which flushes their
- * commits. Other sessions' backends on a shared server are left out.
+ * application_name the bench gives its connections, and the one its cache feed gives its own)
+ * and the WAL writer, which flushes their commits. Other sessions' backends on a shared server
+ * are left out.
  */
-export async function databaseProcesses(databaseUrl: string, applicationName: string): Promise<number[]> {
+export async function databaseProcesses(databaseUrl: string, applicationNames: string[]): Promise<number[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE application_name = $1 OR backend_type = 'walwriter'`,
-      [applicationName],
+      `SELECT pid FROM pg_stat_activity WHERE application_name = ANY($1) OR backend_type = 'walwriter'`,
+      [applicationNames],
     );
     return rows.map((row) => row.pid);
   } finally {

@@ -46,6 +46,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   }
   const pid = child.process.pid!;
   const { databaseUrl } = options;
-  const pids = async () => (databaseUrl ? [pid, ...(await databaseProcesses(databaseUrl, applicationName))] : [pid]);
+  // The cache feed's connection names itself after the schema (db/database.ts).
+  const feedName = `tagsvc cache feed ${options.env.DATABASE_SCHEMA || 'public'}`.slice(0, 63);
+  const pids = async () => (databaseUrl ? [pid, ...(await databaseProcesses(databaseUrl, [applicationName, feedName]))] : [pid]);
   return { baseUrl, pid, pids, logFile: options.logFile, close: () => stop(child.process) };
 }
