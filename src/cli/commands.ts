@@ -47,19 +47,25 @@ async function withServices(action: (ctx: ServiceContext, accounts: Accounts) =>
   }
 }
 
-/** A subcommand whose action runs on the services as the operator and prints what it returns. */
-function operatorCommand(
+/**
+ * A subcommand whose action runs on the services as the operator and prints what it returns.
+ * `readInput` gets what the action needs from outside its options (a password) before the
+ * database is opened, so a prompt holds no connection while someone types.
+ */
+function operatorCommand<Input = undefined>(
   parent: Command,
   name: string,
   description: string,
-  action: (ctx: ServiceContext, options: Options, accounts: Accounts, command: Command) => Promise<unknown>,
+  action: (ctx: ServiceContext, options: Options, accounts: Accounts, input: Input) => Promise<unknown>,
+  readInput?: (options: Options, command: Command) => Promise<Input>,
 ): Command {
   return parent
     .command(name)
     .description(description)
     .action(async (options: Options, command: Command) => {
+      const input = (await readInput?.(options, command)) as Input;
       const json = Boolean(command.optsWithGlobals<Options>().json);
-      await withServices((ctx, accounts) => action(ctx, options, accounts, command), json);
+      await withServices((ctx, accounts) => action(ctx, options, accounts, input), json);
     });
 }
 
@@ -82,19 +88,20 @@ function addUserCommands(program: Command): void {
       user,
       'create',
       'create a user (asks for the password, or reads it from standard input)',
-      async (ctx, o, accounts, command) =>
-        accounts.createUser(ctx, accounts.OPERATOR, {
-          email: String(o.email),
-          password: await passwordOf(o, command),
-          plan: String(o.plan),
-        }),
+      (ctx, o, accounts, password) =>
+        accounts.createUser(ctx, accounts.OPERATOR, { email: String(o.email), password, plan: String(o.plan) }),
+      passwordOf,
     )
       .requiredOption('--email <email>', 'the user’s email address, unique')
       .requiredOption('--plan <plan>', 'free, pro or enterprise'),
   );
   withPasswordInput(
-    operatorCommand(user, 'set-password', 'set a user’s password and sign them out everywhere', async (ctx, o, accounts, command) =>
-      accounts.setPassword(ctx, accounts.OPERATOR, { email: String(o.email), password: await passwordOf(o, command) }),
+    operatorCommand(
+      user,
+      'set-password',
+      'set a user’s password and sign them out everywhere',
+      (ctx, o, accounts, password) => accounts.setPassword(ctx, accounts.OPERATOR, { email: String(o.email), password }),
+      passwordOf,
     ).requiredOption('--email <email>', 'the user’s email address'),
   );
   for (const [name, disabled] of [
