@@ -39,9 +39,10 @@ function promptHidden(questions: string[], command: string): Promise<string[]> {
   const input = process.stdin;
   const answers: string[] = [];
   let line: string[] = [];
-  process.stderr.write(questions[0]!);
+  // Echo goes off before the question shows, so nothing typed after seeing it is echoed.
   input.setRawMode(true);
   input.setEncoding('utf8');
+  process.stderr.write(questions[0]!);
   return new Promise((resolve, reject) => {
     const finish = (error?: Error) => {
       input.off('data', onData);
