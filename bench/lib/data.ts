@@ -13,8 +13,8 @@ export interface Account {
   keyId: string;
 }
 
-/** Runs `tagsvc <args> --json` with `env` and returns the parsed output. */
-export type Cli = (args: string[]) => Promise<unknown>;
+/** Runs `tagsvc <args> --json` with `env`, `input` on its standard input, and returns the parsed output. */
+export type Cli = (args: string[], input?: string) => Promise<unknown>;
 
 /**
  * The data every service variant of a run shares (SQLite in DATA_DIR, or a throwaway
@@ -57,12 +57,12 @@ export function dataEnv(target: { dataDir: string; databaseUrl?: string; schema?
 }
 
 export function makeCli(root: string, env: NodeJS.ProcessEnv): Cli {
-  return async (args: string[]) => {
-    const { stdout } = await run(process.execPath, ['bin/tagsvc', ...args, '--json'], { cwd: root, env, timeout: 30_000 }).catch(
-      (error: { stderr?: string; message: string }) => {
-        throw new Error(`tagsvc ${args.slice(0, 2).join(' ')} failed: ${error.stderr?.trim() || error.message}`);
-      },
-    );
+  return async (args: string[], input = '') => {
+    const running = run(process.execPath, ['bin/tagsvc', ...args, '--json'], { cwd: root, env, timeout: 30_000 });
+    running.child.stdin?.end(input);
+    const { stdout } = await running.catch((error: { stderr?: string; message: string }) => {
+      throw new Error(`tagsvc ${args.slice(0, 2).join(' ')} failed: ${error.stderr?.trim() || error.message}`);
+    });
     return JSON.parse(stdout) as unknown;
   };
 }
@@ -72,7 +72,7 @@ let accounts = 0;
 /** A fresh user on `plan` with one API key carrying every permission, through the CLI. */
 export async function createAccountWith(cli: Cli, plan: 'pro' | 'enterprise' = 'enterprise'): Promise<Account> {
   const email = `bench-${process.pid}-${Date.now().toString(36)}-${++accounts}@example.com`;
-  await cli(['user', 'create', '--email', email, '--password', 'bench-password', '--plan', plan]);
+  await cli(['user', 'create', '--email', email, '--plan', plan, '--password-stdin'], 'bench-password');
   const key = (await cli(['key', 'create', '--email', email, '--name', 'bench'])) as { id: string; key: string };
   return { email, key: key.key, keyId: key.id };
 }

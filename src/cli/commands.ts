@@ -1,164 +1,226 @@
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
-import { migrateToLatest, openDatabase } from '../db/database.js';
-import * as accounts from '../features/accounts/index.js';
-import { OPERATOR } from '../features/accounts/index.js';
-import { setPassword } from '../features/accounts/index.js';
-import { serve, work } from '../server.js';
-import { createServices } from '../services.js';
-import { printResult, UsageError } from './output.js';
-import pino from 'pino';
+import { fromCommander, printResult, UsageError } from './output.js';
+import { readPassword } from './password.js';
 
-/** Administrative commands print their result; the services' own log lines would only get in the way. */
-const silentLog = pino({ level: 'silent' });
+/**
+ * The server and the services are imported only when a command runs them, so `--help`,
+ * `--version` and misuse answer at once instead of loading the whole service first.
+ */
+type Accounts = typeof import('../features/accounts/index.js');
 
-type Options = Record<string, { type: 'string' | 'boolean' }>;
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-export const USAGE = `Usage: tagsvc <command> [options]
+type Options = Record<string, string | boolean | undefined>;
 
-  serve [--no-worker]            run the HTTP API (and the worker unless --no-worker)
-  worker                         run only the background worker
-  migrate                        bring the database schema up to date
-  user create --email E --password P --plan free|pro|enterprise
-  user set-password --email E --password P   (signs the user out everywhere)
-  user disable|enable --email E  (disabled: no sign-in, sessions end, API keys refused)
-  org create --name N --owner EMAIL --plan pro|enterprise
-  org add-member --org ORG_ID --email E --role admin|member
-  key create --email E --name N [--permissions all|p1,p2,...] [--test] [--org ORG_ID] [--ip CIDR,...]
-  key list --email E
-  key disable|enable|regenerate|delete --id KEY_ID
+const ENVIRONMENT_NOTE = `
+Settings come from the environment (DATA_DIR, DATABASE_URL, ...), as for the server, so
+commands act on the same data as a running server. Exit codes: 0 ok, 1 failed, 2 misuse.
+Passwords are read from standard input or asked for in a terminal, never taken as arguments.`;
 
-Every command takes --json for machine-readable output. Settings come from the environment
-(DATA_DIR, DATABASE_URL, ...), so commands act on the same data as a running server.`;
+const PASSWORD_IN_ARGUMENTS =
+  '--password is not accepted: a password in the arguments is kept in shell history and shown to every user by ps. ' +
+  'Pipe it in (--password-stdin), or run the command in a terminal to be asked for it';
 
-function parse(args: string[], options: Options, required: string[]) {
-  const parsed = parseArgs({ args, options: { ...options, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
-  const values = parsed.values as Record<string, string | boolean | undefined>;
-  for (const name of required) {
-    if (typeof values[name] !== 'string' || values[name] === '') throw new UsageError(`--${name} is required`);
-  }
-  return values;
+/** The command's name as typed after `tagsvc`, e.g. `key create`. */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
-const str = (value: string | boolean | undefined) => (typeof value === 'string' ? value : undefined);
-
 /** Runs an administrative command, as the operator, on the configured services, then closes them. */
-async function withServices(action: (ctx: ServiceContext) => Promise<unknown>, json: boolean): Promise<void> {
-  const services = await createServices(loadConfig(), { log: silentLog });
+async function withServices(action: (ctx: ServiceContext, accounts: Accounts) => Promise<unknown>, json: boolean): Promise<void> {
+  const [{ createServices }, accounts, { default: pino }] = await Promise.all([
+    import('../services.js'),
+    import('../features/accounts/index.js'),
+    import('pino'),
+  ]);
+  // Administrative commands print their result; the services' own log lines would only get in the way.
+  const services = await createServices(loadConfig(), { log: pino({ level: 'silent' }) });
   try {
-    printResult(await action(services), json);
+    printResult(await action(services, accounts), json);
   } finally {
     await services.close();
   }
 }
 
-type Handler = (args: string[]) => Promise<void>;
+/**
+ * A subcommand whose action runs on the services as the operator and prints what it returns.
+ * `readInput` gets what the action needs from outside its options (a password) before the
+ * database is opened, so a prompt holds no connection while someone types.
+ */
+function operatorCommand<Input = undefined>(
+  parent: Command,
+  name: string,
+  description: string,
+  action: (ctx: ServiceContext, options: Options, accounts: Accounts, input: Input) => Promise<unknown>,
+  readInput?: (options: Options, command: Command) => Promise<Input>,
+): Command {
+  return parent
+    .command(name)
+    .description(description)
+    .action(async (options: Options, command: Command) => {
+      const input = (await readInput?.(options, command)) as Input;
+      const json = Boolean(command.optsWithGlobals<Options>().json);
+      await withServices((ctx, accounts) => action(ctx, options, accounts, input), json);
+    });
+}
 
-const handlers: Record<string, Handler> = {
-  serve: async (args) => {
-    const values = parse(args, { 'no-worker': { type: 'boolean' } }, []);
-    await serve(loadConfig(), { worker: !values['no-worker'] });
-  },
-  worker: async (args) => {
-    parse(args, {}, []);
-    await work(loadConfig());
-  },
-  migrate: async (args) => {
-    const values = parse(args, {}, []);
-    const database = await openDatabase(loadConfig());
-    try {
-      printResult({ applied: await migrateToLatest(database) }, Boolean(values.json));
-    } finally {
-      await database.close();
+/** The password options of `user create` and `user set-password`; `--password` only to refuse it clearly. */
+function withPasswordInput(command: Command): Command {
+  return command
+    .option('--password-stdin', 'read the password from standard input (the default when input is piped)')
+    .addOption(new Option('--password [password]').hideHelp());
+}
+
+async function passwordOf(options: Options, command: Command): Promise<string> {
+  if (options.password !== undefined) throw new UsageError(PASSWORD_IN_ARGUMENTS, pathOf(command));
+  return readPassword({ stdin: Boolean(options.passwordStdin), command: pathOf(command) });
+}
+
+function addUserCommands(program: Command): void {
+  const user = program.command('user').description('create users, set passwords, disable and enable users');
+  withPasswordInput(
+    operatorCommand(
+      user,
+      'create',
+      'create a user (asks for the password, or reads it from standard input)',
+      (ctx, o, accounts, password) =>
+        accounts.createUser(ctx, accounts.OPERATOR, { email: String(o.email), password, plan: String(o.plan) }),
+      passwordOf,
+    )
+      .requiredOption('--email <email>', 'the user’s email address, unique')
+      .requiredOption('--plan <plan>', 'free, pro or enterprise'),
+  );
+  withPasswordInput(
+    operatorCommand(
+      user,
+      'set-password',
+      'set a user’s password and sign them out everywhere',
+      (ctx, o, accounts, password) => accounts.setPassword(ctx, accounts.OPERATOR, { email: String(o.email), password }),
+      passwordOf,
+    ).requiredOption('--email <email>', 'the user’s email address'),
+  );
+  for (const [name, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    const description = disabled ? 'disable a user: no sign-in, sessions end, API keys refused' : 'enable a disabled user again';
+    operatorCommand(user, name, description, (ctx, o, accounts) =>
+      accounts.setUserDisabled(ctx, accounts.OPERATOR, { email: String(o.email), disabled }),
+    ).requiredOption('--email <email>', 'the user’s email address');
+  }
+}
+
+function addOrganizationCommands(program: Command): void {
+  const org = program.command('org').description('create organizations and add members');
+  operatorCommand(org, 'create', 'create an organization owned by an existing user', (ctx, o, accounts) =>
+    accounts.createOrganization(ctx, accounts.OPERATOR, { name: String(o.name), ownerEmail: String(o.owner), plan: String(o.plan) }),
+  )
+    .requiredOption('--name <name>', 'the organization’s name, 1–255 characters')
+    .requiredOption('--owner <email>', 'the owner’s email address')
+    .requiredOption('--plan <plan>', 'pro or enterprise');
+  operatorCommand(org, 'add-member', 'add a user to an organization, or change their role', (ctx, o, accounts) =>
+    accounts.addMember(ctx, accounts.OPERATOR, { organizationId: String(o.org), email: String(o.email), role: String(o.role) }),
+  )
+    .requiredOption('--org <id>', 'the organization’s id (org_…)')
+    .requiredOption('--email <email>', 'the user’s email address')
+    .requiredOption('--role <role>', 'admin or member');
+}
+
+function addKeyCommands(program: Command): void {
+  const key = program.command('key').description('create, list, disable, enable, regenerate and delete API keys');
+  operatorCommand(key, 'create', 'create an API key; its value is printed only this once', (ctx, o, accounts) =>
+    accounts.createKey(ctx, accounts.OPERATOR, {
+      email: String(o.email),
+      name: String(o.name),
+      permissions: o.permissions as string | undefined,
+      test: Boolean(o.test),
+      organizationId: o.org as string | undefined,
+      ip: o.ip as string | undefined,
+    }),
+  )
+    .requiredOption('--email <email>', 'the user the key belongs to')
+    .requiredOption('--name <name>', 'the key’s name, 1–255 characters')
+    .option('--permissions <list>', 'all, or a comma-separated list such as tags:read,files:read', 'all')
+    .option('--test', 'a sandbox key (svc_test_…) instead of a live key')
+    .option('--org <id>', 'an organization key; the user must be its owner or an admin')
+    .option('--ip <list>', 'comma-separated addresses or CIDR ranges the key may be used from');
+  operatorCommand(key, 'list', 'list a user’s keys by display prefix (never values or hashes)', (ctx, o, accounts) =>
+    accounts.listKeys(ctx, accounts.OPERATOR, { email: String(o.email) }),
+  ).requiredOption('--email <email>', 'the user whose keys to list');
+  const byId: Array<[string, string, (ctx: ServiceContext, id: string, accounts: Accounts) => Promise<unknown>]> = [
+    ['disable', 'turn a key off from the next request on', (ctx, id, a) => a.setKeyEnabled(ctx, a.OPERATOR, { id, enabled: false })],
+    ['enable', 'turn a disabled key back on', (ctx, id, a) => a.setKeyEnabled(ctx, a.OPERATOR, { id, enabled: true })],
+    ['regenerate', 'give a key a new value, printed only this once', (ctx, id, a) => a.regenerateKey(ctx, a.OPERATOR, { id })],
+    ['delete', 'delete a key for good', (ctx, id, a) => a.deleteKey(ctx, a.OPERATOR, { id })],
+  ];
+  for (const [name, description, action] of byId) {
+    operatorCommand(key, name, description, (ctx, o, accounts) => action(ctx, String(o.id), accounts)).requiredOption(
+      '--id <id>',
+      'the key’s id (key_…)',
+    );
+  }
+}
+
+function addProcessCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('run the HTTP API, the dashboard and the public pages, with the worker')
+    .option('--no-worker', 'leave the background work to separate `tagsvc worker` processes')
+    .action(async (options: { worker: boolean }) => (await import('../server.js')).serve(loadConfig(), { worker: options.worker }));
+  program
+    .command('worker')
+    .description('run only the background worker: webhook deliveries and periodic jobs')
+    .action(async () => (await import('../server.js')).work(loadConfig()));
+  program
+    .command('migrate')
+    .description('bring the database schema up to date and print the migrations applied')
+    .action(async (_options: Options, command: Command) => {
+      const { migrateToLatest, openDatabase } = await import('../db/database.js');
+      const database = await openDatabase(loadConfig());
+      try {
+        printResult({ applied: await migrateToLatest(database) }, Boolean(command.optsWithGlobals<Options>().json));
+      } finally {
+        await database.close();
+      }
+    });
+}
+
+/**
+ * Turns commander's exits into errors main() handles: help and version (exit 0) pass through,
+ * misuse becomes a UsageError naming the command, so every failure is reported one way.
+ */
+function reportExitsAsErrors(command: Command): void {
+  command.exitOverride((error: CommanderError) => {
+    if (error.exitCode === 0) throw error;
+    if (error.code === 'commander.help') {
+      const names = command.commands.map((c) => c.name()).filter((name) => name !== 'help');
+      throw new UsageError(`"${pathOf(command)}" needs a subcommand: ${names.join(', ')}`, pathOf(command));
     }
-  },
-  'user create': async (args) => {
-    const v = parse(args, { email: { type: 'string' }, password: { type: 'string' }, plan: { type: 'string' } }, [
-      'email',
-      'password',
-      'plan',
-    ]);
-    await withServices(
-      (ctx) => accounts.createUser(ctx, OPERATOR, { email: str(v.email)!, password: str(v.password)!, plan: str(v.plan)! }),
-      Boolean(v.json),
-    );
-  },
-  'user set-password': async (args) => {
-    const v = parse(args, { email: { type: 'string' }, password: { type: 'string' } }, ['email', 'password']);
-    await withServices((ctx) => setPassword(ctx, OPERATOR, { email: str(v.email)!, password: str(v.password)! }), Boolean(v.json));
-  },
-  'user disable': userDisabledCommand(true),
-  'user enable': userDisabledCommand(false),
-  'org create': async (args) => {
-    const v = parse(args, { name: { type: 'string' }, owner: { type: 'string' }, plan: { type: 'string' } }, ['name', 'owner', 'plan']);
-    await withServices(
-      (ctx) => accounts.createOrganization(ctx, OPERATOR, { name: str(v.name)!, ownerEmail: str(v.owner)!, plan: str(v.plan)! }),
-      Boolean(v.json),
-    );
-  },
-  'org add-member': async (args) => {
-    const v = parse(args, { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } }, ['org', 'email', 'role']);
-    await withServices(
-      (ctx) => accounts.addMember(ctx, OPERATOR, { organizationId: str(v.org)!, email: str(v.email)!, role: str(v.role)! }),
-      Boolean(v.json),
-    );
-  },
-  'key create': async (args) => {
-    const v = parse(
-      args,
-      {
-        email: { type: 'string' },
-        name: { type: 'string' },
-        permissions: { type: 'string' },
-        test: { type: 'boolean' },
-        org: { type: 'string' },
-        ip: { type: 'string' },
-      },
-      ['email', 'name'],
-    );
-    await withServices(
-      (ctx) =>
-        accounts.createKey(ctx, OPERATOR, {
-          email: str(v.email)!,
-          name: str(v.name)!,
-          permissions: str(v.permissions),
-          test: Boolean(v.test),
-          organizationId: str(v.org),
-          ip: str(v.ip),
-        }),
-      Boolean(v.json),
-    );
-  },
-  'key list': async (args) => {
-    const v = parse(args, { email: { type: 'string' } }, ['email']);
-    await withServices((ctx) => accounts.listKeys(ctx, OPERATOR, { email: str(v.email)! }), Boolean(v.json));
-  },
-  'key disable': keyCommand((ctx, id) => accounts.setKeyEnabled(ctx, OPERATOR, { id, enabled: false })),
-  'key enable': keyCommand((ctx, id) => accounts.setKeyEnabled(ctx, OPERATOR, { id, enabled: true })),
-  'key regenerate': keyCommand((ctx, id) => accounts.regenerateKey(ctx, OPERATOR, { id })),
-  'key delete': keyCommand((ctx, id) => accounts.deleteKey(ctx, OPERATOR, { id })),
-};
-
-function userDisabledCommand(disabled: boolean): Handler {
-  return async (args) => {
-    const v = parse(args, { email: { type: 'string' } }, ['email']);
-    await withServices((ctx) => accounts.setUserDisabled(ctx, OPERATOR, { email: str(v.email)!, disabled }), Boolean(v.json));
-  };
+    throw fromCommander(error, pathOf(command));
+  });
+  command.commands.forEach(reportExitsAsErrors);
 }
 
-function keyCommand(action: (ctx: ServiceContext, id: string) => Promise<unknown>): Handler {
-  return async (args) => {
-    const v = parse(args, { id: { type: 'string' } }, ['id']);
-    await withServices((ctx) => action(ctx, str(v.id)!), Boolean(v.json));
-  };
-}
-
-/** Finds the handler for `argv` (one- or two-word command names) and the arguments left for it. */
-export function resolveCommand(argv: string[]): { handler: Handler; args: string[] } {
-  const two = argv.slice(0, 2).join(' ');
-  if (handlers[two]) return { handler: handlers[two], args: argv.slice(2) };
-  const one = argv[0] ?? '';
-  if (handlers[one]) return { handler: handlers[one], args: argv.slice(1) };
-  throw new UsageError(one ? `unknown command "${argv.slice(0, 2).join(' ')}"` : 'no command given');
+/** The whole command line: every command with its options, help and the version. */
+export function buildProgram(): Command {
+  const program = new Command('tagsvc')
+    .description('tagsvc: the server, its worker and the operator’s commands')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'print help for the command')
+    .option('--json', 'results as one line of JSON on stdout; failures as {"error":{"code","message"}} on stderr')
+    .configureHelp({ showGlobalOptions: true })
+    // Failures are reported by main() (text or JSON), not by commander.
+    .configureOutput({ outputError: () => {}, writeErr: () => {} })
+    .addHelpText('after', ENVIRONMENT_NOTE);
+  addProcessCommands(program);
+  addUserCommands(program);
+  addOrganizationCommands(program);
+  addKeyCommands(program);
+  reportExitsAsErrors(program);
+  return program;
 }

@@ -57,6 +57,19 @@ export function isPublicAddress(address: string): boolean {
   );
 }
 
+/** Every address the URL's host stands for: itself when it is an address, else what DNS says (none if it fails). */
+async function addressesOf(url: URL): Promise<string[]> {
+  const host = hostOf(url);
+  if (parseIp(host)) return [host];
+  try {
+    return (await lookup(host, { all: true })).map((entry) => entry.address);
+  } catch {
+    return [];
+  }
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
 /**
  * Resolves the URL's host and refuses it when any address it resolves to is not public, for
  * an early, clear 400 at creation time; delivery time is guarded again by the agents.
@@ -64,14 +77,14 @@ export function isPublicAddress(address: string): boolean {
  */
 export async function refusePrivateHost(url: URL, allowPrivateNetworks: boolean): Promise<string | undefined> {
   if (allowPrivateNetworks) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = parseIp(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  } catch {
-    return `the host ${host} could not be resolved`;
-  }
-  if (addresses.length === 0) return `the host ${host} could not be resolved`;
+  const addresses = await addressesOf(url);
+  if (addresses.length === 0) return `the host ${hostOf(url)} could not be resolved`;
   const blocked = addresses.find((address) => !isPublicAddress(address));
-  return blocked ? `the host ${host} resolves to a private or reserved address` : undefined;
+  return blocked ? `the host ${hostOf(url)} resolves to a private or reserved address` : undefined;
+}
+
+/** True when the URL's host resolves, and only to loopback, private or other non-public addresses. */
+export async function isPrivateHost(url: URL): Promise<boolean> {
+  const addresses = await addressesOf(url);
+  return addresses.length > 0 && addresses.every((address) => !isPublicAddress(address));
 }

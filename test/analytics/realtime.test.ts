@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, createKey, expectError, type Account, type TestApp } from '../helpers/app.js';
+import { describeStores } from '../helpers/redis.js';
 import {
   createTag,
   expectBeaconAccepted,
@@ -19,10 +20,7 @@ import {
  * by page views and beacons (heartbeats), and exact view counts of the last hour and day. With
  * presence in this process, and in Redis (REDIS_URL: shared by every instance).
  */
-describe.each([
-  ['memory', {}],
-  ['Redis', { REDIS_URL: 'redis://127.0.0.1:6379' }],
-])('real-time analytics (presence in %s)', (_store, env: Record<string, string>) => {
+describeStores('real-time analytics, presence', (env) => {
   let t: TestApp;
   let ent: Account;
   let pro: Account;

@@ -55,14 +55,14 @@ describe('dashboard account', () => {
     const user = await createAccount(t, 'pro');
     const one = await signInHttp(t, user.email);
     const two = await signInHttp(t, user.email);
-    const result = await runCli(['user', 'set-password', '--email', user.email, '--password', 'reset by the operator', '--json'], t.env);
+    const result = await runCli(['user', 'set-password', '--email', user.email, '--json'], t.env, 'reset by the operator\n');
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ id: user.userId, email: user.email, sessions_ended: 2 });
     expect(await isSignedIn(t, one)).toBe(false);
     expect(await isSignedIn(t, two)).toBe(false);
     expect(await isSignedIn(t, await signInHttp(t, user.email, 'reset by the operator'))).toBe(true);
 
-    const unknown = await runCli(['user', 'set-password', '--email', 'ghost@example.com', '--password', 'whatever long', '--json'], t.env);
+    const unknown = await runCli(['user', 'set-password', '--email', 'ghost@example.com', '--json'], t.env, 'whatever long');
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stderr).error.code).toBe('not_found');
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../src/features/accounts/index.js';
 import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
+import { describeWithRedis } from '../helpers/redis.js';
 import { CookieJar, csrfOf, get, isSignedIn, PASSWORD, post, signInBrowser, signInHttp, watchConsole } from './support.js';
 
 const MINUTE = 60_000;
@@ -130,10 +131,10 @@ describe('dashboard sign-in', () => {
   });
 });
 
-describe('dashboard sign-in throttling shared through Redis', () => {
+describeWithRedis('dashboard sign-in throttling shared through Redis', (redisUrl) => {
   // Two instances on one Redis: failures counted by either count for both. A fresh client
   // address and email keep this run's counters apart from any other run's.
-  const env = { REDIS_URL: 'redis://127.0.0.1:6379', TRUST_PROXY: 'loopback' };
+  const env = { REDIS_URL: redisUrl, TRUST_PROXY: 'loopback' };
   let a: TestApp;
   let b: TestApp;
 

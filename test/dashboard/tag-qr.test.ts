@@ -106,8 +106,8 @@ describe('dashboard tag QR code', () => {
     expect(invalid.status).toBe(400);
     const error = (name: string) => new RegExp(`id="field-${name}-error">([^<]*)<`).exec(invalid.text)?.[1];
     expect(error('size')).toBe('Enter a whole number of pixels from 64 to 2048.');
-    expect(error('color')).toBe('Choose a colour: 6 hexadecimal digits, like 1d1d1f.');
-    expect(error('background')).toBe('Choose a colour: 6 hexadecimal digits, like ffffff.');
+    expect(error('color')).toBe('Choose a colour: 6 hexadecimal digits, like #1d1d1f.');
+    expect(error('background')).toBe('Choose a colour: 6 hexadecimal digits, like #ffffff.');
     expect(error('format')).toBe('Choose PNG or SVG.');
     expect(invalid.text).not.toContain('id="qr-preview-image"');
     expect((await get(t, `/dashboard/tags/${tag.id}/qr?size=4096`, jar)).status).toBe(400);
@@ -118,6 +118,17 @@ describe('dashboard tag QR code', () => {
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(image.headers.get('content-disposition')).toBeNull();
     expect(readPng(image.raw)).toEqual({ width: 512, height: 512, background: 'ffffff', foreground: '000000', text: scanAddress(tag) });
+    // Colours with their '#' (what the colour inputs send) or without it, as in the API.
+    for (const colours of ['color=%231a237e&background=%23fff8e1', 'color=1a237e&background=FFF8E1']) {
+      const coloured = await get(t, `/dashboard/tags/${tag.id}/qr/image?size=128&${colours}`, jar);
+      expect(readPng(coloured.raw), colours).toEqual({
+        width: 128,
+        height: 128,
+        background: 'fff8e1',
+        foreground: '1a237e',
+        text: scanAddress(tag),
+      });
+    }
     const download = await get(t, `/dashboard/tags/${tag.id}/qr/download?size=128&color=%23000000&background=%23ffffff&format=png`, jar);
     expect(download.status).toBe(200);
     expect(download.headers.get('content-disposition')).toBe(`attachment; filename="tag-${tag.short_id}-qr-128.png"`);

@@ -66,7 +66,7 @@ describe('dashboard webhooks', () => {
     await page.getByText('Choose at least one event.').waitFor();
     await page.getByLabel('tag.created', { exact: true }).check();
     await page.getByRole('button', { name: 'Create Webhook' }).click();
-    await page.getByText('URL must be an https:// URL.').waitFor();
+    await page.getByText('URL must be an https:// URL (http:// only for a receiver on a loopback or private address).').waitFor();
     await expect(page.getByLabel('tag.created', { exact: true }).isChecked()).resolves.toBe(true);
     await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Deploy notifier');
     await expectAccessible(page);
@@ -245,7 +245,9 @@ describe('dashboard webhooks', () => {
 
     const plainHttp = await submit({ ...valid, url: 'http://example.com/hook' });
     expect(plainHttp.status).toBe(400);
-    expect(errorOf(plainHttp.text, 'field-url')).toBe('URL must be an https:// URL.');
+    expect(errorOf(plainHttp.text, 'field-url')).toBe(
+      'URL must be an https:// URL (http:// only for a receiver on a loopback or private address).',
+    );
 
     const noName = await submit({ ...valid, name: '  ' });
     expect(errorOf(noName.text, 'field-name')).toBe('Name must not be empty.');

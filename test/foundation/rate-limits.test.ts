@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyValue } from '../../src/features/accounts/key-format.js';
 import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
-
-const REDIS_URL = 'redis://127.0.0.1:6379';
+import { describeStores, describeWithRedis } from '../helpers/redis.js';
 
 async function burst(t: TestApp, count: number, key: string, path = '/v1/me', baseUrls = [t.baseUrl]) {
   const responses = await Promise.all(
@@ -13,10 +12,7 @@ async function burst(t: TestApp, count: number, key: string, path = '/v1/me', ba
   return { ok: responses.filter((r) => r.status === 200).length, limited: responses.filter((r) => r.status === 429), responses };
 }
 
-describe.each([
-  ['memory store', {}],
-  ['Redis store', { REDIS_URL }],
-])('rate limits (%s)', (_name, env) => {
+describeStores('rate limits', (env) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ env: { RATE_LIMITS: 'true', ...env } });
@@ -150,14 +146,14 @@ describe('rolling minute and honest Retry-After (injected clock)', () => {
   });
 });
 
-describe('two server processes sharing Redis', () => {
+describeWithRedis('two server processes sharing Redis', (redisUrl) => {
   let t: TestApp;
   let child: ChildProcess;
   let childUrl: string;
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMITS: 'true', REDIS_URL } });
+    t = await startTestApp({ env: { RATE_LIMITS: 'true', REDIS_URL: redisUrl } });
     child = spawn(process.execPath, ['bin/tagsvc', 'serve', '--no-worker'], {
-      env: { PATH: process.env.PATH ?? '', ...t.env, RATE_LIMITS: 'true', REDIS_URL, PORT: '0', LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH ?? '', ...t.env, RATE_LIMITS: 'true', REDIS_URL: redisUrl, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     childUrl = await new Promise<string>((resolve, reject) => {
@@ -212,10 +208,7 @@ describe('RATE_LIMIT_MULTIPLIER', () => {
   });
 });
 
-describe.each([
-  ['memory store', {}],
-  ['Redis store', { REDIS_URL }],
-])('failed authentication under concurrency (%s)', (_name, env) => {
+describeStores('failed authentication under concurrency', (env) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ env: { TRUST_PROXY: 'loopback', ...env } });

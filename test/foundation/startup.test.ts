@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/app.js';
+import { spawnTagsvc } from '../webhooks/support.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-startup-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -60,5 +61,40 @@ describe('serve', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toContain('shutting down');
+  });
+});
+
+describe('the start-up warning about links to localhost', () => {
+  const WARNING =
+    /"level":40,[^\n]*"msg":"HOST=[^"]* accepts connections from other machines, but PUBLIC_BASE_URL is http:\/\/localhost:0 [^"]*QR codes will point at localhost/g;
+
+  /**
+   * Starts `serve` with `env` on a free port and returns its log once it has answered a request
+   * (the warning, if any, is written between listening and serving), then stops it.
+   */
+  async function startupLog(env: Record<string, string>): Promise<string> {
+    const server = spawnTagsvc(['serve', '--no-worker'], { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env });
+    try {
+      const [, url] = await server.waitForOutput(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      return server.output();
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it('is logged once when HOST accepts outside connections and PUBLIC_BASE_URL is unset', async () => {
+    expect((await startupLog({ HOST: '0.0.0.0' })).match(WARNING)).toHaveLength(1);
+  });
+
+  it('is not logged on loopback, nor when PUBLIC_BASE_URL is set', async () => {
+    const [loopback, configured] = await Promise.all([
+      startupLog({ HOST: '127.0.0.1' }),
+      startupLog({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://tags.example.com' }),
+    ]);
+    for (const log of [loopback, configured]) {
+      expect(log).toContain('Server listening at');
+      expect(log).not.toContain('accepts connections from other machines');
+    }
   });
 });

@@ -179,13 +179,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `bin/tagsvc` with the test app's settings, as an operator would. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * Runs `bin/tagsvc` with the test app's settings, as an operator would; `input` is piped to its
+ * standard input (a password), which is otherwise empty.
+ */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/tagsvc', ...args], {
       env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: 'pipe',
     });
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
 import selfsigned from 'selfsigned';
@@ -31,18 +32,17 @@ export interface ReceivedRequest {
 
 export type Behaviour = 'ok' | 'fail' | 'hang';
 
-/** A real HTTPS webhook receiver on 127.0.0.1 that records what it gets. */
+/** A real HTTPS (or, for local development, plain HTTP) webhook receiver on 127.0.0.1 that records what it gets. */
 export class Receiver {
   readonly received: ReceivedRequest[] = [];
   behaviour: Behaviour = 'ok';
-  private server!: https.Server;
+  private server!: http.Server;
   url = '';
 
-  static async start(behaviour: Behaviour = 'ok'): Promise<Receiver> {
+  static async start(behaviour: Behaviour = 'ok', scheme: 'https' | 'http' = 'https'): Promise<Receiver> {
     const receiver = new Receiver();
     receiver.behaviour = behaviour;
-    const { key, cert } = await testCertificate();
-    receiver.server = https.createServer({ key, cert }, (req, res) => {
+    const handle: http.RequestListener = (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -53,10 +53,11 @@ export class Receiver {
         res.writeHead(receiver.behaviour === 'ok' ? 200 : 500, { 'content-type': 'text/plain' });
         res.end(receiver.behaviour === 'ok' ? 'thanks' : 'receiver exploded');
       });
-    });
+    };
+    receiver.server = scheme === 'https' ? https.createServer(await testCertificate(), handle) : http.createServer(handle);
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     const address = receiver.server.address();
-    receiver.url = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
+    receiver.url = `${scheme}://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
     return receiver;
   }
 

@@ -140,6 +140,15 @@ describe('GET /v1/tags/{id}/qr', () => {
       expect(readQr(png)).toBe(scanUrl(tag));
     });
 
+    it('accepts #rrggbb (%23 in the query) as the same colour as rrggbb', async () => {
+      const hashed = await qr(t, owner.key, tag.id, 'color=%23112233&background=%23FFFFEE');
+      const bare = await qr(t, owner.key, tag.id, 'color=112233&background=ffffee');
+      expect(hashed.status).toBe(200);
+      expect([...palette(decodePng(hashed)).keys()].sort()).toEqual(['112233ff', 'ffffeeff']);
+      expect(hashed.headers.get('etag')).toBe(bare.headers.get('etag'));
+      expect(hashed.raw.equals(bare.raw)).toBe(true);
+    });
+
     it('accepts upper-case hex and treats it as the same colour', async () => {
       const upper = await qr(t, owner.key, tag.id, 'color=AABBCC&background=FFFFEE');
       const lower = await qr(t, owner.key, tag.id, 'color=aabbcc&background=ffffee');
@@ -189,12 +198,14 @@ describe('GET /v1/tags/{id}/qr', () => {
       ['size=abc', 'size'],
       ['size=100.5', 'size'],
       ['color=fff', 'color'],
-      ['color=%23000000', 'color'],
+      ['color=%23fff', 'color'],
+      ['color=%23%23000000', 'color'],
+      ['color=000000%23', 'color'],
       ['color=zzzzzz', 'color'],
       ['color=0000000', 'color'],
       ['background=ggg000', 'background'],
       ['background=fff', 'background'],
-      ['background=%23ffffff', 'background'],
+      ['background=%23ggg000', 'background'],
       ['format=gif', 'format'],
       ['format=PNG', 'format'],
     ])('%s → 400 validation_error naming %s', async (query, field) => {

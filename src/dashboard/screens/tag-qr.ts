@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Value } from 'typebox/value';
 import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js';
 import {
+  normalizeColor,
   QR_MAX_SIZE,
   QR_MIN_SIZE,
   qrImage,
@@ -20,8 +21,8 @@ import { renderTagQr, type QrFormValues } from '../views/tag-qr.js';
 /** The form's message for each option the API's schema refuses. */
 const OPTION_ERRORS: Record<keyof QrOptions, string> = {
   size: `Enter a whole number of pixels from ${QR_MIN_SIZE} to ${QR_MAX_SIZE}.`,
-  color: 'Choose a colour: 6 hexadecimal digits, like 1d1d1f.',
-  background: 'Choose a colour: 6 hexadecimal digits, like ffffff.',
+  color: 'Choose a colour: 6 hexadecimal digits, like #1d1d1f.',
+  background: 'Choose a colour: 6 hexadecimal digits, like #ffffff.',
   format: 'Choose PNG or SVG.',
 };
 
@@ -30,7 +31,7 @@ type QrRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<st
 /**
  * The options in the query (the names and rules of GET /v1/tags/{id}/qr, checked against its
  * schema), with the API's defaults for those absent. A colour may come with its '#' (what a
- * colour input sends).
+ * colour input sends) or without, as in the API.
  */
 function readQrOptions(query: Record<string, string | undefined>): {
   values: QrFormValues;
@@ -40,14 +41,14 @@ function readQrOptions(query: Record<string, string | undefined>): {
   const given = Object.fromEntries(
     (['format', 'size', 'color', 'background'] as const)
       .filter((name) => query[name] !== undefined && query[name] !== '')
-      .map((name) => [name, name === 'color' || name === 'background' ? query[name]!.replace(/^#/, '') : query[name]!]),
+      .map((name) => [name, query[name]!]),
   );
   const candidate = Value.Convert(QrQuery, Value.Default(QrQuery, given)) as Record<string, unknown>;
   const values: QrFormValues = {
     format: String(candidate.format),
     size: String(candidate.size),
-    color: String(candidate.color).toLowerCase(),
-    background: String(candidate.background).toLowerCase(),
+    color: normalizeColor(String(candidate.color)),
+    background: normalizeColor(String(candidate.background)),
   };
   const errors: Record<string, string> = {};
   for (const error of Value.Errors(QrQuery, candidate)) {

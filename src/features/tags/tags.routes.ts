@@ -6,7 +6,7 @@ import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } 
 import { idPattern } from '../../lib/ids.js';
 import { SerializedBodies } from '../../perf/serialized-bodies.js';
 import { qrImage } from './qr.js';
-import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
+import { normalizeColor, QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
 import * as tags from './tags.service.js';
 
 const TAGS = ['Tags'];
@@ -157,7 +157,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const tag = await tags.requireTag(ctx, request.actor, request.params.id);
         const { format, size, color, background } = request.query;
-        const options = { format, size, color: color.toLowerCase(), background: background.toLowerCase() };
+        const options = { format, size, color: normalizeColor(color), background: normalizeColor(background) };
         const image = await qrImage(tags.scanUrl(ctx.config, tag), options);
         await tags.recordQrGenerated(ctx, tag, options);
         reply.header('etag', image.etag).header('cache-control', 'private, max-age=86400');

@@ -107,7 +107,13 @@ export const TagListItem = Type.Object(
 
 export const TagIdParams = Type.Object({ id: TagRef });
 
-export const HEX_COLOR = '^[0-9a-fA-F]{6}$';
+/** A colour as 6 hex digits, with or without a leading '#' (what colour pickers and CSS write). */
+export const HEX_COLOR = '^#?[0-9a-fA-F]{6}$';
+
+/** A colour as given (`rrggbb` or `#rrggbb`, any case) in the one form renderers, caches and events use: `rrggbb`, lower case. */
+export function normalizeColor(value: string): string {
+  return value.replace(/^#/, '').toLowerCase();
+}
 
 /** The pixel sizes a QR code can be made at. */
 export const QR_MIN_SIZE = 64;
@@ -116,6 +122,6 @@ export const QR_MAX_SIZE = 2048;
 export const QrQuery = Type.Object({
   format: Type.Enum(['png', 'svg'], { default: 'png' }),
   size: Type.Integer({ minimum: QR_MIN_SIZE, maximum: QR_MAX_SIZE, default: 512, description: 'Pixels' }),
-  color: Type.String({ pattern: HEX_COLOR, default: '000000', description: 'Foreground, 6-digit hex without #' }),
-  background: Type.String({ pattern: HEX_COLOR, default: 'ffffff', description: 'Background, 6-digit hex without #' }),
+  color: Type.String({ pattern: HEX_COLOR, default: '000000', description: 'Foreground: rrggbb or #rrggbb (# URL-encoded as %23)' }),
+  background: Type.String({ pattern: HEX_COLOR, default: 'ffffff', description: 'Background: rrggbb or #rrggbb (# URL-encoded as %23)' }),
 });

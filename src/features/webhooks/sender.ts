@@ -1,3 +1,4 @@
+import http from 'node:http';
 import https from 'node:https';
 import { agentFor, type OutboundAgents } from '../../lib/outbound.js';
 
@@ -14,8 +15,9 @@ export interface SendResult {
 const BODY_KEPT = 1024;
 
 /**
- * One POST to a receiver: JSON, redirects not followed (node:https never follows them), the
- * whole exchange bounded by `timeoutMs`, the address checked by the outbound agents.
+ * One POST to a receiver: JSON, redirects not followed (node:http(s) never follows them), the
+ * whole exchange bounded by `timeoutMs`, the address checked by the outbound agents. Plain
+ * http:// only reaches here for local receivers allowed by ALLOW_PRIVATE_NETWORKS.
  */
 export function postJson(
   agents: OutboundAgents,
@@ -36,7 +38,7 @@ export function postJson(
       resolve({ ...result, responseTimeMs: elapsed(), ok });
     };
     const target = new URL(url);
-    const request = https.request(target, {
+    const request = (target.protocol === 'https:' ? https : http).request(target, {
       method: 'POST',
       agent: agentFor(agents, target),
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },

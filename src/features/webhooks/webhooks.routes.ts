@@ -113,7 +113,9 @@ const DeliveryWithAttempts = Type.Object(
 );
 
 const name = Type.String({ description: '1-255 characters' });
-const url = Type.String({ description: 'https:// only; must resolve to a public address' });
+const url = Type.String({
+  description: 'https:// only; must resolve to a public address (unless the operator allows private networks, for development)',
+});
 const events = Type.Array(EventKind, { minItems: 1 });
 const secret = Type.String({
   minLength: 1,

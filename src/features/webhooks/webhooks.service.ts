@@ -5,7 +5,7 @@ import { ApiError, invalidRequest, notFound, validationError } from '../../error
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
+import { isPrivateHost, refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
 import { PLAN_LIMITS, requireAccess, scopeOf, type Actor } from '../accounts/index.js';
 import { eventSamples, type EventType } from '../events/index.js';
 import { lockAccount } from '../../db/locks.js';
@@ -63,7 +63,12 @@ function checkSecret(secret: string): string {
   return secret;
 }
 
-/** HTTPS only, no credentials in the URL, and (unless allowed) no private or reserved host. */
+/**
+ * HTTPS only, no credentials in the URL, and (unless allowed) no private or reserved host.
+ * ALLOW_PRIVATE_NETWORKS also lets plain http:// reach a receiver on a loopback or private
+ * address, for development on one machine or network; a public host still needs https, so a
+ * payload never crosses the internet unencrypted.
+ */
 async function checkUrl(url: string, agents: OutboundAgents): Promise<string> {
   let parsed: URL;
   try {
@@ -71,7 +76,13 @@ async function checkUrl(url: string, agents: OutboundAgents): Promise<string> {
   } catch {
     throw new ApiError('invalid_url', 'url is not a valid URL', { field: 'url' });
   }
-  if (parsed.protocol !== 'https:') throw new ApiError('invalid_url', 'url must be an https:// URL', { field: 'url' });
+  const localHttp = parsed.protocol === 'http:' && agents.allowPrivateNetworks && (await isPrivateHost(parsed));
+  if (parsed.protocol !== 'https:' && !localHttp) {
+    const message = agents.allowPrivateNetworks
+      ? 'url must be an https:// URL (http:// only for a receiver on a loopback or private address)'
+      : 'url must be an https:// URL';
+    throw new ApiError('invalid_url', message, { field: 'url' });
+  }
   if (parsed.username || parsed.password) throw new ApiError('invalid_url', 'url must not contain credentials', { field: 'url' });
   const refused = await refusePrivateHost(parsed, agents.allowPrivateNetworks);
   if (refused) throw new ApiError('invalid_url', `url is not publicly reachable: ${refused}`, { field: 'url' });

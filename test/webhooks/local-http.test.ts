@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { Receiver, waitFor } from '../helpers/receiver.js';
+import { createWebhook, expectUtf8Signature } from './support.js';
+
+/**
+ * Local webhook development: ALLOW_PRIVATE_NETWORKS=true lets plain http:// reach a receiver on
+ * a loopback or private address; without it, only https:// to public hosts is accepted.
+ */
+describe('plain http:// webhook receivers', () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await Receiver.start('ok', 'http');
+  });
+  afterAll(() => receiver.close());
+
+  describe('with ALLOW_PRIVATE_NETWORKS=true', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ worker: true, env: { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms' } });
+    });
+    afterAll(() => t.close());
+
+    it('delivers signed events to an http receiver on 127.0.0.1', async () => {
+      const owner = await createAccount(t, 'pro');
+      const hook = await createWebhook(t, owner.key, { url: receiver.url, events: ['tag.created'], secret: 'a local secret' });
+      expect(hook.url).toBe(receiver.url);
+      const tag = await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 'local' } });
+      expect(tag.status).toBe(201);
+      const received = await waitFor(
+        () => receiver.events('tag.created').find((r) => (r.json.data.tag as { id: string }).id === tag.body.data.id),
+        10_000,
+        'the tag.created delivery',
+      );
+      expectUtf8Signature('a local secret', received);
+
+      const tested = await request(t, 'POST', `/v1/webhooks/${hook.id}/test`, { key: owner.key });
+      expect(tested.body.data).toMatchObject({ status: 'success', response_code: 200 });
+    });
+
+    it('still refuses http:// to a public host', async () => {
+      const owner = await createAccount(t, 'pro');
+      const refused = await request(t, 'POST', '/v1/webhooks', {
+        key: owner.key,
+        body: { name: 'n', url: 'http://93.184.215.14/hook', events: ['tag.created'] },
+      });
+      expectError(refused, 400, 'invalid_url', 'url');
+      expect(refused.body.error.message).toContain('http:// only for a receiver on a loopback or private address');
+    });
+  });
+
+  describe('without ALLOW_PRIVATE_NETWORKS', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ env: { ALLOW_PRIVATE_NETWORKS: 'false' } });
+    });
+    afterAll(() => t.close());
+
+    it('refuses the same http:// URL with the https-only error', async () => {
+      const owner = await createAccount(t, 'pro');
+      const created = await request(t, 'POST', '/v1/webhooks', {
+        key: owner.key,
+        body: { name: 'n', url: receiver.url, events: ['tag.created'] },
+      });
+      expectError(created, 400, 'invalid_url', 'url');
+      expect(created.body.error.message).toBe('url must be an https:// URL');
+    });
+  });
+});
