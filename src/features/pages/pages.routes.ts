@@ -3,10 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
+import { ApiError } from '../../errors.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 import type { Tracker } from '../analytics/index.js';
 import { mayReadTagPage } from '../accounts/index.js';
-import { findTag, type Block, type TagRow } from '../tags/index.js';
+import { sendTagged } from '../../http/conditional.js';
+import { pageFiles } from '../files/index.js';
+import { baseUrlFor, findTag, publicPageUrl, qrImage, QR_MIN_SIZE, QrQuery, scanUrl, type Block, type TagRow } from '../tags/index.js';
+import { FAVICON_PATH, FAVICON_SVG } from './favicon.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
 import { NOT_FOUND_PAGE, renderTagPage, withBeacon } from './render.js';
@@ -19,6 +23,15 @@ const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
+
+/** Anyone may ask for a public QR code: its size is bounded tighter than the API's. */
+export const PUBLIC_QR_MAX_SIZE = 1024;
+
+const PublicQrQuery = Type.Object({
+  size: Type.Integer({ minimum: QR_MIN_SIZE, maximum: PUBLIC_QR_MAX_SIZE, default: 512, description: 'Pixels' }),
+  color: QrQuery.properties.color,
+  background: QrQuery.properties.background,
+});
 
 function pageHeaders(reply: FastifyReply, cacheControl = 'no-store'): FastifyReply {
   return (
@@ -39,16 +52,21 @@ function pageHeaders(reply: FastifyReply, cacheControl = 'no-store'): FastifyRep
  * very 404 of a tag that does not exist.
  */
 export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPluginAsyncTypebox {
-  // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
+  // Rendered pages keyed by tag id and version. Every change of the tag, or of one of its files
+  // (bumpPageVersion), takes a new version, so a stale page is never served; the files are read
+  // only when a version is rendered, never per view.
   const rendered = new LRUCache<string, string>({ max: 5000, maxSize: 128 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 });
 
-  function renderedPage(tag: TagRow): string {
+  async function renderedPage(tag: TagRow): Promise<string> {
     const key = `${tag.id}:${tag.version}`;
     let html = rendered.get(key);
     if (!html) {
       html = renderTagPage(
-        { title: tag.title, blocks: JSON.parse(tag.content) as Block[] },
-        (fileId) => `/t/${tag.short_id}/files/${fileId}`,
+        { title: tag.title, blocks: JSON.parse(tag.content) as Block[], files: await pageFiles(ctx, tag.id) },
+        {
+          file: (fileId) => `/t/${tag.short_id}/files/${fileId}`,
+          share: { pageUrl: publicPageUrl(ctx.config, tag), baseUrl: baseUrlFor(ctx.config, tag.environment) },
+        },
       );
       rendered.set(key, html);
     }
@@ -59,7 +77,7 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
     const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
     if (!tag || !(await mayReadTagPage(ctx, request.headers.cookie, tag))) return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
-    const html = renderedPage(tag);
+    const html = await renderedPage(tag);
     const token = request.method === 'GET' ? await tracker.recordView(request, reply, tag, scan) : undefined;
     // A page shown to one signed-in viewer must never be kept by a shared cache.
     return pageHeaders(reply, tag.read_permission === 'public' ? 'no-store' : 'private, no-store')
@@ -85,6 +103,35 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
       },
     );
 
+    // The QR code of a public page, for an <img> anywhere: no key, no event, never a view.
+    for (const format of ['png', 'svg'] as const) {
+      app.get(
+        `/t/:shortId/qr.${format}`,
+        { schema: { params: Type.Object({ shortId: Type.String() }), querystring: PublicQrQuery, hide: true } },
+        async (request, reply) => {
+          const { shortId } = request.params;
+          const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
+          if (tag?.read_permission !== 'public') throw new ApiError('not_found', 'Not found');
+          const { size, color, background } = request.query;
+          const image = await qrImage(scanUrl(ctx.config, tag), {
+            format,
+            size,
+            color: color.toLowerCase(),
+            background: background.toLowerCase(),
+          });
+          // Short, as for the page's images: a tag made private stops being served by caches soon after.
+          return sendTagged(request, reply, image, 'public, max-age=300');
+        },
+      );
+    }
+
+    app.get(FAVICON_PATH, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .type('image/svg+xml; charset=utf-8')
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(FAVICON_SVG),
+    );
     app.get('/assets/page.css', { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(PAGE_CSS),
     );
