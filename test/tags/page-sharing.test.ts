@@ -358,5 +358,12 @@ describe('sharing a public page', () => {
       await put(t, owner.key, later.id, { permissions: { read: 'private' } });
       expect((await qr(`/t/${later.short_id}/qr.svg`)).status).toBe(404);
     });
+
+    it('is the tag’s public_qr_url in the API; null while the tag is not public', async () => {
+      const response = await request(t, 'GET', `/v1/tags/${tag.id}`, { key: owner.key });
+      expect(response.body.data.public_qr_url).toBe(`${PUBLIC_BASE_URL}/t/${tag.short_id}/qr.svg`);
+      const secret = await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 'S', permissions: { read: 'private' } } });
+      expect(secret.body.data.public_qr_url).toBeNull();
+    });
   });
 });

@@ -28,6 +28,8 @@ export interface TagPayload {
   access_logging: boolean;
   owner: { id: string; email: string };
   qr_url: string;
+  /** The QR code anyone may embed (`/t/{short_id}/qr.svg`); null unless the tag is public. */
+  public_qr_url: string | null;
   url: string;
   created_at: string;
   updated_at: string;

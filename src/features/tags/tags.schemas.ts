@@ -75,7 +75,10 @@ export const Tag = Type.Object({
   permissions: Permissions,
   access_logging: Type.Boolean(),
   owner: Type.Object({ id: Type.String(), email: Type.String() }),
-  qr_url: Type.String(),
+  qr_url: Type.String({ description: 'The QR code through the API (needs a key)' }),
+  public_qr_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'The QR code anyone may embed, as SVG ({url}/qr.svg; qr.png too); null unless the tag is public',
+  }),
   url: Type.String({ description: 'The public page' }),
   created_at: Type.String(),
   updated_at: Type.String(),

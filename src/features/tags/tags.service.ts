@@ -54,6 +54,7 @@ export function toTagView(config: ServiceContext['config'], row: repo.TagRow): T
     access_logging: row.access_logging === 1,
     owner: { id: row.owner_id, email: row.owner_email },
     qr_url: `${baseUrlFor(config, row.environment)}/v1/tags/${row.id}/qr`,
+    public_qr_url: row.read_permission === 'public' ? `${publicPageUrl(config, row)}/qr.svg` : null,
     url: publicPageUrl(config, row),
     created_at: row.created_at,
     updated_at: row.updated_at,
