@@ -57,19 +57,18 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   // only when a version is rendered, never per view.
   const rendered = new LRUCache<string, string>({ max: 5000, maxSize: 128 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 });
 
-  async function renderedPage(tag: TagRow): Promise<string> {
-    const key = `${tag.id}:${tag.version}`;
-    let html = rendered.get(key);
-    if (!html) {
-      html = renderTagPage(
-        { title: tag.title, blocks: JSON.parse(tag.content) as Block[], files: await pageFiles(ctx, tag.id) },
-        {
-          file: (fileId) => `/t/${tag.short_id}/files/${fileId}`,
-          share: { pageUrl: publicPageUrl(ctx.config, tag), baseUrl: baseUrlFor(ctx.config, tag.environment) },
-        },
-      );
-      rendered.set(key, html);
-    }
+  const pageKey = (tag: TagRow) => `${tag.id}:${tag.version}`;
+
+  /** Renders the tag's current version (reading its files) and keeps it. */
+  async function renderPage(tag: TagRow): Promise<string> {
+    const html = renderTagPage(
+      { title: tag.title, blocks: JSON.parse(tag.content) as Block[], files: await pageFiles(ctx, tag.id) },
+      {
+        file: (fileId) => `/t/${tag.short_id}/files/${fileId}`,
+        share: { pageUrl: publicPageUrl(ctx.config, tag), baseUrl: baseUrlFor(ctx.config, tag.environment) },
+      },
+    );
+    rendered.set(pageKey(tag), html);
     return html;
   }
 
@@ -77,7 +76,8 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   async function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean) {
     const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
     if (!tag || !(await mayReadTagPage(ctx, request.headers.cookie, tag))) return pageHeaders(reply).code(404).send(NOT_FOUND_PAGE);
-    const html = await renderedPage(tag);
+    // A cached page is taken without a promise: only a new version waits for its files.
+    const html = rendered.get(pageKey(tag)) ?? (await renderPage(tag));
     const token = request.method === 'GET' ? await tracker.recordView(request, reply, tag, scan) : undefined;
     // A page shown to one signed-in viewer must never be kept by a shared cache.
     return pageHeaders(reply, tag.read_permission === 'public' ? 'no-store' : 'private, no-store')
