@@ -8,7 +8,8 @@ import type { Database } from './schema.js';
  *
  *   1. an account's row (webhook creation: the plan's webhook count)
  *   2. the view rollup (advisory lock): rollups, tag deletions, the visitor purge
- *   3. a tag's row: `update` for its deletion, `key share` for a beacon of one of its views
+ *   3. a tag's row: `update` for its deletion, `key share` for a beacon of one of its views,
+ *      a new page version for a change of one of its files (before the account's storage)
  *   4. pending views' rows (the rollup's claim), then a view's row (a beacon's duration)
  *   5. rollup rows (tag_daily, scope-day visitor sets)
  *

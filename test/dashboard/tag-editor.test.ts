@@ -89,7 +89,7 @@ describe('dashboard tag editor', () => {
       'h4:Opening hours',
       'p:Mon–Fri 9–5',
       'aside:Closed on holidays',
-      'p:Book a table',
+      'a:Book a table',
       'hr:',
       'div:Hi there',
     ]);
@@ -109,7 +109,7 @@ describe('dashboard tag editor', () => {
     expect(await publicBlocks(page)).toEqual([
       'p:Mon–Fri 9–5',
       'h4:Opening hours',
-      'p:Book a table',
+      'a:Book a table',
       'aside:Closed on holidays',
       'div:Hi there',
     ]);

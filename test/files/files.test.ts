@@ -297,7 +297,7 @@ describe('files API', () => {
   });
 
   describe('public images', () => {
-    it('serves image files of public tags to their page, and nothing else', async () => {
+    it('serves image files of public tags to their page inline', async () => {
       const pub = await createTag(t, alice.key);
       const content = await image('png', 32, 16);
       const picture = (await upload(t, alice.key, pub.id, 'pic.png', content)).body.data;
@@ -319,8 +319,10 @@ describe('files API', () => {
       const etag = served.headers.get('etag')!;
       expect((await request(t, 'GET', `/t/${pub.short_id}/files/${picture.id}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
 
-      // Not an image, not this tag's file, not a public tag: 404.
-      expect((await request(t, 'GET', `/t/${pub.short_id}/files/${document.id}`)).status).toBe(404);
+      // Another type is a download (test/tags/page-sharing.test.ts); not this tag's file, not a public tag: 404.
+      const attachment = await request(t, 'GET', `/t/${pub.short_id}/files/${document.id}`);
+      expect(attachment.status).toBe(200);
+      expect(attachment.headers.get('content-disposition')).toMatch(/^attachment;/);
       const other = await createTag(t, alice.key);
       expect((await request(t, 'GET', `/t/${other.short_id}/files/${picture.id}`)).status).toBe(404);
       expect((await request(t, 'GET', `/t/ZZZZZZZZ/files/${picture.id}`)).status).toBe(404);

@@ -50,6 +50,7 @@ describe('tags', () => {
           'id',
           'owner',
           'permissions',
+          'public_qr_url',
           'qr_url',
           'short_id',
           'title',
@@ -63,6 +64,7 @@ describe('tags', () => {
       expect(tag.created_at).toMatch(ISO);
       expect(tag.updated_at).toBe(tag.created_at);
       expect(tag.qr_url).toBe(`${PUBLIC_BASE_URL}/v1/tags/${tag.id}/qr`);
+      expect(tag.public_qr_url).toBe(`${PUBLIC_BASE_URL}/t/${tag.short_id}/qr.svg`);
       expect(tag.url).toBe(`${PUBLIC_BASE_URL}/t/${tag.short_id}`);
       expect(tag.owner).toEqual({ id: alice.userId, email: alice.email });
       expect(tag.permissions).toEqual({ read: 'public', write: 'owner' });

@@ -228,8 +228,3 @@ fieldset.field legend { font-weight: 600; font-size: 0.95rem; padding: 0; margin
 .tabs a:hover { color: var(--fg); }
 .tabs a[aria-current="page"] { color: var(--accent); border-bottom-color: var(--accent); font-weight: 600; }
 `;
-
-/** The tab icon: the brand mark of the header. */
-export const ICON_SVG =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="6" fill="#0b57d0"/>' +
-  '<rect x="5" y="5" width="14" height="14" rx="3" fill="#fff"/><rect x="8" y="8" width="8" height="8" rx="2" fill="#0b57d0"/></svg>';

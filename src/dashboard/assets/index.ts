@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { ADMIN_CSS } from './admin.css.js';
 import { ANALYTICS_CSS } from './analytics.css.js';
 import { CHARTS_JS } from './charts.js.js';
-import { DASHBOARD_CSS, ICON_SVG } from './dashboard.css.js';
+import { DASHBOARD_CSS } from './dashboard.css.js';
 import { DASHBOARD_JS } from './dashboard.js.js';
 import { FILES_CSS } from './files.css.js';
 import { FILES_JS } from './files.js.js';
@@ -17,7 +17,7 @@ import { WEBHOOKS_JS } from './webhooks.js.js';
 /** A file the dashboard serves under /dashboard/assets/: its name, media type and text. */
 export interface Asset {
   name: string;
-  type: 'text/css' | 'text/javascript' | 'image/svg+xml';
+  type: 'text/css' | 'text/javascript';
   body: string;
 }
 
@@ -47,7 +47,6 @@ export function dashboardAssets(): Asset[] {
     { name: 'files.js', type: 'text/javascript', body: FILES_JS },
     { name: 'htmx.min.js', type: 'text/javascript', body: fromPackage('htmx.org/dist/htmx.min.js') },
     { name: 'tag-qr.js', type: 'text/javascript', body: TAG_QR_JS },
-    { name: 'icon.svg', type: 'image/svg+xml', body: ICON_SVG },
     { name: 'webhooks.js', type: 'text/javascript', body: WEBHOOKS_JS },
     { name: 'tags.js', type: 'text/javascript', body: TAGS_JS },
     { name: 'uplot.js', type: 'text/javascript', body: fromPackage('uplot/dist/uPlot.iife.min.js') },

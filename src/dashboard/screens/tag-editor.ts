@@ -41,12 +41,12 @@ function preview(reply: FastifyReply, status: number, page: string): FastifyRepl
 
 /** The public page's rendering, without its view beacon: a preview is not a view. */
 function renderPreview(tag: PageTag & { short_id: string }): string {
-  return withoutBeacon(renderTagPage(tag, (fileId) => `/t/${tag.short_id}/files/${fileId}`));
+  return withoutBeacon(renderTagPage(tag, { file: (fileId) => `/t/${tag.short_id}/files/${fileId}` }));
 }
 
 /** The error of a form the preview cannot show yet, in the page's own style. */
 function previewProblem(message: string): string {
-  return renderTagPage({ title: 'Nothing to preview yet', blocks: [] }, () => '').replace(
+  return renderTagPage({ title: 'Nothing to preview yet', blocks: [] }, { file: () => '' }).replace(
     '</article>',
     `<aside class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></aside></article>`,
   );

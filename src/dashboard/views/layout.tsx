@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { SignedInUser } from '../../features/accounts/index.js';
+import { FAVICON_PATH } from '../../features/pages/index.js';
 import { CsrfField } from './forms.js';
 import { workspaceValue, type Workspaces } from '../workspace.js';
 
@@ -54,7 +55,7 @@ function Document({ title, csrf, bodyClass, scripts = [], children }: DocumentPr
         <meta name="color-scheme" content="light dark" />
         <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{`${title} · tagsvc`}</title>
-        <link rel="icon" href="/dashboard/assets/icon.svg" type="image/svg+xml" />
+        <link rel="icon" href={FAVICON_PATH} type="image/svg+xml" />
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/htmx.min.js" defer></script>
         <script src="/dashboard/assets/dashboard.js" defer></script>

@@ -80,7 +80,10 @@ export const TagPayload = Type.Object(
     permissions: Type.Object({ read: ReadPermissionSchema, write: WritePermissionSchema }),
     access_logging: Type.Boolean(),
     owner: Type.Object({ id: Type.String(), email: Type.String() }),
-    qr_url: Type.String(),
+    qr_url: Type.String({ description: 'The QR code through the API (needs a key)' }),
+    public_qr_url: nullable(
+      Type.String({ description: 'The QR code anyone may embed, as SVG ({url}/qr.svg; qr.png too); null unless the tag is public' }),
+    ),
     url: Type.String({ description: 'The public page' }),
     created_at: Type.String(),
     updated_at: Type.String(),

@@ -30,6 +30,7 @@ export function eventSamples(baseUrl: string): EventSamples {
     access_logging: true,
     owner: { id: 'usr_01jd8wq0a2c4e6g8j0k2n4q6s8', email: 'alice@example.com' },
     qr_url: `${baseUrl}/v1/tags/${tagId}/qr`,
+    public_qr_url: `${baseUrl}/t/Xk9mP2qL/qr.svg`,
     url: `${baseUrl}/t/Xk9mP2qL`,
     created_at: '2026-11-25T09:14:03.512Z',
     updated_at: '2026-11-25T09:20:41.087Z',

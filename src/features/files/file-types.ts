@@ -73,6 +73,16 @@ export const IMAGE_MIME_TYPES = Object.values(RULES)
   .filter((rule) => rule.image)
   .map((rule) => rule.mime);
 
+/**
+ * Raster images are shown where a page places them. SVG is not among them: it can carry script,
+ * so it is sent as an attachment like every other type (an <img> ignores Content-Disposition).
+ */
+const SHOWN_INLINE = new Set(IMAGE_MIME_TYPES.filter((mime) => mime !== 'image/svg+xml'));
+
+export function isShownInline(mime: string): boolean {
+  return SHOWN_INLINE.has(mime);
+}
+
 const unsupported = (message: string) => new ApiError('unsupported_file_type', message);
 
 /** The extension of a file name, lower case, without the dot; '' when there is none. */

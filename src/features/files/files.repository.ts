@@ -56,6 +56,18 @@ export async function listFilesOfTag(db: Db, tagId: string, limit: number, offse
   return { total: Number(total), rows: rows.map(toFileRow) };
 }
 
+/** What a tag's public page lists of its files, oldest first (the order they were attached). */
+export function listPageFilesOfTag(db: Db, tagId: string, limit: number) {
+  return db
+    .selectFrom('files')
+    .select(['id', 'name', 'mime_type', 'size'])
+    .where('tag_id', '=', tagId)
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute()
+    .then((rows) => rows.map(toFileRow));
+}
+
 export function updateFileRow(db: Db, id: string, changes: Partial<Pick<FilesTable, 'name' | 'description' | 'updated_at'>>) {
   return db.updateTable('files').set(changes).where('id', '=', id).execute();
 }

@@ -19,6 +19,7 @@ import { sweepStaleTemp } from '../../lib/blob-storage.js';
 import { mayReadTagPage, type Actor } from '../accounts/index.js';
 import { DEAD_TEMP_AFTER_MS } from './leftovers.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
+import { isShownInline } from './file-types.js';
 
 const binary = (description: string) => ({
   description,
@@ -388,8 +389,11 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
 }
 
 /**
- * Image files of public tags, for the image blocks of public pages (`/t/{short_id}/files/{id}`).
- * Anything else — another tag's file, a non-image, a private or organization tag — is 404.
+ * The files of a tag's page (`/t/{short_id}/files/{id}`), to whoever may see the page: anyone
+ * for a public tag, only its owner or organization signed in to the dashboard otherwise. The
+ * tag is read on every request, so a tag made private stops serving its files at once.
+ * Raster images are sent inline (image blocks); everything else is a download, counted as one.
+ * Another tag's file, or an unreadable tag, is 404.
  */
 export function publicFileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -400,10 +404,10 @@ export function publicFileRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox
       async (request: FastifyRequest<{ Params: { shortId: string; fileId: string } }>, reply: FastifyReply) => {
         const { shortId, fileId } = request.params;
         const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
-        // The images of a page show to whoever may see the page (sessions' rule), no one else.
         const readable = tag !== undefined && (await mayReadTagPage(ctx, request.headers.cookie, tag));
-        const file = readable ? await files.pageImage(ctx, tag, fileId) : undefined;
+        const file = readable ? await files.pageFile(ctx, tag, fileId) : undefined;
         if (!file) throw new ApiError('not_found', 'Not found');
+        if (!isShownInline(file.mime_type)) return sendDownload(ctx, request, reply, file);
         return sendFile(request, reply, blobOf(ctx, file), {
           'content-disposition': contentDisposition('inline', downloadName(file.name, file.mime_type)),
           // Short: a tag made private stops being served by caches soon after. A non-public

@@ -1,14 +1,13 @@
 import type { ServiceContext } from '../../context.js';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
-import type { Environment } from '../../db/schema.js';
 import { notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost } from '../../lib/outbound.js';
 import { countCreatedInScope, PLAN_LIMITS, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { emit, eventOf, type FilePayload } from '../events/index.js';
-import { requireTag, requireWritable, tagSummary, type TagRow } from '../tags/index.js';
+import { baseUrlFor, bumpPageVersion, requireTag, requireWritable, tagSummary, type TagRow } from '../tags/index.js';
 import { bodyError, fetchUrl, type FetchOptions } from './fetch-url.js';
 import { extensionOf, ruleForMime, ruleForName, verifyContent, type TypeRule } from './file-types.js';
 import * as repo from './files.repository.js';
@@ -42,11 +41,6 @@ function fetchOptionsOf(ctx: ServiceContext): FetchOptions {
     maxRedirects: FROM_URL_MAX_REDIRECTS,
     timeoutMs: FROM_URL_TIMEOUT_MS,
   };
-}
-
-/** Test files live on the sandbox host when one is configured (like tags' addresses). */
-function baseUrlFor(config: FilesConfig, environment: Environment): string {
-  return environment === 'test' && config.sandboxBaseUrl ? config.sandboxBaseUrl : config.publicBaseUrl;
 }
 
 /** The one API representation of a file, used by every endpoint and by file.* events. */
@@ -201,6 +195,8 @@ export async function commitUpload(
   await ctx.blobs.put(row.id, received.tempPath);
   try {
     await transaction(ctx.db, async (trx) => {
+      // The tag's row first: the order of locks.ts (a tag's deletion locks it, then storage).
+      await bumpPageVersion(trx, tag.id);
       if (!(await repo.reserveStorage(trx, accountOf(tag), tag.environment, row.size, target.storageLimit, now))) throw storageExceeded();
       await repo.insertFile(trx, row);
       await emit(trx, eventOf(tag, 'file.uploaded', { tag: tagSummary(tag), file: view }, now));
@@ -322,7 +318,10 @@ export async function updateFile(
   const { file } = await requireWritableFile(ctx, actor, fileId);
   if (Object.keys(changes).length === 0) return toFileView(ctx.config, file);
   const updated = { ...file, ...changes, updated_at: isoNow(ctx.clock) };
-  await repo.updateFileRow(ctx.db, file.id, { ...changes, updated_at: updated.updated_at });
+  await transaction(ctx.db, async (trx) => {
+    await repo.updateFileRow(trx, file.id, { ...changes, updated_at: updated.updated_at });
+    await bumpPageVersion(trx, file.tag_id);
+  });
   return toFileView(ctx.config, updated);
 }
 
@@ -330,6 +329,7 @@ export async function deleteFile(ctx: ServiceContext, actor: Actor, { id: fileId
   const { file, tag } = await requireWritableFile(ctx, actor, fileId);
   const now = isoNow(ctx.clock);
   const deleted = await transaction(ctx.db, async (trx) => {
+    await bumpPageVersion(trx, file.tag_id);
     // A concurrent delete got there first: nothing to release, no second event.
     if (!(await repo.deleteFileRow(trx, ctx, file.id))) return false;
     await repo.releaseStorage(trx, accountOf(file), file.environment, file.size, now);
@@ -372,11 +372,26 @@ export async function recordDownload(ctx: ServiceContext, fileId: string): Promi
   await repo.incrementDownloadCount(ctx.db, fileId);
 }
 
-/** An image file of a tag, for the tag's page; the caller has decided the viewer may see the page. undefined → 404. */
-export async function pageImage(ctx: ServiceContext, tag: TagRow, fileId: string): Promise<repo.FileRow | undefined> {
+/** A file of `tag`, for its page (`/t/{short_id}/files/{id}`); undefined for any other file. */
+export async function pageFile(ctx: ServiceContext, tag: TagRow, fileId: string): Promise<repo.FileRow | undefined> {
   const file = /^file_[0-9a-z]{26}$/.test(fileId) ? await repo.findFileById(ctx.db, fileId) : undefined;
-  if (!file || file.tag_id !== tag.id || !isTransformable(file.mime_type)) return undefined;
-  return file;
+  return file?.tag_id === tag.id ? file : undefined;
+}
+
+/** A file as the public page lists it. */
+export interface PageFile {
+  id: string;
+  name: string;
+  mime_type: string;
+  size: number;
+}
+
+/** The most files a page lists; the rest stay reachable through the API. */
+export const MAX_PAGE_FILES = 100;
+
+/** The files the tag's public page lists, oldest first. */
+export function pageFiles(ctx: ServiceContext, tagId: string): Promise<PageFile[]> {
+  return repo.listPageFilesOfTag(ctx.db, tagId, MAX_PAGE_FILES);
 }
 
 /** Files uploaded in a scope and period (analytics overview). */

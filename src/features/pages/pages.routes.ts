@@ -3,11 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
+import { ApiError } from '../../errors.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 import { andThen, handled, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Tracker } from '../analytics/index.js';
 import { mayReadTagPage } from '../accounts/index.js';
-import { findTag, type Block, type TagRow } from '../tags/index.js';
+import { sendTagged } from '../../http/conditional.js';
+import { pageFiles } from '../files/index.js';
+import { baseUrlFor, findTag, publicPageUrl, qrImage, QR_MIN_SIZE, QrQuery, scanUrl, type Block, type TagRow } from '../tags/index.js';
+import { FAVICON_PATH, FAVICON_SVG } from './favicon.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
 import { beaconScript, NOT_FOUND_PAGE, renderTagPage, splitAtBeacon, withoutBeacon } from './render.js';
@@ -20,6 +24,15 @@ const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
+
+/** Anyone may ask for a public QR code: its size is bounded tighter than the API's. */
+export const PUBLIC_QR_MAX_SIZE = 1024;
+
+const PublicQrQuery = Type.Object({
+  size: Type.Integer({ minimum: QR_MIN_SIZE, maximum: PUBLIC_QR_MAX_SIZE, default: 512, description: 'Pixels' }),
+  color: QrQuery.properties.color,
+  background: QrQuery.properties.background,
+});
 
 /** The headers of every page; a page shown to one signed-in viewer must never be kept by a shared cache. */
 function pageHeaders(cacheControl: string): Record<string, string> {
@@ -53,33 +66,41 @@ interface RenderedPage {
  * very 404 of a tag that does not exist.
  */
 export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPluginAsyncTypebox {
-  // Rendered pages keyed by tag id and version: an update bumps the version, so stale pages are never served.
+  // Rendered pages keyed by tag id and version. Every change of the tag, or of one of its files
+  // (bumpPageVersion), takes a new version, so a stale page is never served; the files are read
+  // only when a version is rendered, never per view.
   const rendered = new LRUCache<string, RenderedPage>({
     max: 5000,
     maxSize: 128 * 1024 * 1024,
     sizeCalculation: (page) => page.uncounted.length * 3,
   });
 
-  function renderedPage(tag: TagRow): RenderedPage {
-    const key = `${tag.id}:${tag.version}`;
-    let page = rendered.get(key);
-    if (!page) {
-      const html = renderTagPage(
-        { title: tag.title, blocks: JSON.parse(tag.content) as Block[] },
-        (fileId) => `/t/${tag.short_id}/files/${fileId}`,
-      );
-      const [beforeBeacon, afterBeacon] = splitAtBeacon(html);
-      page = { uncounted: Buffer.from(withoutBeacon(html)), beforeBeacon, afterBeacon };
-      rendered.set(key, page);
-    }
+  const pageKey = (tag: TagRow) => `${tag.id}:${tag.version}`;
+
+  /** The tag's current version's page: kept, or rendered (reading its files) and kept. */
+  function renderedPage(tag: TagRow): MaybePromise<RenderedPage> {
+    return rendered.get(pageKey(tag)) ?? renderPage(tag);
+  }
+
+  async function renderPage(tag: TagRow): Promise<RenderedPage> {
+    const html = renderTagPage(
+      { title: tag.title, blocks: JSON.parse(tag.content) as Block[], files: await pageFiles(ctx, tag.id) },
+      {
+        file: (fileId) => `/t/${tag.short_id}/files/${fileId}`,
+        share: { pageUrl: publicPageUrl(ctx.config, tag), baseUrl: baseUrlFor(ctx.config, tag.environment) },
+      },
+    );
+    const [beforeBeacon, afterBeacon] = splitAtBeacon(html);
+    const page = { uncounted: Buffer.from(withoutBeacon(html)), beforeBeacon, afterBeacon };
+    rendered.set(pageKey(tag), page);
     return page;
   }
 
   const notFound = (reply: FastifyReply) => reply.code(404).headers(PUBLIC_PAGE).send(NOT_FOUND_BODY);
 
   /**
-   * A tag's page, its view counted. Not async: a public tag found in the cache, for a visit that
-   * is not counted, is answered without a trip through the microtask queue.
+   * A tag's page, its view counted. Not async: a public tag found in the cache, whose page is
+   * kept, for a visit that is not counted, is answered without a trip through the microtask queue.
    */
   function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean): MaybePromise<FastifyReply> {
     if (!SHORT_ID.test(shortId)) return notFound(reply);
@@ -91,15 +112,16 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   }
 
   function show(request: FastifyRequest, reply: FastifyReply, tag: TagRow, scan: boolean): MaybePromise<FastifyReply> {
-    const rendered = renderedPage(tag);
     const headers = tag.read_permission === 'public' ? PUBLIC_PAGE : PRIVATE_PAGE;
-    if (!tracker.counts(request)) return reply.code(200).headers(headers).send(rendered.uncounted);
-    return tracker.recordView(request, reply, tag, scan).then((token) =>
-      reply
-        .code(200)
-        .headers(headers)
-        .send(rendered.beforeBeacon + beaconScript(token) + rendered.afterBeacon),
-    );
+    return andThen(renderedPage(tag), (rendered) => {
+      if (!tracker.counts(request)) return reply.code(200).headers(headers).send(rendered.uncounted);
+      return tracker.recordView(request, reply, tag, scan).then((token) =>
+        reply
+          .code(200)
+          .headers(headers)
+          .send(rendered.beforeBeacon + beaconScript(token) + rendered.afterBeacon),
+      );
+    });
   }
 
   return async (app) => {
@@ -120,6 +142,35 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
       },
     );
 
+    // The QR code of a public page, for an <img> anywhere: no key, no event, never a view.
+    for (const format of ['png', 'svg'] as const) {
+      app.get(
+        `/t/:shortId/qr.${format}`,
+        { schema: { params: Type.Object({ shortId: Type.String() }), querystring: PublicQrQuery, hide: true } },
+        async (request, reply) => {
+          const { shortId } = request.params;
+          const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
+          if (tag?.read_permission !== 'public') throw new ApiError('not_found', 'Not found');
+          const { size, color, background } = request.query;
+          const image = await qrImage(scanUrl(ctx.config, tag), {
+            format,
+            size,
+            color: color.toLowerCase(),
+            background: background.toLowerCase(),
+          });
+          // Short, as for the page's images: a tag made private stops being served by caches soon after.
+          return sendTagged(request, reply, image, 'public, max-age=300');
+        },
+      );
+    }
+
+    app.get(FAVICON_PATH, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .type('image/svg+xml; charset=utf-8')
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(FAVICON_SVG),
+    );
     app.get('/assets/page.css', { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(PAGE_CSS),
     );

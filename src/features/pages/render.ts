@@ -1,11 +1,22 @@
 import escapeHtml from 'escape-html';
+import { isShownInline, type PageFile } from '../files/index.js';
 import { sanitizeUserHtml, type Block } from '../tags/index.js';
+import { FAVICON_PATH } from './favicon.js';
 
 /** Server-rendered, accessible, mobile-friendly HTML of a tag's page. */
 
 export interface PageTag {
   title: string;
   blocks: Block[];
+  /** The tag's files: listed for download below the blocks, except those image blocks show. */
+  files?: PageFile[];
+}
+
+export interface PageAddresses {
+  /** Where the page serves one of the tag's files (relative to the page's origin). */
+  file(fileId: string): string;
+  /** Absolute addresses for link previews (Open Graph, Twitter cards); none for a preview. */
+  share?: { pageUrl: string; baseUrl: string };
 }
 
 const CALLOUT_LABEL = { info: 'Note', warning: 'Warning', success: 'Success', error: 'Error' } as const;
@@ -17,7 +28,7 @@ function renderText(block: Extract<Block, { type: 'text' }>): string {
   return `<p>${html}</p>`;
 }
 
-function renderBlock(block: Block, imageUrl: (fileId: string) => string): string {
+function renderBlock(block: Block, fileUrl: (fileId: string) => string): string {
   switch (block.type) {
     case 'text':
       return renderText(block);
@@ -32,9 +43,10 @@ function renderBlock(block: Block, imageUrl: (fileId: string) => string): string
       // Sanitized on write already; sanitizing again on render guards rows written by older rules.
       return `<div class="html-block">${sanitizeUserHtml(block.content)}</div>`;
     case 'image':
-      return `<figure><img src="${escapeHtml(imageUrl(block.file_id))}" alt="${escapeHtml(block.alt)}" loading="lazy"></figure>`;
+      return `<figure><img src="${escapeHtml(fileUrl(block.file_id))}" alt="${escapeHtml(block.alt)}" loading="lazy"></figure>`;
     case 'link':
-      return `<p><a href="${escapeHtml(block.url)}" rel="noopener noreferrer nofollow">${escapeHtml(block.label || block.url)}</a></p>`;
+      // A button: the whole width is the target, as on link-in-bio pages.
+      return `<a class="button" href="${escapeHtml(block.url)}" rel="noopener noreferrer nofollow">${escapeHtml(block.label || block.url)}</a>`;
     case 'divider':
       return '<hr>';
   }
@@ -47,14 +59,96 @@ function document(title: string, body: string, head = ''): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/page.css">${head}</head>` +
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/page.css">` +
+    `<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">${head}</head>` +
     `<body><main>${body}</main></body></html>`
   );
 }
 
-export function renderTagPage(tag: PageTag, imageUrl: (fileId: string) => string): string {
-  const blocks = tag.blocks.map((block) => renderBlock(block, imageUrl)).join('');
-  return document(tag.title, `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}</article>`, BEACON_SLOT);
+/** How long a link preview's description may be: what search results and cards show. */
+const DESCRIPTION_LENGTH = 160;
+
+/** Plain text on one line, cut at a word boundary to at most `length` characters. */
+function summary(text: string, length: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= length) return flat;
+  const cut = flat.slice(0, length - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > length / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+const meta = (attribute: 'name' | 'property', key: string, value: string) => `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`;
+
+/**
+ * What a link preview shows (a chat app, a social network, a search result): the title, the
+ * first text block as the description, the first image (an image block's, else an image file's).
+ */
+function shareTags(tag: PageTag, addresses: PageAddresses): string {
+  if (!addresses.share) return '';
+  const { pageUrl, baseUrl } = addresses.share;
+  const text = tag.blocks.find((block) => block.type === 'text');
+  const description = text ? summary(text.content, DESCRIPTION_LENGTH) : '';
+  const imageBlock = tag.blocks.find((block) => block.type === 'image');
+  const imageId = imageBlock?.file_id ?? tag.files?.find((file) => isShownInline(file.mime_type))?.id;
+  const image = imageId ? `${baseUrl}${addresses.file(imageId)}` : undefined;
+  const tags = [
+    `<link rel="canonical" href="${escapeHtml(pageUrl)}">`,
+    description ? meta('name', 'description', description) : '',
+    meta('property', 'og:type', 'website'),
+    meta('property', 'og:title', tag.title),
+    description ? meta('property', 'og:description', description) : '',
+    meta('property', 'og:url', pageUrl),
+    image ? meta('property', 'og:image', image) : '',
+    image && imageBlock?.alt ? meta('property', 'og:image:alt', imageBlock.alt) : '',
+    meta('name', 'twitter:card', image ? 'summary_large_image' : 'summary'),
+    meta('name', 'twitter:title', tag.title),
+    description ? meta('name', 'twitter:description', description) : '',
+    image ? meta('name', 'twitter:image', image) : '',
+  ];
+  return tags.join('');
+}
+
+/** "2.4 MB": one decimal below 10 of a unit, none above. */
+function formatSize(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  if (unit === 0) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** The badge of a file: its extension, else its media subtype, in capitals. */
+function typeLabel(file: PageFile): string {
+  const ext = /\.([a-z0-9]{1,5})$/i.exec(file.name)?.[1] ?? file.mime_type.split('/')[1]?.split(/[.+-]/).pop() ?? 'file';
+  return ext.toUpperCase().slice(0, 4);
+}
+
+/** The files not already shown by an image block, each a download link. */
+function renderFiles(tag: PageTag, fileUrl: (fileId: string) => string): string {
+  const shown = new Set(tag.blocks.flatMap((block) => (block.type === 'image' ? [block.file_id] : [])));
+  const listed = (tag.files ?? []).filter((file) => !shown.has(file.id));
+  if (listed.length === 0) return '';
+  const items = listed.map(
+    (file) =>
+      `<li><a class="file" href="${escapeHtml(fileUrl(file.id))}" download>` +
+      `<span class="file-type" aria-hidden="true">${escapeHtml(typeLabel(file))}</span>` +
+      `<span class="file-name">${escapeHtml(file.name)}</span>` +
+      `<span class="file-size">${formatSize(file.size)}<span class="visually-hidden">, download</span></span></a></li>`,
+  );
+  return `<section class="files" aria-labelledby="files-heading"><h2 id="files-heading">Files</h2><ul>${items.join('')}</ul></section>`;
+}
+
+export function renderTagPage(tag: PageTag, addresses: PageAddresses): string {
+  const blocks = tag.blocks.map((block) => renderBlock(block, addresses.file)).join('');
+  return document(
+    tag.title,
+    `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}${renderFiles(tag, addresses.file)}</article>`,
+    shareTags(tag, addresses) + BEACON_SLOT,
+  );
 }
 
 /** A rendered page cut where a counted view's beacon script goes, the slot itself left out. */

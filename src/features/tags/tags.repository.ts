@@ -46,8 +46,17 @@ export function insertTag(db: Db, tag: TagsTable) {
 /** Cached tag rows (findTag) are dropped in this process once a change commits. */
 const tagsChanged = () => announceChange('tags');
 
-export async function updateTagRow(db: Db, id: string, changes: Partial<TagsTable>) {
-  await db.updateTable('tags').set(changes).where('id', '=', id).execute();
+/**
+ * Every change takes the next version in SQL, never a version read earlier: two concurrent
+ * changes (an update and a file upload, say) cannot both claim one version, so a page cached
+ * under a version always shows that version.
+ */
+export async function updateTagRow(db: Db, id: string, changes: Omit<Partial<TagsTable>, 'version'>) {
+  await db
+    .updateTable('tags')
+    .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
   await afterCommit(db, tagsChanged);
 }
 

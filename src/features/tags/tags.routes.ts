@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { matchesIfNoneMatch } from '../../http/conditional.js';
+import { sendTagged } from '../../http/conditional.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
 import { idPattern } from '../../lib/ids.js';
 import { SerializedBodies } from '../../perf/serialized-bodies.js';
@@ -160,10 +160,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
         const options = { format, size, color: normalizeColor(color), background: normalizeColor(background) };
         const image = await qrImage(tags.scanUrl(ctx.config, tag), options);
         await tags.recordQrGenerated(ctx, tag, options);
-        reply.header('etag', image.etag).header('cache-control', 'private, max-age=86400');
-        // The response schemas above document binary bodies; the type provider only models JSON ones.
-        if (matchesIfNoneMatch(request.headers['if-none-match'], image.etag)) return reply.code(304).send(null as never);
-        return reply.type(image.contentType).send(image.body as never);
+        return sendTagged(request, reply, image, 'private, max-age=86400');
       },
     );
   };

@@ -28,8 +28,8 @@ export interface TagInput {
 export const MAX_TITLE = 255;
 const SHORT_ID_LENGTH = 8;
 
-/** Addresses of a tag live on the sandbox host for test data when one is configured. */
-function baseUrlFor(config: ServiceContext['config'], environment: Environment): string {
+/** Addresses of a tag (and its files) live on the sandbox host for test data when one is configured. */
+export function baseUrlFor(config: Pick<ServiceContext['config'], 'publicBaseUrl' | 'sandboxBaseUrl'>, environment: Environment): string {
   return environment === 'test' && config.sandboxBaseUrl ? config.sandboxBaseUrl : config.publicBaseUrl;
 }
 
@@ -54,6 +54,7 @@ export function toTagView(config: ServiceContext['config'], row: repo.TagRow): T
     access_logging: row.access_logging === 1,
     owner: { id: row.owner_id, email: row.owner_email },
     qr_url: `${baseUrlFor(config, row.environment)}/v1/tags/${row.id}/qr`,
+    public_qr_url: row.read_permission === 'public' ? `${publicPageUrl(config, row)}/qr.svg` : null,
     url: publicPageUrl(config, row),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -254,6 +255,14 @@ async function loadTag(
   return row;
 }
 
+/**
+ * A tag's page lists its files: attaching, renaming or deleting one makes a new version of the
+ * page (cached per version), in the same transaction as the file's change.
+ */
+export function bumpPageVersion(db: Db, tagId: string): Promise<void> {
+  return repo.updateTagRow(db, tagId, {});
+}
+
 export function requireTag(ctx: ServiceContext, actor: Actor, idOrShortId: string): MaybePromise<repo.TagRow> {
   return andThen(findTag(ctx, idOrShortId), (row) => requireAccess(row, scopeOf(actor), 'Tag'));
 }
@@ -304,7 +313,6 @@ export async function updateTag(
   const changes: Partial<TagsTable> = {
     ...fields,
     content: fields.content ? JSON.stringify(fields.content) : undefined,
-    version: tag.version + 1,
     updated_at: now,
   };
   if (changes.content === undefined) delete changes.content;
