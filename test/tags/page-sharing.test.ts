@@ -338,7 +338,7 @@ describe('sharing a public page', () => {
         ['size=4096', 'size'],
         ['size=10', 'size'],
         ['color=red', 'color'],
-        ['background=%23ffffff', 'background'],
+        ['background=%23fffff', 'background'],
       ] as const) {
         const response = await qr(`/t/${tag.short_id}/qr.png?${query}`);
         expect(response.status, query).toBe(400);
@@ -346,6 +346,10 @@ describe('sharing a public page', () => {
         expect(JSON.stringify(response.body.error), query).toContain(field);
       }
       expect((await qr(`/t/${tag.short_id}/qr.png?size=1024`)).status).toBe(200);
+      // #rrggbb as the API takes it: the same image as rrggbb.
+      const hashed = await qr(`/t/${tag.short_id}/qr.png?size=200&color=%23112233`);
+      expect(hashed.status).toBe(200);
+      expect(hashed.raw.equals((await qr(`/t/${tag.short_id}/qr.png?size=200&color=112233`)).raw)).toBe(true);
     });
 
     it('answers 404 for a private tag, an unknown one, and a tag made private', async () => {

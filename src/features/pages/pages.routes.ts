@@ -10,7 +10,18 @@ import type { Tracker } from '../analytics/index.js';
 import { mayReadTagPage } from '../accounts/index.js';
 import { sendTagged } from '../../http/conditional.js';
 import { pageFiles } from '../files/index.js';
-import { baseUrlFor, findTag, publicPageUrl, qrImage, QR_MIN_SIZE, QrQuery, scanUrl, type Block, type TagRow } from '../tags/index.js';
+import {
+  baseUrlFor,
+  findTag,
+  normalizeColor,
+  publicPageUrl,
+  qrImage,
+  QR_MIN_SIZE,
+  QrQuery,
+  scanUrl,
+  type Block,
+  type TagRow,
+} from '../tags/index.js';
 import { FAVICON_PATH, FAVICON_SVG } from './favicon.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
@@ -155,8 +166,8 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
           const image = await qrImage(scanUrl(ctx.config, tag), {
             format,
             size,
-            color: color.toLowerCase(),
-            background: background.toLowerCase(),
+            color: normalizeColor(color),
+            background: normalizeColor(background),
           });
           // Short, as for the page's images: a tag made private stops being served by caches soon after.
           return sendTagged(request, reply, image, 'public, max-age=300');
