@@ -2,7 +2,9 @@
  * `npm run bench`: measures tagsvc scenario by scenario (bench/scenarios). Absolute figures
  * depend on the machine; the targets are about relative ones, measured in the same run so both
  * sides see the same client and CPU:
- *   baseline    tagsvc against a bare node:http server sending the same bytes (ratio)
+ *   baseline    tagsvc against a bare node:http server sending the same bytes: the server's CPU
+ *               per request (utime + stime) as a multiple of the bare server's, with wrk pinned
+ *               to one core and the servers to the other (taskset); the throughput ratio too
  *   comparison  two service variants (lib/variants.ts) on the same request (cost in %)
  *   rate        an operation in this process, no server (operations per second, reported only)
  *   metrics     the scenario drives the service itself and returns named figures with targets
@@ -14,7 +16,7 @@
  *   BENCH_ROUNDS          a baseline scenario measures each server BENCH_DURATION × this (default 1)
  *   BENCH_COMPARE_SLICE   baseline scenarios and comparisons measure each server in slices of
  *                         this many seconds, the servers taking turns in ABBA order (default 2)
- *   BENCH_CONNECTIONS     concurrent connections (default 10)
+ *   BENCH_CONNECTIONS     concurrent connections (default 50)
  *   BENCH_QR_SECONDS      measured seconds per QR rendering scenario (default 5)
  *   BENCH_ONLY            scenario names to run, comma-separated (default all)
  *   BENCH_LOG_LEVEL       the service's LOG_LEVEL (default warn)
