@@ -40,6 +40,8 @@ export interface Config {
   signup: 'open' | 'closed';
   /** The plan of accounts made by sign-up. */
   signupPlan: Plan;
+  /** Bearer token that GET /metrics requires; /metrics does not exist without it. */
+  metricsToken?: string;
 }
 
 /** A setting that cannot be used; the message names the variable so the operator can fix it. */
@@ -195,6 +197,16 @@ function signupPlan(env: Env): Plan {
   return raw;
 }
 
+const MIN_METRICS_TOKEN = 16;
+
+function metricsToken(env: Env): string | undefined {
+  const raw = read(env, 'METRICS_TOKEN');
+  if (raw !== undefined && raw.length < MIN_METRICS_TOKEN) {
+    throw new ConfigError('METRICS_TOKEN', `must be at least ${MIN_METRICS_TOKEN} characters`);
+  }
+  return raw;
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -228,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
     signup: signup(env),
     signupPlan: signupPlan(env),
+    metricsToken: metricsToken(env),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
   config.secretKey = secretKey(env, dataDir);
