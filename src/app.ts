@@ -14,6 +14,7 @@ import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { IdempotencyLayer } from './http/idempotency.js';
 import { RequestLogController } from './http/logging.js';
+import { installMetrics } from './http/metrics.js';
 import { documentRoute, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
 import { installValidation } from './http/validation.js';
@@ -38,12 +39,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Callback style rather than async: nothing here waits, and an async hook costs every request
-  // a promise and a trip through the microtask queue.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  app.addHook('onRequest', sendRequestId);
+  // First, so that every route gets its request metrics.
+  installMetrics(app, config, services.metrics);
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/v1/') || route.url === OPENAPI_PATH || isPreflightRoute(route)) return;
     if (route.config?.permission === undefined) {
@@ -71,7 +69,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes(database.db, services.redis));
-  const recorder = new ViewRecorder(database.db, services.log, config.databasePoolSize);
+  const recorder = new ViewRecorder(database.db, services.log, config.databasePoolSize, services.metrics);
   app.addHook('onClose', () => recorder.flush());
   await app.register(pageRoutes(services, new Tracker(services, recorder)));
   await app.register(publicFileRoutes(services));
@@ -114,6 +112,27 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   );
 
   return app;
+}
+
+/**
+ * `tagsvc worker`'s HTTP server: only its own /metrics (its delivery attempts, process and
+ * queue metrics), and only when METRICS_TOKEN is set; every other path is a 404.
+ */
+export function buildWorkerApp(services: Services): FastifyInstance {
+  const app = Fastify({ loggerInstance: services.log, genReqId: () => newId('req'), logController: new RequestLogController() });
+  app.addHook('onRequest', sendRequestId);
+  installMetrics(app, services.config, services.metrics);
+  installErrorHandling(app);
+  return app;
+}
+
+/**
+ * Every response carries its request's id. Callback style rather than async: nothing here
+ * waits, and an async hook costs every request a promise and a trip through the microtask queue.
+ */
+function sendRequestId(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  reply.header('x-request-id', request.id);
+  done();
 }
 
 /**

@@ -42,6 +42,8 @@ export interface Config {
   signupPlan: Plan;
   /** Browser origins allowed to call /v1 (CORS), or `*` for any; none when absent. */
   corsOrigins?: '*' | string[];
+  /** Bearer token that GET /metrics requires; /metrics does not exist without it. */
+  metricsToken?: string;
 }
 
 /** A setting that cannot be used; the message names the variable so the operator can fix it. */
@@ -218,6 +220,16 @@ function corsOrigins(env: Env): '*' | string[] | undefined {
   });
 }
 
+const MIN_METRICS_TOKEN = 16;
+
+function metricsToken(env: Env): string | undefined {
+  const raw = read(env, 'METRICS_TOKEN');
+  if (raw !== undefined && raw.length < MIN_METRICS_TOKEN) {
+    throw new ConfigError('METRICS_TOKEN', `must be at least ${MIN_METRICS_TOKEN} characters`);
+  }
+  return raw;
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -252,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
     signup: signup(env),
     signupPlan: signupPlan(env),
     corsOrigins: corsOrigins(env),
+    metricsToken: metricsToken(env),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
   config.secretKey = secretKey(env, dataDir);

@@ -4,6 +4,7 @@ import type { Db } from './db/database.js';
 import type { Environment } from './db/schema.js';
 import type { BlobStorage } from './lib/blob-storage.js';
 import type { Clock } from './lib/clock.js';
+import type { Metrics } from './lib/metrics.js';
 import type { OutboundAgents } from './lib/outbound.js';
 import type { PresenceStore } from './lib/presence.js';
 import type { RateLimitStore } from './lib/rate-limit/window.js';
@@ -25,6 +26,8 @@ export interface ServiceContext {
   limits: RateLimitStore;
   /** Real-time viewers: memory, or Redis shared by every instance. */
   presence: PresenceStore;
+  /** Prometheus metrics; absent unless METRICS_TOKEN is set, and then nothing is counted. */
+  metrics: Metrics | undefined;
   /** What other features keep per tag (see TagDependent). */
   tagDependents: readonly TagDependent[];
 }

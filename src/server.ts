@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import { buildApp } from './app.js';
+import { buildApp, buildWorkerApp } from './app.js';
 import type { Config } from './config.js';
 import { parseIp } from './lib/ip.js';
 import { createServices } from './services.js';
@@ -56,8 +56,12 @@ export async function serve(config: Config, options: { worker: boolean }): Promi
 /** `tagsvc worker`: only the background work, for deployments that scale it separately. */
 export async function work(config: Config): Promise<void> {
   const services = await createServices(config);
+  // With METRICS_TOKEN, the worker serves its own /metrics on HOST:PORT, as web processes do.
+  const metricsApp = services.metrics ? buildWorkerApp(services) : undefined;
+  await metricsApp?.listen({ port: config.port, host: config.host });
   const stopWorker = startWorker(services);
   onShutdownSignal(async () => {
+    await metricsApp?.close();
     await stopWorker();
     await services.close();
   }, services.log as pino.Logger);

@@ -2,12 +2,14 @@ import pino from 'pino';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
-import { analyticsTagDependent } from './features/analytics/index.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './db/database.js';
+import { analyticsTagDependent, pendingViewCount } from './features/analytics/index.js';
 import { filesTagDependent } from './features/files/index.js';
+import { webhookQueueDepths } from './features/webhooks/index.js';
 import { loggerOptions } from './http/logging.js';
 import { createBlobStorage } from './lib/blob-storage.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { Metrics, type QueueDepths } from './lib/metrics.js';
 import { createOutboundAgents } from './lib/outbound.js';
 import { createPresenceStore } from './lib/presence.js';
 import { createRateLimitStore } from './lib/rate-limit/store.js';
@@ -48,6 +50,7 @@ export async function createServices(config: Config, options: { clock?: Clock; l
     agents,
     limits,
     presence,
+    metrics: config.metricsToken === undefined ? undefined : new Metrics(() => readQueueDepths(database.db)),
     tagDependents: [filesTagDependent, analyticsTagDependent],
     database,
     redis,
@@ -60,4 +63,9 @@ export async function createServices(config: Config, options: { clock?: Clock; l
       await database.close();
     },
   };
+}
+
+async function readQueueDepths(db: Db): Promise<QueueDepths> {
+  const [webhooks, viewsRollup] = await Promise.all([webhookQueueDepths(db), pendingViewCount(db)]);
+  return { webhookEvents: webhooks.events, webhookDeliveries: webhooks.deliveries, viewsRollup };
 }

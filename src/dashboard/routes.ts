@@ -1,5 +1,5 @@
 import formbody from '@fastify/formbody';
-import { parse as parseCookies } from 'cookie';
+import { parseCookie as parseCookies } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accounts/index.js';
 import { ApiError } from '../errors.js';

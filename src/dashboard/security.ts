@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { serialize, type SerializeOptions } from 'cookie';
+import { stringifySetCookie, type SerializeOptions } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -38,7 +38,7 @@ export function cookieOptions(secure: boolean, maxAgeSeconds?: number): Serializ
 }
 
 export function setCookie(reply: FastifyReply, name: string, value: string, options: SerializeOptions): void {
-  reply.header('set-cookie', serialize(name, value, options));
+  reply.header('set-cookie', stringifySetCookie(name, value, options));
 }
 
 export function newPreSessionValue(): string {

@@ -30,6 +30,7 @@ describe('startup configuration', () => {
     ['RATE_LIMITS', 'sometimes'],
     ['RATE_LIMIT_MULTIPLIER', '0'],
     ['SIGNUP', 'sometimes'],
+    ['METRICS_TOKEN', 'too-short'],
     ['SIGNUP_PLAN', 'platinum'],
   ])('stops with one line naming %s=%s', async (variable, value) => {
     const result = await runCli(['serve'], { DATA_DIR: dataDir, [variable]: value });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { parse as parseCookieHeader } from 'cookie';
+import { parseCookie as parseCookieHeader } from 'cookie';
 import type { ServiceContext } from '../../context.js';
 import type { ReadPermission } from '../../db/schema.js';
 import { ApiError, validationError } from '../../errors.js';

@@ -41,6 +41,14 @@ const PENDING_VIEWS: BulkInsert<string> = { table: 'pending_views', columns: ['v
 /** The views' pending_views rows: each is rolled up later (view-rollup.ts). */
 export const pendingViewsInsert = (viewIds: string[]): InsertPart<string> => ({ spec: PENDING_VIEWS, rows: viewIds });
 
+export async function countPendingViews(db: Db): Promise<number> {
+  const { count } = await db
+    .selectFrom('pending_views')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
 export async function anyPendingView(db: Db): Promise<boolean> {
   return (await db.selectFrom('pending_views').select('view_id').limit(1).executeTakeFirst()) !== undefined;
 }

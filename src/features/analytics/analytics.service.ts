@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.js';
 import { setImmediate } from 'node:timers/promises';
-import { readSnapshot } from '../../db/database.js';
+import { readSnapshot, type Db } from '../../db/database.js';
 import type { ViewsTable } from '../../db/schema.js';
 import { ApiError, forbidden } from '../../errors.js';
 import { getOrCreate } from '../../lib/maps.js';
@@ -172,6 +172,11 @@ async function countTagViews(ctx: ServiceContext, tagId: string, range: { from: 
     }
     await setImmediate();
   }
+}
+
+/** Recorded views the rollup has not counted yet (metrics). */
+export function pendingViewCount(db: Db): Promise<number> {
+  return repo.countPendingViews(db);
 }
 
 export function toViewRecord(view: ViewsTable) {

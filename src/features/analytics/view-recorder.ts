@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isPostgres, type Db } from '../../db/database.js';
 import type { ViewsTable } from '../../db/schema.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { insertAllAtomically } from '../../perf/bulk-insert.js';
 import * as repo from './analytics.repository.js';
 
@@ -34,6 +35,7 @@ export class ViewRecorder {
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
     poolSize: number,
+    private readonly metrics?: Metrics,
   ) {
     this.maxWrites = isPostgres(db) ? Math.max(1, Math.floor(poolSize / 2)) : 1;
   }
@@ -75,6 +77,7 @@ export class ViewRecorder {
         repo.viewsInsert(batch.map((item) => item.view)),
         repo.pendingViewsInsert(batch.map((item) => item.view.id)),
       ]);
+      this.metrics?.viewsRecorded.inc(batch.length);
       for (const item of batch) item.resolve();
     } catch (error) {
       this.log.error({ err: error, views: batch.length }, 'could not record views');

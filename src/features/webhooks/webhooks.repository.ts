@@ -40,6 +40,23 @@ export async function listWebhooks(db: Db, scope: Scope, query: { enabled?: bool
   return { total: Number(total), rows };
 }
 
+/** The webhook queues' depths (for metrics): both counts read an index. */
+export async function queueDepths(db: Db): Promise<{ events: number; deliveries: number }> {
+  const [events, deliveries] = await Promise.all([
+    db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('dispatched_at', 'is', null)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { events: Number(events.count), deliveries: Number(deliveries.count) };
+}
+
 export async function webhookStats(db: Db, webhookId: string) {
   const rows = await db
     .selectFrom('deliveries')

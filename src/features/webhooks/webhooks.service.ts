@@ -325,7 +325,13 @@ export async function recordAttempt(
     });
     await repo.updateDeliveryRow(trx, delivery.id, changes);
   });
+  ctx.metrics?.deliveryAttempts.inc({ outcome: result.ok ? 'success' : retry ? 'retry' : 'failed' });
   return { ...delivery, ...changes };
+}
+
+/** Outbox events waiting to become deliveries, and deliveries waiting for an attempt (metrics). */
+export function webhookQueueDepths(db: Db) {
+  return repo.queueDepths(db);
 }
 
 /** A delivery of an event to a webhook, before any attempt: due now. */
