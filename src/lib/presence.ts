@@ -8,10 +8,16 @@ export interface Session {
   country: string | null;
 }
 
+/** A session as real-time analytics shows it. */
+export type ActiveSession = Omit<Session, 'id'>;
+
 export interface PresenceStore {
-  /** A view started, or its page sent a heartbeat. */
+  /** A view started: its session's first sighting. */
+  started(tagId: string, session: Session, nowMs: number): Promise<void>;
+  /** A view's page sent a heartbeat: its session is still open. */
   touch(tagId: string, session: Session, nowMs: number): Promise<void>;
-  active(tagId: string, nowMs: number): Promise<Session[]>;
+  /** The sessions seen within the last ACTIVE_WINDOW_MS, oldest first. */
+  active(tagId: string, nowMs: number): Promise<ActiveSession[]>;
   close(): Promise<void>;
 }
 
@@ -23,35 +29,96 @@ interface Sighting extends Session {
 }
 
 /**
+ * One tag's sessions. Views started in the last window sit in a ring of typed arrays, oldest
+ * first: a busy page has tens of thousands of them, and anything allocated per view and held for
+ * a minute is what the garbage collector must promote and trace (objects and a key string per
+ * view made collecting a fifth of a recorded view's CPU; growing arrays, still a fifth). The ring
+ * only grows when full, so a steady stream of views allocates nothing. Only the sessions whose
+ * page sends heartbeats (a browser running its script) are objects, by view id.
+ */
+class TagSessions {
+  private startedMs: Float64Array<ArrayBuffer> = new Float64Array(64);
+  private devices: Uint16Array<ArrayBuffer> = new Uint16Array(64);
+  private countries: Uint16Array<ArrayBuffer> = new Uint16Array(64);
+  private head = 0;
+  private length = 0;
+  /** Sessions with a heartbeat, in order of last sight. */
+  readonly beating = new Map<string, Sighting>();
+
+  get size(): number {
+    return this.length + this.beating.size;
+  }
+
+  add(startedMs: number, device: number, country: number): void {
+    if (this.length === this.startedMs.length) this.grow();
+    const at = (this.head + this.length) % this.startedMs.length;
+    this.startedMs[at] = startedMs;
+    this.devices[at] = device;
+    this.countries[at] = country;
+    this.length += 1;
+  }
+
+  /** The views of the ring, oldest first. */
+  *views(): Generator<{ startedMs: number; device: number; country: number }> {
+    for (let k = 0; k < this.length; k++) {
+      const at = (this.head + k) % this.startedMs.length;
+      yield { startedMs: this.startedMs[at]!, device: this.devices[at]!, country: this.countries[at]! };
+    }
+  }
+
+  /** Drops what was last seen a window or more ago. */
+  forget(nowMs: number): void {
+    const cutoff = nowMs - ACTIVE_WINDOW_MS;
+    while (this.length > 0 && this.startedMs[this.head]! < cutoff) {
+      this.head = (this.head + 1) % this.startedMs.length;
+      this.length -= 1;
+    }
+    for (const [id, sighting] of this.beating) {
+      if (sighting.seen >= cutoff) break;
+      this.beating.delete(id);
+    }
+  }
+
+  private grow(): void {
+    const capacity = this.startedMs.length * 2;
+    // Copied oldest first, so the ring starts again at 0.
+    const reorder = <T extends Float64Array<ArrayBuffer> | Uint16Array<ArrayBuffer>>(from: T, to: T): T => {
+      to.set(from.subarray(this.head));
+      to.set(from.subarray(0, this.head), from.length - this.head);
+      return to;
+    };
+    this.startedMs = reorder(this.startedMs, new Float64Array(capacity));
+    this.devices = reorder(this.devices, new Uint16Array(capacity));
+    this.countries = reorder(this.countries, new Uint16Array(capacity));
+    this.head = 0;
+  }
+}
+
+/**
  * In this process: the embedded mode. Touched by every view of every tag, but read only when an
- * Enterprise key asks for a tag's real-time figures, so it must cost a view little and forget
- * on its own. A busy page holds a minute of sessions, tens of thousands of them, all of which
- * the garbage collector traces at every full collection: each is one object, in one entry of
- * its tag's map keyed by the session's own id (a session object, a sighting object and a key
- * string per session, in two maps, made collecting a fifth of a recorded view's CPU).
- *
- * A tag's map is in order of last sight (a touch moves its session to the end), so its start
- * holds the sessions gone quiet; each touch of the tag drops those. Tags nobody touches any
- * more are swept once a window: the store holds at most two windows of sessions.
+ * Enterprise key asks for a tag's real-time figures, so a view costs it three numbers, and it
+ * forgets on its own: each sighting of a tag drops that tag's quiet sessions, and tags nobody
+ * sees any more are swept once a window. It holds at most two windows of sessions.
  */
 export class MemoryPresenceStore implements PresenceStore {
-  private readonly byTag = new Map<string, Map<string, Sighting>>();
+  private readonly byTag = new Map<string, TagSessions>();
   private sweptAt = Number.NEGATIVE_INFINITY;
+  /** Devices and countries as small numbers (a handful of distinct values). */
+  private readonly codes = new Map<string | null, number>();
+  private readonly values: (string | null)[] = [];
+
+  async started(tagId: string, session: Session, nowMs: number): Promise<void> {
+    const sessions = this.sessionsOf(tagId);
+    sessions.add(Date.parse(session.started_at), this.code(session.device), this.code(session.country));
+    this.seen(sessions, nowMs);
+  }
 
   async touch(tagId: string, session: Session, nowMs: number): Promise<void> {
-    let sessions = this.byTag.get(tagId);
-    if (!sessions) this.byTag.set(tagId, (sessions = new Map()));
-    const seen = sessions.get(session.id);
-    if (seen) {
-      sessions.delete(session.id);
-      seen.seen = nowMs;
-      sessions.set(session.id, seen);
-    } else {
-      const { id, started_at, device, country } = session;
-      sessions.set(id, { id, started_at, device, country, seen: nowMs });
-    }
-    forgetQuiet(sessions, nowMs);
-    if (nowMs - this.sweptAt >= ACTIVE_WINDOW_MS) this.sweep(nowMs);
+    const sessions = this.sessionsOf(tagId);
+    const { id, started_at, device, country } = session;
+    sessions.beating.delete(id);
+    sessions.beating.set(id, { id, started_at, device, country, seen: nowMs });
+    this.seen(sessions, nowMs);
   }
 
   /** Sessions held, of all tags: what this store costs in memory (for tests and monitoring). */
@@ -61,35 +128,54 @@ export class MemoryPresenceStore implements PresenceStore {
     return held;
   }
 
-  async active(tagId: string, nowMs: number): Promise<Session[]> {
+  async active(tagId: string, nowMs: number): Promise<ActiveSession[]> {
     const sessions = this.byTag.get(tagId);
     if (!sessions) return [];
-    forgetQuiet(sessions, nowMs);
-    // Filtered too: after the clock stepped back, a quiet session can sit behind a newer one.
-    const recent = [...sessions.values()].filter((sighting) => sighting.seen >= nowMs - ACTIVE_WINDOW_MS);
-    return recent
-      .map(({ id, started_at, device, country }) => ({ id, started_at, device, country }))
-      .sort((a, b) => a.started_at.localeCompare(b.started_at));
+    sessions.forget(nowMs);
+    const cutoff = nowMs - ACTIVE_WINDOW_MS;
+    const active: ActiveSession[] = [];
+    for (const view of sessions.views()) {
+      // Filtered too: after the clock stepped back, an older view can sit behind a newer one.
+      if (view.startedMs < cutoff) continue;
+      const started_at = new Date(view.startedMs).toISOString();
+      active.push({ started_at, device: this.values[view.device]!, country: this.values[view.country] ?? null });
+    }
+    // A session with a heartbeat is listed above while its view is in the window; after, here.
+    for (const sighting of sessions.beating.values()) {
+      if (sighting.seen >= cutoff && Date.parse(sighting.started_at) < cutoff) {
+        active.push({ started_at: sighting.started_at, device: sighting.device, country: sighting.country });
+      }
+    }
+    return active.sort((a, b) => a.started_at.localeCompare(b.started_at));
   }
 
   async close(): Promise<void> {
     this.byTag.clear();
   }
 
-  private sweep(nowMs: number): void {
-    this.sweptAt = nowMs;
-    for (const [tagId, sessions] of this.byTag) {
-      forgetQuiet(sessions, nowMs);
-      if (sessions.size === 0) this.byTag.delete(tagId);
-    }
+  private sessionsOf(tagId: string): TagSessions {
+    let sessions = this.byTag.get(tagId);
+    if (!sessions) this.byTag.set(tagId, (sessions = new TagSessions()));
+    return sessions;
   }
-}
 
-/** Drops the sessions at the start of a tag's map that were last seen a window or more ago. */
-function forgetQuiet(sessions: Map<string, { seen: number }>, nowMs: number): void {
-  for (const [id, sighting] of sessions) {
-    if (sighting.seen >= nowMs - ACTIVE_WINDOW_MS) return;
-    sessions.delete(id);
+  private code(value: string | null): number {
+    let code = this.codes.get(value);
+    if (code === undefined) {
+      code = this.values.push(value) - 1;
+      this.codes.set(value, code);
+    }
+    return code;
+  }
+
+  private seen(sessions: TagSessions, nowMs: number): void {
+    sessions.forget(nowMs);
+    if (nowMs - this.sweptAt < ACTIVE_WINDOW_MS) return;
+    this.sweptAt = nowMs;
+    for (const [tagId, other] of this.byTag) {
+      other.forget(nowMs);
+      if (other.size === 0) this.byTag.delete(tagId);
+    }
   }
 }
 
@@ -107,7 +193,11 @@ export class RedisPresenceStore implements PresenceStore {
       .exec();
   }
 
-  async active(tagId: string, nowMs: number): Promise<Session[]> {
+  async started(tagId: string, session: Session, nowMs: number): Promise<void> {
+    await this.touch(tagId, session, nowMs);
+  }
+
+  async active(tagId: string, nowMs: number): Promise<ActiveSession[]> {
     const members = await this.redis.zrangebyscore(`tagsvc:presence:${tagId}`, nowMs - ACTIVE_WINDOW_MS, '+inf');
     return members.map((m) => JSON.parse(m) as Session).sort((a, b) => a.started_at.localeCompare(b.started_at));
   }

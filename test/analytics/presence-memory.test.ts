@@ -13,32 +13,53 @@ describe('in-process presence holds about a minute of sessions per tag', () => {
     const store = new MemoryPresenceStore();
     const start = Date.parse('2026-05-01T12:00:00.000Z');
     // Ten minutes of a view every 100 ms on one tag: 6,000 sessions, of which 600 are recent.
-    for (let i = 0; i < 6000; i++) await store.touch('tag_a', session(`view_${i}`, start + i * 100), start + i * 100);
+    for (let i = 0; i < 6000; i++) await store.started('tag_a', session(`view_${i}`, start + i * 100), start + i * 100);
     const now = start + 5999 * 100;
     expect(store.held()).toBeLessThanOrEqual(ACTIVE_WINDOW_MS / 100 + 1);
     expect((await store.active('tag_a', now)).length).toBe(ACTIVE_WINDOW_MS / 100 + 1);
   });
 
+  it('keeps every view of the window, oldest first, when a burst comes after the oldest went', async () => {
+    const store = new MemoryPresenceStore();
+    const start = Date.parse('2026-05-01T12:00:00.000Z');
+    // A view a second for 100 s: the oldest 40 have left the window, the ring has wrapped.
+    for (let i = 0; i < 100; i++) await store.started('tag_a', session(`view_${i}`, start + i * 1000), start + i * 1000);
+    // Then 300 at once: the ring must grow with its start in the middle.
+    const at = start + 100_000;
+    for (let i = 0; i < 300; i++) await store.started('tag_a', session(`burst_${i}`, at), at);
+    const active = await store.active('tag_a', at);
+    expect(active).toHaveLength(60 + 300);
+    expect(active[0]!.started_at).toBe(new Date(start + 40_000).toISOString());
+    expect(active.map((s) => s.started_at)).toEqual([...active.map((s) => s.started_at)].sort());
+    expect(store.held()).toBe(360);
+  });
+
   it('tags that go quiet are forgotten as other tags are touched', async () => {
     const store = new MemoryPresenceStore();
     const start = Date.parse('2026-05-01T12:00:00.000Z');
-    for (let i = 0; i < 1000; i++) await store.touch(`tag_${i}`, session(`view_${i}`, start), start);
+    for (let i = 0; i < 1000; i++) await store.started(`tag_${i}`, session(`view_${i}`, start), start);
     expect(store.held()).toBe(1000);
-    await store.touch('tag_other', session('view_later', start + ACTIVE_WINDOW_MS + 1), start + ACTIVE_WINDOW_MS + 1);
+    await store.started('tag_other', session('view_later', start + ACTIVE_WINDOW_MS + 1), start + ACTIVE_WINDOW_MS + 1);
     expect(store.held()).toBe(1);
     expect(await store.active('tag_0', start + ACTIVE_WINDOW_MS + 1)).toEqual([]);
   });
 
-  it('a heartbeat keeps its session: it moves behind the sessions seen since', async () => {
+  it('a heartbeat keeps its session after its view has left the window, counted once', async () => {
     const store = new MemoryPresenceStore();
     const start = Date.parse('2026-05-01T12:00:00.000Z');
-    await store.touch('tag_a', session('view_old', start), start);
-    await store.touch('tag_a', session('view_new', start + 30_000), start + 30_000);
+    await store.started('tag_a', session('view_old', start), start);
+    await store.started('tag_a', session('view_new', start + 30_000), start + 30_000);
+    // While its view is in the window, a heartbeat adds no second session.
+    await store.touch('tag_a', session('view_new', start + 30_000), start + 35_000);
+    expect((await store.active('tag_a', start + 35_000)).length).toBe(2);
     // The first session's heartbeat at 50 s, then a view at 100 s: 50 s after that heartbeat.
     await store.touch('tag_a', session('view_old', start), start + 50_000);
-    await store.touch('tag_a', session('view_last', start + 100_000), start + 100_000);
-    // view_new (last seen at 30 s) went on that view, though view_old was touched before it.
+    await store.started('tag_a', session('view_last', start + 100_000), start + 100_000);
+    // view_new (started at 30 s, its heartbeat at 35 s) went; view_old stays for its heartbeat.
     expect(store.held()).toBe(2);
-    expect((await store.active('tag_a', start + 100_000)).map((s) => s.id)).toEqual(['view_old', 'view_last']);
+    expect((await store.active('tag_a', start + 100_000)).map((s) => s.started_at)).toEqual([
+      new Date(start).toISOString(),
+      new Date(start + 100_000).toISOString(),
+    ]);
   });
 });

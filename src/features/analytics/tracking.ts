@@ -5,7 +5,6 @@ import type { Environment, ViewSource, ViewsTable } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import { maskIp } from '../../lib/ip.js';
-import type { Session } from '../../lib/presence.js';
 import * as repo from './analytics.repository.js';
 import { locate } from './geo.js';
 import { hourOf } from './period.js';
@@ -39,10 +38,8 @@ export class Tracker {
   }
 
   /** Presence is best effort: a Redis hiccup must not fail a page whose view is already stored. */
-  private touch(tagId: string, session: Session, nowMs: number): Promise<void> {
-    return this.ctx.presence
-      .touch(tagId, session, nowMs)
-      .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'presence not updated'));
+  private present(sighting: Promise<void>): Promise<void> {
+    return sighting.catch((error: unknown) => this.ctx.log.warn({ err: error }, 'presence not updated'));
   }
 
   /** Whether the request is a visit to count: a GET (HEAD is not a visit) from a browser, not a bot. */
@@ -80,8 +77,9 @@ export class Tracker {
       duration_seconds: null,
     };
     await this.recorder.record(view);
-    // Not waited for: the view is stored, and presence is best effort (touch logs its failures).
-    void this.touch(tag.id, { id: view.id, started_at: now, device: view.device, country: view.country }, Date.parse(now));
+    // Not waited for: the view is stored, and presence is best effort (its failures are logged).
+    const session = { id: view.id, started_at: now, device: view.device, country: view.country };
+    void this.present(this.ctx.presence.started(tag.id, session, Date.parse(now)));
     return this.tokenFor(view.id);
   }
 
@@ -128,11 +126,8 @@ export class Tracker {
         repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds),
       );
     }
-    await this.touch(
-      view.tag_id,
-      { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country },
-      this.ctx.clock.now().getTime(),
-    );
+    const session = { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country };
+    await this.present(this.ctx.presence.touch(view.tag_id, session, this.ctx.clock.now().getTime()));
     return true;
   }
 }
