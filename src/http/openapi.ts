@@ -116,6 +116,25 @@ function optionalDefaults(document: Json): void {
   }
 }
 
+/**
+ * Every POST takes an Idempotency-Key (docs/idempotency.md). Its hook checks it rather than a
+ * header schema, so the document names it here, for clients generated from it to offer it.
+ */
+function idempotencyKeyParameters(document: Json): void {
+  const parameter = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'Makes the POST safe to retry: the same key and body within 24 hours replays the first answer (Idempotent-Replayed: true)',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    example: 'order-1042-create-tag',
+  };
+  for (const operations of Object.values(document.paths as Record<string, Record<string, Json>>)) {
+    const post = operations.post;
+    if (post) post.parameters = [...((post.parameters ?? []) as Json[]), parameter];
+  }
+}
+
 /** `tag.created` → `tagCreatedEvent`: the operationId of the event's webhook entry. */
 function eventOperationId(type: EventType): string {
   return type.replace(/\.(\w)/g, (_, letter: string) => letter.toUpperCase()) + 'Event';
@@ -239,6 +258,7 @@ function addExamples(document: Json): void {
 function finishDocument(document: Json): Json {
   document.webhooks = eventWebhooks();
   optionalDefaults(document);
+  idempotencyKeyParameters(document);
   hoistComponents(document);
   addExamples(document);
   return document;

@@ -156,6 +156,16 @@ describe('the served OpenAPI document', () => {
     expect(requiredDefaults).toEqual([]);
   });
 
+  it('offers the optional Idempotency-Key header on every POST, and on nothing else', () => {
+    const operations = operationsOf(document);
+    const withKey = operations
+      .filter(([, operation]) => (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key' && !p.required))
+      .map(([name]) => name);
+    const posts = operations.filter(([name]) => name.startsWith('POST ')).map(([name]) => name);
+    expect(posts.length).toBeGreaterThan(5);
+    expect(withKey).toEqual(posts);
+  });
+
   it('names the shared shapes, refers to them, and lists the events, licence and server', () => {
     const schemas = document.components.schemas as Json;
     for (const name of [
