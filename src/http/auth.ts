@@ -51,7 +51,6 @@ function tooManyFailures(retryAfter: number): ApiError {
 /** Turns the API key of a request into a KeyActor, or throws the spec's 401/403/429. */
 export class Authenticator {
   private readonly lastUsedWrites = new Map<string, number>();
-  /** Enabled keys by hash; exact, not time-based (see exact-cache.ts). */
   private readonly sandboxHost: string | undefined;
   private readonly sandboxProtocol: string = 'https:';
 

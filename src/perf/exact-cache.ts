@@ -2,10 +2,11 @@ import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 
 /**
- * Per-process caches for hot lookups (API keys, tags) that are never stale:
+ * Per-process caches for hot lookups (API keys, tags) that are exact within a bound:
+ * - a change made by this process is announced with announceChange(topic), and seen at once;
  * - a change made by another process reaches every cache of that database through its change
- *   feed: SQLite's data_version counter, or PostgreSQL notifications (pg-change-feed.ts);
- * - a change made by this process is announced with announceChange(topic).
+ *   feed: PostgreSQL notifications (pg-change-feed.ts), from the next request, or SQLite's
+ *   data_version counter, within OTHER_PROCESS_CHANGE_DELAY_MS.
  */
 export type CacheTopic = 'keys' | 'tags';
 

@@ -24,7 +24,7 @@ export class SerializedBodies<V extends object> {
     return handled(andThen(value, (resolved) => this.send(reply, resolved)));
   }
 
-  send(reply: FastifyReply, value: V): FastifyReply {
+  private send(reply: FastifyReply, value: V): FastifyReply {
     let body = this.bodies.get(value);
     if (!body) {
       body = Buffer.from(serializer(reply)(this.envelope(value)));

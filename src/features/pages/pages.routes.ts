@@ -25,7 +25,7 @@ import {
 import { FAVICON_PATH, FAVICON_SVG } from './favicon.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
-import { beaconScript, NOT_FOUND_PAGE, renderTagPage, splitAtBeacon, withoutBeacon } from './render.js';
+import { beaconScript, NOT_FOUND_PAGE, renderTagPage, splitAtBeacon } from './render.js';
 
 /**
  * No script, no inline style, nothing from other origins but images: user content cannot run
@@ -102,7 +102,7 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
       },
     );
     const [beforeBeacon, afterBeacon] = splitAtBeacon(html);
-    const page = { uncounted: Buffer.from(withoutBeacon(html)), beforeBeacon, afterBeacon };
+    const page = { uncounted: Buffer.from(beforeBeacon + afterBeacon), beforeBeacon, afterBeacon };
     rendered.set(pageKey(tag), page);
     return page;
   }
