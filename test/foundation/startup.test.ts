@@ -70,14 +70,18 @@ describe('the start-up warning about links to localhost', () => {
     /"level":40,[^\n]*"msg":"HOST=[^"]* accepts connections from other machines, but PUBLIC_BASE_URL is http:\/\/localhost:0 [^"]*QR codes will point at localhost/g;
 
   /**
-   * Starts `serve` with `env` on a free port and returns its log once it has answered a request
-   * (the warning, if any, is written between listening and serving), then stops it.
+   * Starts `serve` with `env` on a free port and returns its log up to its shutdown, after it has
+   * answered a request (the warning, if any, is written between listening and serving).
    */
   async function startupLog(env: Record<string, string>): Promise<string> {
     const server = spawnTagsvc(['serve', '--no-worker'], { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env });
     try {
       const [, url] = await server.waitForOutput(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      // The log reaches this process on a pipe of its own, behind the answer: once the notice of
+      // the shutdown asked for now has arrived, every line written before it has too.
+      server.child.kill('SIGTERM');
+      await server.waitForOutput(/"msg":"shutting down"/);
       return server.output();
     } finally {
       await server.stop();
