@@ -39,6 +39,8 @@ function openSqlite(dataDir: string): DatabaseHandle {
   // over many pages. 64 MB of cache, and reads through a memory map instead of a read() each.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 1073741824');
+  // Temporary tables and sorters (view ingestion's batch, GROUP BY) in memory, not in a file.
+  sqlite.pragma('temp_store = MEMORY');
   // Kysely prepares every query anew; preparing costs more than running a point lookup, so
   // statements are kept per SQL text (the SQL of a query builder chain is always the same).
   const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });

@@ -7,10 +7,11 @@ import type { Database } from './schema.js';
  * takes them top to bottom, so two transactions never wait for each other:
  *
  *   1. an account's row (webhook creation: the plan's webhook count)
- *   2. the view rollup (advisory lock): rollups, tag deletions, the visitor purge
+ *   2. the view rollup (advisory lock): ingestion of the view inbox, tag deletions, the
+ *      visitor purge
  *   3. a tag's row: `update` for its deletion, `key share` for a beacon of one of its views,
  *      a new page version for a change of one of its files (before the account's storage)
- *   4. pending views' rows (the rollup's claim), then a view's row (a beacon's duration)
+ *   4. a view's row (a beacon's duration)
  *   5. rollup rows (tag_daily, scope-day visitor sets)
  *
  * SQLite runs one write transaction at a time (transactions begin IMMEDIATE, database.ts), so

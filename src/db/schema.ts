@@ -332,9 +332,11 @@ export interface SettingsTable {
   updated_at: string;
 }
 
-/** A committed view not yet rolled up (see migration 0007). */
-export interface PendingViewsTable {
-  view_id: string;
+/** A view answered but not yet ingested, in arrival order: its record (see migration 0015). */
+export interface ViewInboxTable {
+  seq: Generated<number>;
+  /** A JSON array (features/analytics/view-record.ts); jsonb on PostgreSQL, which reads it back as an array. */
+  record: string | unknown[];
 }
 
 /**
@@ -382,7 +384,7 @@ export interface Database {
   scope_day_visitors: ScopeDayVisitorsTable;
   tag_monthly: TagMonthlyTable;
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
-  pending_views: PendingViewsTable;
+  view_inbox: ViewInboxTable;
   sessions: SessionsTable;
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -2,7 +2,7 @@ import { rollUpViews } from '../features/analytics/index.js';
 import type { Job } from './runner.js';
 
 /**
- * Rolls up the views pages committed (see features/analytics/view-rollup.ts). Every second:
+ * Ingests the views pages committed to the inbox (features/analytics/view-rollup.ts). Every second:
  * view webhooks leave about a second after the view, and one roll takes in a second's views.
  */
 export const analyticsRollupJob: Job = {

@@ -38,7 +38,7 @@ describe('view recording commits views in groups', () => {
 
   const viewOf = (i: number) => viewRow({ id: tag.id, ownerId: owner.userId }, t.clock.now().toISOString(), visitorId(`group${i}`));
 
-  const viewInserts = () => statements.filter((text) => /INSERT INTO views \(/i.test(text)).length;
+  const viewInserts = () => statements.filter((text) => /INSERT INTO view_inbox \(/i.test(text)).length;
 
   beforeAll(async () => {
     t = await startAnalyticsApp();

@@ -36,7 +36,9 @@ describe('recording page views', () => {
   });
   afterAll(() => t.close());
 
-  function viewRows(tagId: string) {
+  /** The tag's stored views, once the inbox is ingested (as every reader of views does first). */
+  async function viewRows(tagId: string) {
+    await rollUpViews(t.database.db);
     return t.database.db.selectFrom('views').selectAll().where('tag_id', '=', tagId).orderBy('occurred_at').orderBy('id').execute();
   }
 
@@ -45,8 +47,11 @@ describe('recording page views', () => {
     return last?.id ?? '';
   }
 
-  async function pendingIds(): Promise<string[]> {
-    return (await t.database.db.selectFrom('pending_views').select('view_id').orderBy('view_id').execute()).map((row) => row.view_id);
+  /** The ids of the views whose records await ingestion, in arrival order. */
+  async function inboxIds(): Promise<string[]> {
+    const rows = await t.database.db.selectFrom('view_inbox').select('record').orderBy('seq').execute();
+    // A JSON array whose first field is the view's id: text on SQLite, jsonb (parsed) on PostgreSQL.
+    return rows.map((row) => (typeof row.record === 'string' ? (JSON.parse(row.record) as string[]) : (row.record as string[]))[0]!);
   }
 
   async function createWebhook(key: string, events: string[]): Promise<{ id: string }> {
@@ -273,17 +278,21 @@ describe('recording page views', () => {
     expect(report.by_browser).toEqual({});
   });
 
-  it('a view and its pending row are committed before the page is answered; the rollups follow, before any report', async () => {
+  it("a view's record is committed before the page is answered; its row and rollups follow, before any report", async () => {
     const tag = await createTag(t, alice.key, { title: 'Pending' });
-    await view(t, tag.short_id, { at: '2026-03-05T09:00:00.000Z', visitor: visitorId('p1') });
-    const [row] = await viewRows(tag.id);
-    expect(await pendingIds()).toEqual([row!.id]);
+    const token = await view(t, tag.short_id, { at: '2026-03-05T09:00:00.000Z', visitor: visitorId('p1') });
+    const viewId = token.split('.')[0]!;
+    expect(await inboxIds()).toEqual([viewId]);
+    expect(await t.database.db.selectFrom('views').select('id').where('tag_id', '=', tag.id).execute()).toEqual([]);
     expect(await t.database.db.selectFrom('tag_daily').selectAll().where('tag_id', '=', tag.id).execute()).toEqual([]);
 
-    // A report rolls the pending views up first, so it counts every view answered before it.
+    // A report ingests the inbox first, so it counts every view answered before it.
     const report = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-05', end_date: '2026-03-06' });
     expect(report.summary.total_views).toBe(1);
-    expect(await pendingIds()).toEqual([]);
+    expect(await inboxIds()).toEqual([]);
+    expect((await t.database.db.selectFrom('views').select('id').where('tag_id', '=', tag.id).execute()).map((row) => row.id)).toEqual([
+      viewId,
+    ]);
     expect(await rollUpViews(t.database.db)).toBe(0);
   });
 
@@ -365,26 +374,26 @@ describe('recording page views', () => {
     expect((await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: alice.key })).status).toBe(200);
   });
 
-  it('views and their pending rows are committed before the page is answered, also under concurrency', async () => {
+  it("views' records are committed before the page is answered, also under concurrency", async () => {
     const tag = await createTag(t, alice.key, { title: 'Committed' });
     t.clock.freeze(new Date('2026-03-07T12:00:00.000Z'));
+    const idOf = (token: string) => token.split('.')[0]!;
     for (let i = 0; i < 3; i++) {
-      await view(t, tag.short_id, { visitor: visitorId(`seq${i}`), scan: i === 1 });
-      const rows = await viewRows(tag.id);
-      expect(rows).toHaveLength(i + 1);
-      expect(await pendingIds()).toContain(rows[i]!.id);
+      const token = await view(t, tag.short_id, { visitor: visitorId(`seq${i}`), scan: i === 1 });
+      expect((await inboxIds()).at(-1)).toBe(idOf(token));
     }
 
     const tokens = await Promise.all(
       Array.from({ length: 30 }, (_, i) => view(t, tag.short_id, { visitor: visitorId(`conc${i}`), ip: i % 2 ? IP.london : IP.sydney })),
     );
     expect(new Set(tokens).size).toBe(30);
-    const rows = await viewRows(tag.id);
-    expect(rows).toHaveLength(33);
-    expect((await pendingIds()).filter((id) => rows.some((row) => row.id === id))).toHaveLength(33);
+    const inbox = await inboxIds();
+    expect(inbox).toHaveLength(33);
+    expect(inbox).toEqual(expect.arrayContaining(tokens.map(idOf)));
     const report = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-07', end_date: '2026-03-08' });
     expect(report.summary).toEqual({ total_views: 33, unique_views: 33, qr_scans: 1, direct_visits: 32, average_time_seconds: 0 });
     expect(report.by_country).toEqual({ GB: 15, AU: 15, other: 3 });
+    expect((await viewRows(tag.id)).map((row) => row.id).sort()).toEqual([...inbox].sort());
   });
 
   it('rollups running at once count each view once', async () => {
@@ -397,14 +406,14 @@ describe('recording page views', () => {
     expect(daily.map((d) => [Number(d.views), Number(d.unique_views)])).toEqual([[40, 20]]);
   });
 
-  it("a tag's deletion rolls its pending views up first: their events precede tag.deleted", async () => {
+  it("a tag's deletion ingests the inbox first: its views' events precede tag.deleted", async () => {
     const hook = await createWebhook(alice.key, ['tag.viewed', 'tag.deleted']);
     const tag = await createTag(t, alice.key, { title: 'Viewed, then deleted' });
     const start = await eventCursor();
     await view(t, tag.short_id, { at: '2026-03-07T14:00:00.000Z', visitor: visitorId('del1') });
     expect((await request(t, 'DELETE', `/v1/tags/${tag.id}`, { key: alice.key })).status).toBe(200);
     expect((await eventsSince(start)).map(({ body }) => body.event)).toEqual(['tag.viewed', 'tag.deleted']);
-    expect(await pendingIds()).toEqual([]);
+    expect(await inboxIds()).toEqual([]);
     expect((await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: alice.key })).status).toBe(200);
   });
 

@@ -43,6 +43,7 @@ describe('analytics retention and deletion', () => {
   /** Every analytics row of a tag, by table, reduced to its time key. */
   async function analyticsOf(tagId: string): Promise<Record<AnalyticsTable, string[]>> {
     const db = t.database.db;
+    await rollUpViews(db);
     const [views, hourly, daily, dimensions, visitorHours, visitorDays, visitorSets, monthly, monthlyDimensions] = await Promise.all([
       db.selectFrom('views').select('occurred_at').where('tag_id', '=', tagId).orderBy('occurred_at').execute(),
       db.selectFrom('tag_hourly').select('hour').where('tag_id', '=', tagId).orderBy('hour').execute(),
@@ -359,6 +360,7 @@ describe('analytics retention and deletion', () => {
     const liveTag = await createTag(t, owner.key, { title: 'Live' });
     await view(t, sandboxTag.short_id, { at: '2027-04-01T10:00:00.000Z', visitor: visitorId('s1') });
     await view(t, liveTag.short_id, { at: '2027-04-01T10:00:00.000Z', visitor: visitorId('s2') });
+    await rollUpViews(t.database.db);
     const row = await t.database.db.selectFrom('views').select('environment').where('tag_id', '=', sandboxTag.id).executeTakeFirstOrThrow();
     expect(row.environment).toBe('test');
     expect((await getData(t, testKey, '/v1/analytics/overview')).totals.views).toBe(1);

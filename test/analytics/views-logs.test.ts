@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
 import {
   createTag,
@@ -48,6 +49,7 @@ describe('view records and access logs', () => {
     await visit(t, tag.short_id, { at: '2026-04-03T08:30:00.000Z', ua: UA.googlebot, ip: IP.london });
     await expectBeaconAccepted(t, b, 42);
     t.clock.freeze(new Date('2026-04-03T18:00:00.000Z'));
+    await rollUpViews(t.database.db);
     ids = (await t.database.db.selectFrom('views').select('id').where('tag_id', '=', tag.id).orderBy('occurred_at').execute()).map(
       (r) => r.id,
     );
@@ -192,6 +194,7 @@ describe('view records and access logs', () => {
     expect(detailed.body).toEqual(response.body);
 
     // The view made while logging was off kept no user agent.
+    await rollUpViews(t.database.db);
     const stored = await t.database.db
       .selectFrom('views')
       .select(['id', 'user_agent', 'logged', 'ip_masked'])
@@ -269,6 +272,7 @@ describe('view records and access logs', () => {
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics/logs`, PERIOD), 403, 'analytics_not_enabled');
     await view(t, tag.short_id, { at: '2026-04-03T12:00:00.000Z', ua: UA.safariMac, ip: IP.london, visitor: visitorId('e') });
     t.clock.freeze(new Date('2026-04-03T18:00:00.000Z'));
+    await rollUpViews(t.database.db);
     const e = await t.database.db
       .selectFrom('views')
       .selectAll()
@@ -290,9 +294,15 @@ describe('view records and access logs', () => {
   });
 
   it('no whole address is stored or answered anywhere', async () => {
+    // A view still in the inbox, and then stored.
+    await view(t, tag.short_id, { at: '2026-04-03T11:00:00.000Z', ua: UA.firefoxLinux, ip: IP.london });
+    const inbox = await t.database.db.selectFrom('view_inbox').select('record').execute();
+    expect(inbox).toHaveLength(1);
+    await rollUpViews(t.database.db);
     const rows = await t.database.db.selectFrom('views').selectAll().execute();
     const events = await t.database.db.selectFrom('events').selectAll().execute();
     const texts = [
+      JSON.stringify(inbox),
       JSON.stringify(rows),
       JSON.stringify(events),
       (await get(t, alice.key, `/v1/tags/${tag.id}/analytics`, PERIOD)).text,

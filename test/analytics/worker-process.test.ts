@@ -45,7 +45,7 @@ describe('views rolled up by a separate worker process', () => {
           Number(
             (
               await db
-                .selectFrom('pending_views')
+                .selectFrom('view_inbox')
                 .select((eb) => eb.fn.countAll().as('n'))
                 .executeTakeFirstOrThrow()
             ).n,

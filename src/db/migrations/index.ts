@@ -13,6 +13,7 @@ import * as loggedViewsIndex from './0011_logged_views_index.js';
 import * as settings from './0012_settings.js';
 import * as openVisitorNumbers from './0013_open_visitor_numbers.js';
 import * as idempotencyKeys from './0014_idempotency_keys.js';
+import * as viewInbox from './0015_view_inbox.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_settings': settings,
   '0013_open_visitor_numbers': openVisitorNumbers,
   '0014_idempotency_keys': idempotencyKeys,
+  '0015_view_inbox': viewInbox,
 };

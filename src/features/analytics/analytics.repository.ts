@@ -1,243 +1,196 @@
 import { setImmediate } from 'node:timers/promises';
-import { sql, type ExpressionBuilder } from 'kysely';
-import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
-import type { Db } from '../../db/database.js';
+import { CompiledQuery, sql, type ExpressionBuilder } from 'kysely';
+import { isPostgres, type Db } from '../../db/database.js';
 import { forUpdate, lockTagRow, lockViewRollup } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
 import type { Database, Environment, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
 import { monthOf } from './period.js';
+import { NUMERIC_FIELDS, RECORD_FIELDS } from './view-record.js';
 
 /** All SQL for views and their rollups. */
 
-const VIEW_COLUMNS = [
-  'id',
-  'tag_id',
-  'environment',
-  'owner_id',
-  'organization_id',
-  'occurred_at',
-  'source',
-  'visitor',
-  'device',
-  'browser',
-  'os',
-  'country',
-  'region',
-  'city',
-  'ip_masked',
-  'user_agent',
-  'referrer',
-  'logged',
-  'duration_seconds',
-] as const satisfies ReadonlyArray<keyof ViewsTable>;
+/**
+ * Appends view records (view-record.ts), given as one JSON array, to the inbox in their order:
+ * one statement of one parameter whatever the batch's size, atomic by itself.
+ */
+export async function appendToInbox(db: Db, records: string): Promise<void> {
+  const text = isPostgres(db)
+    ? 'INSERT INTO view_inbox (record) SELECT r.value FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, n) ORDER BY r.n'
+    : 'INSERT INTO view_inbox (record) SELECT r.value FROM json_each(?) AS r ORDER BY r.key';
+  await db.executeQuery(CompiledQuery.raw(text, [records]));
+}
 
-const VIEWS: BulkInsert<ViewsTable> = { table: 'views', columns: VIEW_COLUMNS, values: (row) => VIEW_COLUMNS.map((c) => row[c]) };
-
-export const viewsInsert = (rows: ViewsTable[]): InsertPart<ViewsTable> => ({ spec: VIEWS, rows });
-
-const PENDING_VIEWS: BulkInsert<string> = { table: 'pending_views', columns: ['view_id'], values: (id) => [id] };
-
-/** The views' pending_views rows: each is rolled up later (view-rollup.ts). */
-export const pendingViewsInsert = (viewIds: string[]): InsertPart<string> => ({ spec: PENDING_VIEWS, rows: viewIds });
-
-export async function countPendingViews(db: Db): Promise<number> {
+export async function countInboxViews(db: Db): Promise<number> {
   const { count } = await db
-    .selectFrom('pending_views')
+    .selectFrom('view_inbox')
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(count);
 }
 
-export async function anyPendingView(db: Db): Promise<boolean> {
-  return (await db.selectFrom('pending_views').select('view_id').limit(1).executeTakeFirst()) !== undefined;
+export async function anyInboxView(db: Db): Promise<boolean> {
+  return (await db.selectFrom('view_inbox').select('seq').limit(1).executeTakeFirst()) !== undefined;
 }
 
-/**
- * The oldest pending views, their rows locked (PostgreSQL): a beacon of one of them waits until
- * the rollup has counted it, or the rollup waits for the beacon and reads its time on page.
+/*
+ * Ingestion works on a batch: the oldest records of the inbox, unpacked once into a temporary
+ * table of the connection (ingest_batch) with what each view takes from its tag and its
+ * buckets. Every step then reads that table inside the database: the views rows, the rollups
+ * (grouped there, not view by view in JavaScript) and the visitor sets. Only what the events
+ * need crosses into JavaScript, and only for scopes whose webhooks take view events.
  */
-export async function claimPendingViews(trx: Db, limit: number): Promise<string[]> {
-  let query = trx.selectFrom('pending_views').select('view_id').orderBy('view_id').limit(limit);
-  query = forUpdate(trx, query);
-  return (await query.execute()).map((row) => row.view_id);
+const BATCH_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['seq', 'bigint'],
+  ...RECORD_FIELDS.map((field) => [field, NUMERIC_FIELDS.has(field) ? 'integer' : 'text'] as const),
+  ['environment', 'text'],
+  ['owner_id', 'text'],
+  ['organization_id', 'text'],
+  ['scope_id', 'text'],
+  ['short_id', 'text'],
+  ['title', 'text'],
+  ['hour', 'text'],
+  ['day', 'text'],
+  ['month', 'text'],
+];
+
+// The batch's views counted by tag, day and the three dimensions: the rollups without unique
+// counts read these few rows instead of grouping the whole batch once each.
+const CELL_COLUMNS = ['tag_id', 'environment', 'scope_id', 'day', 'month', 'device', 'country', 'browser'];
+
+const CREATE_BATCH = [
+  `CREATE TEMP TABLE IF NOT EXISTS ingest_batch (${BATCH_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})`,
+  `CREATE TEMP TABLE IF NOT EXISTS ingest_cells (${CELL_COLUMNS.map((name) => `${name} text`).join(', ')}, views integer, qr_scans integer)`,
+  'DELETE FROM ingest_batch',
+  'DELETE FROM ingest_cells',
+].map((text) => CompiledQuery.raw(text));
+
+/** The batch's rows from the records `source` names (columns seq and record), their tags joined. */
+function fillBatch(postgres: boolean, source: string): string {
+  const field = (name: string, i: number) =>
+    postgres && NUMERIC_FIELDS.has(name) ? `(i.record->>${i})::integer AS ${name}` : `i.record->>${i} AS ${name}`;
+  return `INSERT INTO ingest_batch (${BATCH_COLUMNS.map(([name]) => name).join(', ')})
+    SELECT r.*, t.environment, t.owner_id, t.organization_id, coalesce(t.organization_id, t.owner_id), t.short_id, t.title,
+      substr(r.occurred_at, 1, 13) || ':00:00Z', substr(r.occurred_at, 1, 10), substr(r.occurred_at, 1, 7) || '-01'
+    FROM (SELECT i.seq, ${RECORD_FIELDS.map(field).join(', ')} FROM ${source} i) r
+    LEFT JOIN tags t ON t.id = r.tag_id`;
 }
 
-// Ids per IN list: a rollup batch's ids in one statement (SQLite takes up to 32,766 parameters).
-const CHUNK = 2000;
+const TAKE_POSTGRES = `WITH taken AS (DELETE FROM view_inbox WHERE seq IN (SELECT seq FROM view_inbox ORDER BY seq LIMIT $1) RETURNING seq, record)
+  ${fillBatch(true, 'taken')}`;
+const TAKE_SQLITE = fillBatch(false, '(SELECT seq, record FROM view_inbox ORDER BY seq LIMIT ?)');
 
 /**
- * The views with what their events tell of their tag, in id (arrival) order: only the columns
- * the rollups and the events read, as each view costs the rollup its row's decoding.
+ * Takes the oldest records out of the inbox into the batch; returns how many. A record whose
+ * tag is gone (answered while its tag was being deleted) leaves the inbox and goes, as the
+ * tag's other views did. On PostgreSQL one statement deletes exactly the records it copies,
+ * whatever commits meanwhile; SQLite's transaction holds the file's one write lock, so the
+ * records up to the last one copied are the ones copied.
  */
-export async function viewsWithTags(trx: Db, ids: string[]) {
-  const rows = [];
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const chunk = await trx
-      .selectFrom('views')
-      .innerJoin('tags', 'tags.id', 'views.tag_id')
-      .select([
-        'views.id',
-        'views.tag_id',
-        'views.environment',
-        'views.owner_id',
-        'views.organization_id',
-        'views.occurred_at',
-        'views.source',
-        'views.visitor',
-        'views.device',
-        'views.browser',
-        'views.os',
-        'views.country',
-        'views.duration_seconds',
-        'tags.short_id',
-        'tags.title',
-      ])
-      .where('views.id', 'in', ids.slice(i, i + CHUNK))
-      .orderBy('views.id')
-      .execute();
-    rows.push(...chunk);
-  }
+export async function takeInboxBatch(trx: Db, limit: number): Promise<number> {
+  const postgres = isPostgres(trx);
+  for (const statement of CREATE_BATCH) await trx.executeQuery(statement);
+  const taken = await trx.executeQuery(CompiledQuery.raw(postgres ? TAKE_POSTGRES : TAKE_SQLITE, [limit]));
+  if (!postgres) await trx.executeQuery(CompiledQuery.raw('DELETE FROM view_inbox WHERE seq <= (SELECT max(seq) FROM ingest_batch)'));
+  await trx.executeQuery(CompiledQuery.raw('DELETE FROM ingest_batch WHERE environment IS NULL'));
+  return Number(taken.numAffectedRows ?? 0);
+}
+
+const counted = (condition: string) => `sum(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+/** The batch's distinct visitors of a group that `table` does not hold yet for its tag and bucket. */
+const newVisitors = (table: string, bucket: string) =>
+  `count(DISTINCT CASE WHEN NOT EXISTS (SELECT 1 FROM ${table} v WHERE v.tag_id = b.tag_id AND v.${bucket} = b.${bucket} AND v.visitor = b.visitor) THEN b.visitor END)`;
+
+/**
+ * Adds the batch's groups to a rollup: INSERT … ON CONFLICT DO UPDATE adding the counts. Rows go
+ * in key order, so concurrent writers (several server processes on one PostgreSQL) lock them
+ * in the same order and never deadlock. (SQLite wants a WHERE before an upsert's GROUP BY.)
+ */
+function rollUp(table: string, keys: string[], fixed: string[], counts: Array<[string, string]>, from = 'ingest_batch b'): string {
+  const groups = [...keys, ...fixed];
+  return `INSERT INTO ${table} (${[...groups, ...counts.map(([name]) => name)].join(', ')})
+    SELECT ${[...groups.map((c) => `b.${c}`), ...counts.map(([, value]) => value)].join(', ')}
+    FROM ${from} WHERE true GROUP BY ${groups.map((c) => `b.${c}`).join(', ')} ORDER BY ${keys.map((c) => `b.${c}`).join(', ')}
+    ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${counts.map(([name]) => `${name} = ${table}.${name} + excluded.${name}`).join(', ')}`;
+}
+
+const DIMENSIONS = `(SELECT tag_id, day, month, 'device' AS dimension, device AS value, views FROM ingest_cells
+  UNION ALL SELECT tag_id, day, month, 'country', country, views FROM ingest_cells
+  UNION ALL SELECT tag_id, day, month, 'browser', browser, views FROM ingest_cells) b`;
+
+const VIEW_COUNTS: Array<[string, string]> = [
+  ['views', 'count(*)'],
+  ['qr_scans', counted("b.source = 'qr_scan'")],
+  ['direct_visits', counted("b.source = 'direct'")],
+  ['duration_sum', 'coalesce(sum(b.duration_seconds), 0)'],
+  ['duration_count', 'count(b.duration_seconds)'],
+];
+
+/** In this order: the unique counts compare the batch's visitors with the sets before these take them in. */
+const STORE_BATCH = [
+  `INSERT INTO views (environment, owner_id, organization_id, ${RECORD_FIELDS.join(', ')})
+    SELECT environment, owner_id, organization_id, ${RECORD_FIELDS.join(', ')} FROM ingest_batch ORDER BY seq`,
+  rollUp('tag_hourly', ['tag_id', 'hour'], [], [...VIEW_COUNTS, ['unique_visitors', newVisitors('tag_visitor_hours', 'hour')]]),
+  rollUp(
+    'tag_daily',
+    ['tag_id', 'day'],
+    ['environment', 'owner_id', 'organization_id'],
+    [...VIEW_COUNTS, ['unique_views', newVisitors('tag_visitor_days', 'day')]],
+  ),
+  `INSERT INTO ingest_cells (${CELL_COLUMNS.join(', ')}, views, qr_scans)
+    SELECT ${CELL_COLUMNS.map((c) => (c === 'country' ? "coalesce(country, 'unknown')" : c)).join(', ')}, count(*), ${counted("source = 'qr_scan'")}
+    FROM ingest_batch GROUP BY ${CELL_COLUMNS.map((c) => (c === 'country' ? "coalesce(country, 'unknown')" : c)).join(', ')}`,
+  rollUp(
+    'scope_daily',
+    ['environment', 'scope_id', 'day'],
+    [],
+    [
+      ['views', 'sum(b.views)'],
+      ['qr_scans', 'sum(b.qr_scans)'],
+    ],
+    'ingest_cells b',
+  ),
+  rollUp('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], [], [['views', 'sum(b.views)']], 'ingest_cells b'),
+  rollUp('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], [], [['views', 'sum(b.views)']], DIMENSIONS),
+  rollUp('tag_monthly_dimensions', ['tag_id', 'month', 'dimension', 'value'], [], [['views', 'sum(b.views)']], DIMENSIONS),
+  `INSERT INTO tag_visitor_hours (tag_id, hour, visitor)
+    SELECT DISTINCT tag_id, hour, visitor FROM ingest_batch WHERE true ORDER BY tag_id, hour, visitor ON CONFLICT DO NOTHING`,
+  // With the visitor's number where it has one: reports then look up only the open rows'
+  // visitors numbered since (openScopeVisitorDays). Read under the rollup lock, which the
+  // visitor purge takes too: a number stored is never one the purge deletes meanwhile.
+  // Looked up row by row through the key's index: a join would let PostgreSQL, which knows
+  // nothing of a temporary table's rows, scan all of visitors for each batch.
+  `INSERT INTO tag_visitor_days (tag_id, day, visitor, visitor_number)
+    SELECT d.tag_id, d.day, d.visitor, (SELECT n.id FROM visitors n WHERE n.key = d.visitor)
+    FROM (SELECT DISTINCT tag_id, day, visitor FROM ingest_batch) d
+    WHERE true ORDER BY d.tag_id, d.day, d.visitor ON CONFLICT DO NOTHING`,
+].map((text) => CompiledQuery.raw(text));
+
+/** Stores the batch's views, and adds them to the rollups and the visitor sets. */
+export async function storeBatch(trx: Db): Promise<void> {
+  for (const statement of STORE_BATCH) await trx.executeQuery(statement);
+}
+
+/** The scopes the batch's views belong to. */
+export async function batchScopes(trx: Db) {
+  const { rows } = await trx.executeQuery<Pick<ViewsTable, 'environment' | 'owner_id' | 'organization_id'>>(
+    CompiledQuery.raw('SELECT DISTINCT environment, owner_id, organization_id FROM ingest_batch'),
+  );
   return rows;
 }
 
-export async function deleteViews(trx: Db, ids: string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += CHUNK)
-    await trx
-      .deleteFrom('views')
-      .where('id', 'in', ids.slice(i, i + CHUNK))
-      .execute();
+export interface BatchView extends Pick<
+  ViewsTable,
+  'id' | 'tag_id' | 'environment' | 'owner_id' | 'organization_id' | 'occurred_at' | 'source' | 'device' | 'browser' | 'os' | 'country'
+> {
+  short_id: string;
+  title: string;
 }
 
-export async function deletePendingViews(trx: Db, ids: string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += CHUNK)
-    await trx
-      .deleteFrom('pending_views')
-      .where('view_id', 'in', ids.slice(i, i + CHUNK))
-      .execute();
-}
-
-export async function tagHasPendingViews(trx: Db, tagId: string): Promise<boolean> {
-  const row = await trx
-    .selectFrom('pending_views as p')
-    .innerJoin('views as v', 'v.id', 'p.view_id')
-    .select('p.view_id')
-    .where('v.tag_id', '=', tagId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Whether the view is still pending, its pending row locked (PostgreSQL) until the transaction ends. */
-export async function isPendingView(trx: Db, viewId: string): Promise<boolean> {
-  let query = trx.selectFrom('pending_views').select('view_id').where('view_id', '=', viewId);
-  query = forUpdate(trx, query);
-  return (await query.executeTakeFirst()) !== undefined;
-}
-
-/** A rollup views add to: its key columns, the columns set once, and the counts added up. */
-function rollup<T extends keyof Database>(
-  table: T,
-  keys: Array<keyof Database[T]>,
-  counts: Array<keyof Database[T]>,
-  fixed: Array<keyof Database[T]> = [],
-): BulkInsert<Database[T]> & { keys: Array<keyof Database[T]> } {
-  const columns = [...keys, ...fixed, ...counts];
-  return {
-    table,
-    keys,
-    columns: columns as string[],
-    values: (row) => columns.map((c) => row[c]),
-    onConflict: { keys: keys as string[], add: counts as string[] },
-  };
-}
-
-const ROLLUPS = {
-  tag_hourly: rollup(
-    'tag_hourly',
-    ['tag_id', 'hour'],
-    ['views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors'],
-  ),
-  tag_daily: rollup(
-    'tag_daily',
-    ['tag_id', 'day'],
-    ['views', 'qr_scans', 'direct_visits', 'unique_views', 'duration_sum', 'duration_count'],
-    ['environment', 'owner_id', 'organization_id'],
-  ),
-  scope_daily: rollup('scope_daily', ['environment', 'scope_id', 'day'], ['views', 'qr_scans']),
-  tag_monthly: rollup('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], ['views']),
-  tag_daily_dimensions: rollup('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], ['views']),
-  tag_monthly_dimensions: rollup('tag_monthly_dimensions', ['tag_id', 'month', 'dimension', 'value'], ['views']),
-};
-
-export type Rollup = keyof typeof ROLLUPS;
-
-/**
- * Rows added to a rollup: an INSERT … ON CONFLICT DO UPDATE adding the counts. Rows go in key
- * order, so concurrent writers (several server processes on one PostgreSQL) lock them in the
- * same order and never deadlock; each key must appear once.
- */
-export function rollupInsert<T extends Rollup>(table: T, rows: Array<Database[T]>): InsertPart<Database[T]> {
-  const spec = ROLLUPS[table] as unknown as ReturnType<typeof rollup<T>>;
-  const keyOf = (row: Database[T]) => spec.keys.map((k) => String(row[k])).join('|');
-  const sorted = rows.map((row) => [keyOf(row), row] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { spec, rows: sorted.map(([, row]) => row) };
-}
-
-/** The scope a rolled-up row belongs to: its organization, else its owner (personal rows). */
-export const scopeIdOf = (row: { organization_id: string | null; owner_id: string }) => row.organization_id ?? row.owner_id;
-
-export interface VisitorRow {
-  tag_id: string;
-  bucket: string;
-  visitor: string;
-}
-
-function visitorRows(table: 'tag_visitor_hours' | 'tag_visitor_days', bucket: 'hour' | 'day'): BulkInsert<VisitorRow> {
-  return {
-    table,
-    columns: ['tag_id', bucket, 'visitor'],
-    values: (row) => [row.tag_id, row.bucket, row.visitor],
-    onConflict: { keys: ['tag_id', bucket, 'visitor'] },
-    returning: ['tag_id', `${bucket} AS bucket`, 'visitor'],
-  };
-}
-
-const VISITOR_HOURS = visitorRows('tag_visitor_hours', 'hour');
-const VISITOR_DAYS: BulkInsert<VisitorRow & { number: number | null }> = {
-  ...(visitorRows('tag_visitor_days', 'day') as BulkInsert<unknown>),
-  columns: ['tag_id', 'day', 'visitor', 'visitor_number'],
-  values: (row) => [row.tag_id, row.bucket, row.visitor, row.number],
-};
-
-/** (tag, hour, visitor) rows, each stored once; the insert returns those that were new. */
-export const visitorHoursInsert = (rows: VisitorRow[]): InsertPart<VisitorRow> => ({ spec: VISITOR_HOURS, rows });
-/**
- * (tag, day, visitor) rows, each stored once, with the visitor's number if it has one
- * (visitorNumbersOf); the insert returns those that were new: the day's new unique views.
- */
-export const visitorDaysInsert = (rows: Array<VisitorRow & { number: number | null }>): InsertPart<VisitorRow> => ({
-  spec: VISITOR_DAYS as BulkInsert<unknown>,
-  rows,
-});
-
-/**
- * The numbers of those of the visitors that have one. The rollup stores them on the open rows
- * it writes, so reports need not look every open row's visitor up (openScopeVisitorDays). Read
- * under the rollup lock, which the visitor purge takes too: a number stored is never one the
- * purge deletes meanwhile (see purgeVisitorsBefore).
- */
-export async function visitorNumbersOf(trx: Db, keys: string[]): Promise<Map<string, number>> {
-  const numbers = new Map<string, number>();
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const rows = await trx
-      .selectFrom('visitors')
-      .select(['id', 'key'])
-      .where('key', 'in', keys.slice(i, i + CHUNK))
-      .execute();
-    for (const row of rows) numbers.set(row.key, Number(row.id));
-  }
-  return numbers;
+/** What the events of the batch's views tell, in arrival order. */
+export async function batchViews(trx: Db): Promise<BatchView[]> {
+  const columns = 'id, tag_id, short_id, title, environment, owner_id, organization_id, occurred_at, source, device, browser, os, country';
+  return (await trx.executeQuery<BatchView>(CompiledQuery.raw(`SELECT ${columns} FROM ingest_batch ORDER BY seq`))).rows;
 }
 
 export function findView(db: Db, id: string) {
@@ -253,9 +206,9 @@ export function findView(db: Db, id: string) {
  * its tag's row (see lockTagRow), the view row is locked (a no-op update: a row lock on
  * PostgreSQL, the write lock on SQLite)
  * and its time read under that lock, so concurrent beacons of one view apply one after another
- * and the view counts once in its hour's average. A view not rolled up yet takes the time on
- * its own row, which the rollup reads; once rolled up, its hour and day follow too. Returns
- * whether the time grew.
+ * and the view counts once in its hour's average. A stored view is counted in its hour and day
+ * already (ingestion stores and counts it at once): they follow its time. Returns whether the
+ * time grew.
  */
 export async function growViewDuration(trx: Db, view: { id: string; tag_id: string; hour: string }, seconds: number): Promise<boolean> {
   await lockTagRow(trx, view.tag_id, 'key share');
@@ -268,7 +221,6 @@ export async function growViewDuration(trx: Db, view: { id: string; tag_id: stri
   if (!current || (current.duration_seconds !== null && seconds <= current.duration_seconds)) return false;
   const previous = current.duration_seconds;
   await trx.updateTable('views').set({ duration_seconds: seconds }).where('id', '=', view.id).execute();
-  if (await isPendingView(trx, view.id)) return true;
   const grow = {
     duration_sum: sql<number>`duration_sum + ${seconds - (previous ?? 0)}`,
     duration_count: sql<number>`duration_count + ${previous === null ? 1 : 0}`,
@@ -553,23 +505,13 @@ export function countViewsSince(db: Db, tagId: string, since: string) {
 }
 
 /**
- * Deletes up to `limit` of the tag's views that are rolled up (not pending); returns how many.
- * Found through the (tag_id, occurred_at) index, oldest first.
+ * Deletes up to `limit` of the tag's stored views (all counted in the rollups already); returns
+ * how many. Found through the (tag_id, occurred_at) index, oldest first.
  */
-export async function deleteRolledUpViewsOfTag(trx: Db, tagId: string, limit: number): Promise<number> {
+export async function deleteViewsOfTag(trx: Db, tagId: string, limit: number): Promise<number> {
   const result = await trx
     .deleteFrom('views')
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('views as v')
-        .select('v.id')
-        .where('v.tag_id', '=', tagId)
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('pending_views as p').select('p.view_id').whereRef('p.view_id', '=', 'v.id'))),
-        )
-        .orderBy('v.occurred_at')
-        .limit(limit),
-    )
+    .where('id', 'in', (eb) => eb.selectFrom('views').select('id').where('tag_id', '=', tagId).orderBy('occurred_at').limit(limit))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -577,17 +519,13 @@ export async function deleteRolledUpViewsOfTag(trx: Db, tagId: string, limit: nu
 /** Analytics records of a tag go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
   // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
-  // Rollups, which lock views' pending rows first, wait for the rollup lock (tag-dependent.ts).
+  // Ingestion, which writes rollup rows too, waits for the rollup lock (tag-dependent.ts).
   await forUpdate(trx, trx.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId)).execute();
   // Its scope's sets of its closed days still hold its visitors: rebuilt without them later.
   await sql`UPDATE scope_day_visitors SET stale = 1
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_day_visitors.environment = d.environment
       AND scope_day_visitors.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_day_visitors.day = d.day`.execute(trx);
-  await trx
-    .deleteFrom('pending_views')
-    .where('view_id', 'in', trx.selectFrom('views').select('id').where('tag_id', '=', tagId))
-    .execute();
   await sql`UPDATE scope_daily SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment

@@ -103,7 +103,7 @@ export async function tagReport(
   actor: Actor,
   { id: tagId, ...query }: { id: string } & DateQuery & { granularity: Granularity },
 ) {
-  // Reports count every view committed before they start: the pending ones are rolled up first.
+  // Reports count every view answered before they start: the inbox is ingested first.
   const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, actor, query);
   const { granularity } = query;
@@ -174,9 +174,9 @@ async function countTagViews(ctx: ServiceContext, tagId: string, range: { from: 
   }
 }
 
-/** Recorded views the rollup has not counted yet (metrics). */
+/** Views answered but not yet ingested (metrics). */
 export function pendingViewCount(db: Db): Promise<number> {
-  return repo.countPendingViews(db);
+  return repo.countInboxViews(db);
 }
 
 export function toViewRecord(view: ViewsTable) {
@@ -198,7 +198,7 @@ export async function listTagViews(
   actor: Actor,
   { id: tagId, ...query }: { id: string } & DateQuery & { limit: number; offset: number },
 ) {
-  const tag = await requireTag(ctx, actor, tagId);
+  const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, actor, query);
   const range = instantRange(period);
   const [total, rows] = await Promise.all([
@@ -251,7 +251,7 @@ export async function listTagLogs(
   actor: Actor,
   { id: tagId, ...query }: { id: string } & DateQuery & { limit: number; offset: number; level: LogLevel },
 ) {
-  const tag = await requireTag(ctx, actor, tagId);
+  const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   // A malformed request is refused as such (400) before the tag's state is (403).
   const period = periodFor(ctx, actor, query);
   requireAccessLogging(tag);
@@ -379,7 +379,7 @@ export async function overview(ctx: ServiceContext, actor: Actor, query: DateQue
 }
 
 export async function realtime(ctx: ServiceContext, actor: Actor, { id: tagId }: { id: string }) {
-  const tag = await requireTag(ctx, actor, tagId);
+  const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   if (!PLAN_LIMITS[actor.plan].realtimeAnalytics) throw forbidden('Real-time analytics require the Enterprise plan');
   const now = ctx.clock.now().getTime();
   const [sessions, lastHour, lastDay] = await Promise.all([

@@ -7,32 +7,31 @@ import { rollUpViewsIn } from './view-rollup.js';
 
 /**
  * What tags must do on analytics' behalf (context.ts, TagDependent), in the transaction that
- * deletes a tag: its views and rollups go with it. It takes the view rollup's lock first (PostgreSQL), so a rollup in progress finishes
- * before and the next waits until the tag is gone: a rollup locks views' pending rows, then the
- * tag's rollup rows, the opposite of this deletion's order. Then the tag's row, so a beacon of
- * one of its views finishes before, and the next waits at that row until the tag is gone (a
- * beacon locks its view's row, then the tag's rollup rows: also the opposite order). Its pending views are rolled up
- * first, so the views the tag had before its deletion still yield their events (before its
- * tag.deleted); a view recorded while the deletion runs finds no tag when it is rolled up, and
- * goes (view-rollup.ts).
+ * deletes a tag: its views and rollups go with it. It takes the view rollup's lock first
+ * (PostgreSQL), so an ingestion in progress finishes before and the next waits until the tag is
+ * gone. Then the tag's row, so a beacon of one of its views finishes before, and the next waits
+ * at that row until the tag is gone (a beacon locks its view's row, then the tag's rollup rows:
+ * the opposite of this deletion's order). The inbox is ingested first, so the views the tag had
+ * before its deletion still yield their events (before its tag.deleted); a view answered while
+ * the deletion runs finds no tag when it is ingested, and goes (view-rollup.ts).
  */
 /** Views deleted per transaction before the tag's own: a few milliseconds of SQLite's thread. */
 const VIEWS_PER_CHUNK = 2000;
 
 export const analyticsTagDependent: TagDependent = {
   /**
-   * Before the tag's transaction: its views already rolled up, in transactions of 2,000, each
-   * locking the tag's row first as the deletion does (locks.ts), so a beacon of one of them
-   * waits and then finds it gone. They are counted in the rollups already, which stay until the
-   * tag goes: the tag's reports do not change meanwhile, only its view records (views, logs,
-   * export) shrink, oldest first. Pending views stay for the tag's transaction, which rolls them
-   * up (their events go out) and deletes them with any view recorded meanwhile.
+   * Before the tag's transaction: its stored views, in transactions of 2,000, each locking the
+   * tag's row first as the deletion does (locks.ts), so a beacon of one of them waits and then
+   * finds it gone. They are counted in the rollups already, which stay until the tag goes: the
+   * tag's reports do not change meanwhile, only its view records (views, logs, export) shrink,
+   * oldest first. Views still in the inbox wait for the tag's transaction, which ingests them
+   * (their events go out) and deletes them with any view stored meanwhile.
    */
   async deleteBeforeTag(ctx, tag) {
     for (;;) {
       const deleted = await transaction(ctx.db, async (trx) => {
         await lockTagRow(trx, tag.id, 'update');
-        return repo.deleteRolledUpViewsOfTag(trx, tag.id, VIEWS_PER_CHUNK);
+        return repo.deleteViewsOfTag(trx, tag.id, VIEWS_PER_CHUNK);
       });
       if (deleted < VIEWS_PER_CHUNK) return;
       await setImmediate();
@@ -41,7 +40,7 @@ export const analyticsTagDependent: TagDependent = {
   async deleteWithTag(_ctx, trx, tag) {
     await lockViewRollup(trx);
     await lockTagRow(trx, tag.id, 'update');
-    if (await repo.tagHasPendingViews(trx, tag.id)) await rollUpViewsIn(trx);
+    if (await repo.anyInboxView(trx)) await rollUpViewsIn(trx);
     await repo.deleteTagAnalytics(trx, tag.id);
   },
 };

@@ -1,22 +1,21 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import type { Environment, ViewSource, ViewsTable } from '../../db/schema.js';
+import type { ViewSource } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
-import { maskIp } from '../../lib/ip.js';
 import * as repo from './analytics.repository.js';
+import { maskIp } from '../../lib/ip.js';
 import { locate } from './geo.js';
 import { hourOf } from './period.js';
+import type { RecordedView } from './view-record.js';
 import type { ViewRecorder } from './view-recorder.js';
+import { rollUpViews } from './view-rollup.js';
 import { AnonymousVisitors, describeClient, isBot, VISITOR_COOKIE, visitorFromCookie } from './visitor.js';
 
 /** The tag a public page shows, as far as counting its views is concerned. */
 export interface TrackedTag {
   id: string;
-  environment: Environment;
-  owner_id: string;
-  organization_id: string | null;
   access_logging: number;
 }
 
@@ -59,12 +58,9 @@ export class Tracker {
     const location = await locate(address);
     const referrer = referrerToKeep(request.headers.referer);
     const now = this.ctx.clock.now().toISOString();
-    const view: ViewsTable = {
+    const view: RecordedView = {
       id: newId('view'),
       tag_id: tag.id,
-      environment: tag.environment,
-      owner_id: tag.owner_id,
-      organization_id: tag.organization_id,
       occurred_at: now,
       source: this.sourceOf(scan, referrer, request.host),
       visitor,
@@ -117,7 +113,12 @@ export class Tracker {
   async beacon(token: string, durationSeconds: number): Promise<boolean> {
     const viewId = this.viewIdOf(token);
     if (!viewId) return false;
-    const view = await repo.findView(this.ctx.db, viewId);
+    let view = await repo.findView(this.ctx.db, viewId);
+    if (!view) {
+      // A view answered moments ago may still be in the inbox: once ingested, it is found.
+      await rollUpViews(this.ctx.db);
+      view = await repo.findView(this.ctx.db, viewId);
+    }
     if (!view) return false;
     const seconds = Math.min(Math.max(0, Math.round(durationSeconds)), MAX_DURATION_SECONDS);
     if (view.duration_seconds === null || seconds > view.duration_seconds) {

@@ -1,24 +1,26 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isPostgres, type Db } from '../../db/database.js';
-import type { ViewsTable } from '../../db/schema.js';
 import type { Metrics } from '../../lib/metrics.js';
-import { insertAllAtomically } from '../../perf/bulk-insert.js';
 import * as repo from './analytics.repository.js';
+import { encodeView, type RecordedView } from './view-record.js';
+
+/** Views a group takes at most: its statement's one parameter stays a few hundred kilobytes. */
+const MAX_BATCH = 500;
 
 interface Pending {
-  view: ViewsTable;
+  /** The view's record (view-record.ts). */
+  record: string;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-const MAX_BATCH = 500;
-
 /**
  * Group commit: views that arrive while a group is being written wait for the next one, which
- * writes them all together. record() resolves only after the commit, so a page is never
- * answered for a view that a crash could still lose, and throughput does not pay one
- * transaction per view. The page waits for the raw view and its pending_views row only; the
- * rollups and the view's events follow in view-rollup.ts, which the row guarantees.
+ * appends all their records to the inbox in one statement. record() resolves only after that
+ * commit, so a page is never answered for a view that a crash could still lose, and throughput
+ * does not pay one transaction per view. The page waits for its record only: the indexed views
+ * row, the rollups and the view's events follow when the inbox is ingested (view-rollup.ts), in
+ * batches far larger than a group, which the record guarantees.
  *
  * How many groups are written at once: on SQLite one (better-sqlite3 writes synchronously, on
  * this thread, and the file has one writer). On PostgreSQL a group's statement is a network
@@ -40,9 +42,10 @@ export class ViewRecorder {
     this.maxWrites = isPostgres(db) ? Math.max(1, Math.floor(poolSize / 2)) : 1;
   }
 
-  record(view: ViewsTable): Promise<void> {
+  record(view: RecordedView): Promise<void> {
+    const record = encodeView(view);
     return new Promise((resolve, reject) => {
-      this.queue.push({ view, resolve, reject });
+      this.queue.push({ record, resolve, reject });
       if (!this.starting && this.writes.size < this.maxWrites) {
         this.starting = true;
         // Let the requests of this event-loop turn join the group.
@@ -73,10 +76,7 @@ export class ViewRecorder {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      await insertAllAtomically(this.db, [
-        repo.viewsInsert(batch.map((item) => item.view)),
-        repo.pendingViewsInsert(batch.map((item) => item.view.id)),
-      ]);
+      await repo.appendToInbox(this.db, `[${batch.map((item) => item.record).join(',')}]`);
       this.metrics?.viewsRecorded.inc(batch.length);
       for (const item of batch) item.resolve();
     } catch (error) {
