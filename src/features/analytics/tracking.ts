@@ -1,12 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import type { ViewSource } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './analytics.repository.js';
-import { maskIp } from '../../lib/ip.js';
-import { locate } from './geo.js';
+import { Places } from './geo.js';
 import { hourOf } from './period.js';
 import type { RecordedView } from './view-record.js';
 import type { ViewRecorder } from './view-recorder.js';
@@ -28,12 +27,15 @@ const YEAR_SECONDS = 365 * 24 * 3600;
  */
 export class Tracker {
   private readonly anonymousVisitors: AnonymousVisitors;
+  private readonly places = new Places();
+  private readonly beaconKey: KeyObject;
 
   constructor(
     private readonly ctx: ServiceContext,
     private readonly recorder: ViewRecorder,
   ) {
     this.anonymousVisitors = new AnonymousVisitors(ctx.config.secretKey);
+    this.beaconKey = createSecretKey(Buffer.from(ctx.config.secretKey));
   }
 
   /** Presence is best effort: a Redis hiccup must not fail a page whose view is already stored. */
@@ -55,7 +57,7 @@ export class Tracker {
     const secure = this.ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
     reply.header('set-cookie', `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`);
     const client = describeClient(userAgent!);
-    const location = await locate(address);
+    const place = this.places.of(address) ?? (await this.places.locate(address));
     const referrer = referrerToKeep(request.headers.referer);
     const now = this.ctx.clock.now().toISOString();
     const view: RecordedView = {
@@ -65,8 +67,10 @@ export class Tracker {
       source: this.sourceOf(scan, referrer, request.host),
       visitor,
       ...client,
-      ...location,
-      ip_masked: maskIp(address) ?? null,
+      country: place.country,
+      region: place.region,
+      city: place.city,
+      ip_masked: place.ip_masked,
       user_agent: tag.access_logging === 1 ? userAgent!.slice(0, 1024) : null,
       referrer,
       logged: tag.access_logging,
@@ -95,7 +99,7 @@ export class Tracker {
   }
 
   private mac(viewId: string): string {
-    return createHmac('sha256', this.ctx.config.secretKey).update(`beacon:${viewId}`).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.beaconKey).update(`beacon:${viewId}`).digest('base64url').slice(0, 22);
   }
 
   private viewIdOf(token: string): string | undefined {
