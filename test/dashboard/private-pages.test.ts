@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
+import { rollUpViews } from '../../src/features/analytics/index.js';
 import { createAccount, createKey, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
@@ -60,6 +61,7 @@ describe('private and organization tag pages', () => {
     expect(response!.headers()['cache-control']).toBe('private, no-store');
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Owner only');
     await expectAccessible(page);
+    await rollUpViews(t.database.db);
     const views = await t.database.db.selectFrom('views').select('id').where('tag_id', '=', privateTag.id).execute();
     expect(views).toHaveLength(1);
     await context.close();

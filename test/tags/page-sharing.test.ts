@@ -4,6 +4,7 @@ import { createAccount, PUBLIC_BASE_URL, request, startTestApp, type Account, ty
 import { createTag, upload } from '../files/helpers.js';
 import { image, pdf, svg } from '../files/samples.js';
 import { UA } from '../analytics/support.js';
+import { rollUpViews } from '../../src/features/analytics/index.js';
 
 /**
  * What makes a public page worth sharing: link previews (meta, Open Graph, Twitter cards), the
@@ -35,7 +36,9 @@ async function put(t: TestApp, key: string, tagId: string, body: Record<string, 
   expect(response.status, response.text).toBe(200);
 }
 
+/** The tag's stored views, once the inbox is ingested (as every reader of views does first). */
 async function viewCount(t: TestApp, tagId: string): Promise<number> {
+  await rollUpViews(t.database.db);
   const rows = await t.database.db.selectFrom('views').select('id').where('tag_id', '=', tagId).execute();
   return rows.length;
 }

@@ -58,12 +58,22 @@ const BATCH_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 // counts read these few rows instead of grouping the whole batch once each.
 const CELL_COLUMNS = ['tag_id', 'environment', 'scope_id', 'day', 'month', 'device', 'country', 'browser'];
 
-const CREATE_BATCH = [
-  `CREATE TEMP TABLE IF NOT EXISTS ingest_batch (${BATCH_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})`,
-  `CREATE TEMP TABLE IF NOT EXISTS ingest_cells (${CELL_COLUMNS.map((name) => `${name} text`).join(', ')}, views integer, qr_scans integer)`,
-  'DELETE FROM ingest_batch',
-  'DELETE FROM ingest_cells',
-].map((text) => CompiledQuery.raw(text));
+/**
+ * The connection's two temporary tables, emptied for a new batch. PostgreSQL empties them at
+ * every commit too, in place: its DELETEs leave dead rows that no vacuum of a temporary table
+ * would ever reclaim, so without that they would grow for as long as the connection lives.
+ */
+function prepareBatch(postgres: boolean): CompiledQuery[] {
+  const onCommit = postgres ? ' ON COMMIT DELETE ROWS' : '';
+  return [
+    `CREATE TEMP TABLE IF NOT EXISTS ingest_batch (${BATCH_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})${onCommit}`,
+    `CREATE TEMP TABLE IF NOT EXISTS ingest_cells (${CELL_COLUMNS.map((name) => `${name} text`).join(', ')}, views integer, qr_scans integer)${onCommit}`,
+    'DELETE FROM ingest_batch',
+    'DELETE FROM ingest_cells',
+  ].map((text) => CompiledQuery.raw(text));
+}
+
+const PREPARE_BATCH = { postgres: prepareBatch(true), sqlite: prepareBatch(false) };
 
 /** The batch's rows from the records `source` names (columns seq and record), their tags joined. */
 function fillBatch(postgres: boolean, source: string): string {
@@ -89,7 +99,7 @@ const TAKE_SQLITE = fillBatch(false, '(SELECT seq, record FROM view_inbox ORDER 
  */
 export async function takeInboxBatch(trx: Db, limit: number): Promise<number> {
   const postgres = isPostgres(trx);
-  for (const statement of CREATE_BATCH) await trx.executeQuery(statement);
+  for (const statement of PREPARE_BATCH[postgres ? 'postgres' : 'sqlite']) await trx.executeQuery(statement);
   const taken = await trx.executeQuery(CompiledQuery.raw(postgres ? TAKE_POSTGRES : TAKE_SQLITE, [limit]));
   if (!postgres) await trx.executeQuery(CompiledQuery.raw('DELETE FROM view_inbox WHERE seq <= (SELECT max(seq) FROM ingest_batch)'));
   await trx.executeQuery(CompiledQuery.raw('DELETE FROM ingest_batch WHERE environment IS NULL'));
