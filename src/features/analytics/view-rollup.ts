@@ -1,9 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { lockViewRollup } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
-import { eventsInsert, type AnyEventInput, type EventPayloads, type EventType } from '../events/index.js';
+import { emitAll, type AnyEventInput, type EventPayloads, type EventType } from '../events/index.js';
 import { subscribedEventTypes } from '../webhooks/index.js';
-import { insertAll } from '../../perf/bulk-insert.js';
 import * as repo from './analytics.repository.js';
 
 /** Views ingested in one transaction: short enough not to hold the database (or SQLite's thread) for long. */
@@ -39,7 +38,7 @@ async function rollUpBatch(trx: Db): Promise<number> {
   if (taken === 0) return 0;
   await repo.storeBatch(trx);
   const events = await viewEvents(trx);
-  if (events.length > 0) await insertAll(trx, [eventsInsert(events)]);
+  if (events.length > 0) await emitAll(trx, events);
   return taken;
 }
 

@@ -1,4 +1,4 @@
-import type { BulkInsert, InsertPart } from '../../perf/bulk-insert.js';
+import { bulkInsert, type BulkInsert } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
@@ -83,9 +83,13 @@ const EVENT_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof EventRow>;
 const EVENTS: BulkInsert<EventRow> = { table: 'events', columns: EVENT_COLUMNS, values: (row) => EVENT_COLUMNS.map((c) => row[c]) };
 
-/** Several events as one insert, for insertAll() with the change's own rows (views record theirs so). */
-export function eventsInsert(inputs: readonly AnyEventInput[]): InsertPart<EventRow> {
-  return { spec: EVENTS, rows: inputs.map((input) => eventRow(input)) };
+/** Several events in the outbox at once, in the change's transaction (the events of a batch of views). */
+export async function emitAll(trx: Db, inputs: readonly AnyEventInput[]): Promise<void> {
+  await bulkInsert(
+    trx,
+    EVENTS,
+    inputs.map((input) => eventRow(input)),
+  );
 }
 
 export function deleteTestEventsCreatedBefore(db: Db, before: string) {
