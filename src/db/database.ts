@@ -39,8 +39,6 @@ function openSqlite(dataDir: string): DatabaseHandle {
   // over many pages. 64 MB of cache, and reads through a memory map instead of a read() each.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 1073741824');
-  // Temporary tables and sorters (view ingestion's batch, GROUP BY) in memory, not in a file.
-  sqlite.pragma('temp_store = MEMORY');
   // Kysely prepares every query anew; preparing costs more than running a point lookup, so
   // statements are kept per SQL text (the SQL of a query builder chain is always the same).
   const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });
@@ -121,12 +119,16 @@ export async function openDatabase(
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Brings the schema up to the latest version; safe to run from several processes at once. */
-export async function migrateToLatest({ db, schema }: Pick<DatabaseHandle, 'db' | 'schema'>): Promise<string[]> {
+/** Kysely's migrator over every migration, keeping its bookkeeping in the database's schema. */
+export function migratorOf({ db, schema }: Pick<DatabaseHandle, 'db' | 'schema'>): Migrator {
   // The migrator looks its bookkeeping tables up across all schemas; naming ours keeps
   // several schemas in one database (tests, tenants of a shared server) apart.
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  return new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+}
+
+/** Brings the schema up to the latest version; safe to run from several processes at once. */
+export async function migrateToLatest(handle: Pick<DatabaseHandle, 'db' | 'schema'>): Promise<string[]> {
+  const { error, results } = await migratorOf(handle).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -1,6 +1,6 @@
-import { Migrator, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrations } from '../../src/db/migrations/index.js';
+import { migratorOf } from '../../src/db/database.js';
 import { createAccount, type Account, type TestApp } from '../helpers/app.js';
 import { createTag, getData, startAnalyticsApp, view, visitorId } from './support.js';
 
@@ -19,17 +19,8 @@ describe('migration 0015: pending views become inbox records, and back', () => {
   });
   afterAll(() => t.close());
 
-  function migrator(): Migrator {
-    const schema = t.database.schema;
-    return new Migrator({
-      db: t.database.db,
-      provider: { getMigrations: async () => migrations },
-      ...(schema ? { migrationTableSchema: schema } : {}),
-    });
-  }
-
   async function migrateTo(name: string): Promise<void> {
-    const { error } = await migrator().migrateTo(name);
+    const { error } = await migratorOf(t.database).migrateTo(name);
     expect(error).toBeUndefined();
   }
 

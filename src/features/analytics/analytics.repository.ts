@@ -57,6 +57,8 @@ const BATCH_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 // The batch's views counted by tag, day and the three dimensions: the rollups without unique
 // counts read these few rows instead of grouping the whole batch once each.
 const CELL_COLUMNS = ['tag_id', 'environment', 'scope_id', 'day', 'month', 'device', 'country', 'browser'];
+// A view of no known country counts under "unknown" in the breakdowns.
+const CELL_VALUES = CELL_COLUMNS.map((c) => (c === 'country' ? "coalesce(country, 'unknown')" : c)).join(', ');
 
 /**
  * The connection's two temporary tables, emptied for a new batch. PostgreSQL empties them at
@@ -75,7 +77,10 @@ function prepareBatch(postgres: boolean): CompiledQuery[] {
 
 const PREPARE_BATCH = { postgres: prepareBatch(true), sqlite: prepareBatch(false) };
 
-/** The batch's rows from the records `source` names (columns seq and record), their tags joined. */
+/**
+ * The batch's rows from the records `source` names (columns seq and record), their tags joined.
+ * The hour, day and month are period.ts's hourOf, dayOf and monthOf, written in SQL.
+ */
 function fillBatch(postgres: boolean, source: string): string {
   const field = (name: string, i: number) =>
     postgres && NUMERIC_FIELDS.has(name) ? `(i.record->>${i})::integer AS ${name}` : `i.record->>${i} AS ${name}`;
@@ -148,8 +153,7 @@ const STORE_BATCH = [
     [...VIEW_COUNTS, ['unique_views', newVisitors('tag_visitor_days', 'day')]],
   ),
   `INSERT INTO ingest_cells (${CELL_COLUMNS.join(', ')}, views, qr_scans)
-    SELECT ${CELL_COLUMNS.map((c) => (c === 'country' ? "coalesce(country, 'unknown')" : c)).join(', ')}, count(*), ${counted("source = 'qr_scan'")}
-    FROM ingest_batch GROUP BY ${CELL_COLUMNS.map((c) => (c === 'country' ? "coalesce(country, 'unknown')" : c)).join(', ')}`,
+    SELECT ${CELL_VALUES}, count(*), ${counted("source = 'qr_scan'")} FROM ingest_batch GROUP BY ${CELL_VALUES}`,
   rollUp(
     'scope_daily',
     ['environment', 'scope_id', 'day'],

@@ -83,7 +83,8 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   const rendered = new LRUCache<string, RenderedPage>({
     max: 5000,
     maxSize: 128 * 1024 * 1024,
-    sizeCalculation: (page) => page.uncounted.length * 3,
+    // The uncounted page and its two halves: twice its bytes.
+    sizeCalculation: (page) => page.uncounted.length * 2,
   });
 
   const pageKey = (tag: TagRow) => `${tag.id}:${tag.version}`;
