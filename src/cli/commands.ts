@@ -7,7 +7,8 @@ import { readPassword } from './password.js';
 
 /**
  * The server and the services are imported only when a command runs them, so `--help`,
- * `--version` and misuse answer at once instead of loading the whole service first.
+ * `--version`, misuse and a bad setting (the configuration is read first) answer at once
+ * instead of loading the whole service first.
  */
 type Accounts = typeof import('../features/accounts/index.js');
 
@@ -33,13 +34,14 @@ function pathOf(command: Command): string {
 
 /** Runs an administrative command, as the operator, on the configured services, then closes them. */
 async function withServices(action: (ctx: ServiceContext, accounts: Accounts) => Promise<unknown>, json: boolean): Promise<void> {
+  const config = loadConfig();
   const [{ createServices }, accounts, { default: pino }] = await Promise.all([
     import('../services.js'),
     import('../features/accounts/index.js'),
     import('pino'),
   ]);
   // Administrative commands print their result; the services' own log lines would only get in the way.
-  const services = await createServices(loadConfig(), { log: pino({ level: 'silent' }) });
+  const services = await createServices(config, { log: pino({ level: 'silent' }) });
   try {
     printResult(await action(services, accounts), json);
   } finally {
@@ -171,17 +173,24 @@ function addProcessCommands(program: Command): void {
     .command('serve')
     .description('run the HTTP API, the dashboard and the public pages, with the worker')
     .option('--no-worker', 'leave the background work to separate `tagsvc worker` processes')
-    .action(async (options: { worker: boolean }) => (await import('../server.js')).serve(loadConfig(), { worker: options.worker }));
+    .action(async (options: { worker: boolean }) => {
+      const config = loadConfig();
+      await (await import('../server.js')).serve(config, { worker: options.worker });
+    });
   program
     .command('worker')
     .description('run only the background worker: webhook deliveries and periodic jobs')
-    .action(async () => (await import('../server.js')).work(loadConfig()));
+    .action(async () => {
+      const config = loadConfig();
+      await (await import('../server.js')).work(config);
+    });
   program
     .command('migrate')
     .description('bring the database schema up to date and print the migrations applied')
     .action(async (_options: Options, command: Command) => {
+      const config = loadConfig();
       const { migrateToLatest, openDatabase } = await import('../db/database.js');
-      const database = await openDatabase(loadConfig());
+      const database = await openDatabase(config);
       try {
         printResult({ applied: await migrateToLatest(database) }, Boolean(command.optsWithGlobals<Options>().json));
       } finally {
