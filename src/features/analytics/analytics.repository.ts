@@ -29,8 +29,23 @@ export async function countInboxViews(db: Db): Promise<number> {
   return Number(count);
 }
 
+/**
+ * Through the sequence's index: the inbox's rows come and go by the thousand, and PostgreSQL
+ * finds a live one by scanning its heap past every row deleted since the last vacuum (39 ms a
+ * look measured under page traffic, against well under one through the index).
+ */
 export async function anyInboxView(db: Db): Promise<boolean> {
-  return (await db.selectFrom('view_inbox').select('seq').limit(1).executeTakeFirst()) !== undefined;
+  return (await db.selectFrom('view_inbox').select('seq').orderBy('seq').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Vacuums the inbox (PostgreSQL only: SQLite frees a deleted row's space at once). Its rows come
+ * and go by the thousand, and each leaves a dead tuple that slows every look for the oldest
+ * records until a vacuum clears it; autovacuum comes at most once a minute, if it is on at all.
+ * SKIP_LOCKED: a vacuum already under way (another process's, autovacuum's) does the job.
+ */
+export async function vacuumInbox(db: Db): Promise<void> {
+  await db.executeQuery(CompiledQuery.raw('VACUUM (SKIP_LOCKED) view_inbox'));
 }
 
 /*

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import { isPostgres, type Db } from '../../db/database.js';
 import { lockViewRollup } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
 import { emitAll, type AnyEventInput, type EventPayloads, type EventType } from '../events/index.js';
@@ -7,6 +7,14 @@ import * as repo from './analytics.repository.js';
 
 /** Views ingested in one transaction: short enough not to hold the database (or SQLite's thread) for long. */
 const VIEWS_PER_TRANSACTION = 2000;
+
+/**
+ * On PostgreSQL, this process vacuums the inbox after every so many records it ingested: at 10,000
+ * views a second, every two seconds. Without it, a look for the oldest records skips every record
+ * taken since the last vacuum (8 ms a batch measured after 1.4 million, against 0.2 ms).
+ */
+const VACUUM_EVERY = 20_000;
+let ingestedSinceVacuum = 0;
 
 /**
  * Ingests the inbox (the records pages committed, see view-recorder.ts): stores each view's row,
@@ -23,8 +31,16 @@ export async function rollUpViews(db: Db): Promise<number> {
   for (;;) {
     const count = await transaction(db, (trx) => rollUpBatch(trx));
     rolled += count;
+    if (isPostgres(db)) await vacuumAfter(db, count);
     if (count < VIEWS_PER_TRANSACTION) return rolled;
   }
+}
+
+async function vacuumAfter(db: Db, ingested: number): Promise<void> {
+  ingestedSinceVacuum += ingested;
+  if (ingestedSinceVacuum < VACUUM_EVERY) return;
+  ingestedSinceVacuum = 0;
+  await repo.vacuumInbox(db);
 }
 
 /** The same within a transaction the caller holds (a tag's deletion ingests the inbox first). */

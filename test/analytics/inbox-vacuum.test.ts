@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
+import { createAccount, type Account, type TestApp } from '../helpers/app.js';
+import { createTag, getData, startAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
+
+/**
+ * The inbox's records come and go by the thousand; on PostgreSQL each leaves a dead tuple until
+ * a vacuum, and the oldest records are found only past them. Ingestion vacuums the inbox after
+ * every 20,000 records it takes, whatever autovacuum does (this machine's has it off).
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('the view inbox on PostgreSQL', () => {
+  let t: TestApp;
+  let owner: Account;
+  let tag: CreatedTag;
+
+  beforeAll(async () => {
+    t = await startAnalyticsApp();
+    t.clock.freeze(new Date('2026-07-01T10:00:00.000Z'));
+    owner = await createAccount(t, 'pro');
+    tag = await createTag(t, owner.key, { title: 'Busy' });
+  });
+  afterAll(() => t.close());
+
+  const inboxStats = async () => {
+    const { rows } = await sql<{ vacuum_count: string }>`
+      SELECT vacuum_count FROM pg_stat_user_tables
+      WHERE schemaname = ${t.config.databaseSchema} AND relname = 'view_inbox'`.execute(t.services.db);
+    return { vacuums: Number(rows[0]!.vacuum_count) };
+  };
+
+  it('is vacuumed while 20,000 views are ingested, and every view is counted once', async () => {
+    const recorder = new ViewRecorder(t.services.db, t.app.log, 10);
+    const at = t.clock.now().toISOString();
+    const views = 20_000;
+    await Promise.all(
+      Array.from({ length: views }, (_, i) =>
+        recorder.record(viewRow({ id: tag.id, ownerId: owner.userId }, at, visitorId(`v${i % 500}`))),
+      ),
+    );
+    const before = await inboxStats();
+
+    // A report ingests the whole inbox before it reads.
+    const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-07-01', end_date: '2026-07-02' });
+
+    expect(report.summary).toMatchObject({ total_views: views, unique_views: 500 });
+    expect((await inboxStats()).vacuums).toBeGreaterThan(before.vacuums);
+    const { rows } = await sql<{ count: string }>`SELECT count(*) AS count FROM view_inbox`.execute(t.services.db);
+    expect(Number(rows[0]!.count)).toBe(0);
+  });
+});
