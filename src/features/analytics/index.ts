@@ -6,5 +6,5 @@ export { closeVisitorDays } from './sealing.js';
 export { analyticsTagDependent } from './tag-dependent.js';
 export { Tracker } from './tracking.js';
 export { ViewRecorder } from './view-recorder.js';
-export { rollUpViews } from './view-rollup.js';
+export { rollUpViews, vacuumInboxIfDue } from './view-rollup.js';
 export { purgeAnalyticsPastHistory } from './retention.js';
