@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 // its own database, so nothing a module holds carries meaning from one file to the next, and the
 // suite does not pay for importing the service anew for each of its files (a third of its time).
 //
-// The files that measure their own process's memory get a fresh process each: in a shared one,
-// what earlier files left behind would be measured too (a 50 MB upload once seemed to hold 33 MB).
+// The files that measure their own process's memory get a fresh process each, so that nothing
+// earlier files left running is measured with them.
 const MEMORY_TESTS = ['test/dashboard/files.test.ts', 'test/files/limits.test.ts'];
 
 // The event-loop stall test measures how long the server's thread goes unanswered: other test

@@ -190,14 +190,14 @@ describe('dashboard files', () => {
     await context.close();
   });
 
-  it('streams a 50 MB upload to disk without holding it in memory', async () => {
+  it('streams a 100 MB upload to disk without holding it in memory', async () => {
     const big = await createAccount(t, 'enterprise');
     const tag = await tags.createTag(t.services, actorOf(big, 'enterprise'), { title: 'Large' });
     // Written a megabyte at a time: the test does not hold the file either.
     const path = join(t.config.dataDir, 'export.csv');
     const fd = openSync(path, 'w');
     const line = Buffer.alloc(MB, 'a,b,c\n');
-    for (let i = 0; i < 50; i++) writeSync(fd, line);
+    for (let i = 0; i < 100; i++) writeSync(fd, line);
     closeSync(fd);
 
     const { context, page } = await newPage(holder.browser, { viewport: { width: 1280, height: 900 } });
@@ -235,10 +235,11 @@ describe('dashboard files', () => {
     const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
     expect(seen.some((value) => value > 0 && value < 100)).toBe(true);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
-    // Buffering the body would hold at least its 50 MB; streaming holds chunks (about 10 MB seen, with the browser's traffic).
-    expect(peak - before).toBeLessThan(25 * MB);
+    // Buffering the body would hold at least its 100 MB; streaming holds chunks (under 1 MB
+    // here, up to 34 MB seen once under CI load for a 50 MB file).
+    expect(peak - before).toBeLessThan(50 * MB);
     const [stored] = await filesOf(big, tag.id, 'enterprise');
-    expect(stored).toMatchObject({ name: 'export.csv', size: 50 * MB });
+    expect(stored).toMatchObject({ name: 'export.csv', size: 100 * MB });
     await context.close();
   }, 180_000);
 
