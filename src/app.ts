@@ -12,6 +12,7 @@ import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';
 import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
+import { closeConnectionsOnClose } from './http/graceful-close.js';
 import { IdempotencyLayer } from './http/idempotency.js';
 import { RequestLogController } from './http/logging.js';
 import { installMetrics } from './http/metrics.js';
@@ -40,6 +41,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', sendRequestId);
+  closeConnectionsOnClose(app);
   // First, so that every route gets its request metrics.
   installMetrics(app, config, services.metrics);
   app.addHook('onRoute', (route) => {
@@ -121,6 +123,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 export function buildWorkerApp(services: Services): FastifyInstance {
   const app = Fastify({ loggerInstance: services.log, genReqId: () => newId('req'), logController: new RequestLogController() });
   app.addHook('onRequest', sendRequestId);
+  closeConnectionsOnClose(app);
   installMetrics(app, services.config, services.metrics);
   installErrorHandling(app);
   return app;
