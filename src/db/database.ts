@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { checkpointInBackground } from './sqlite-checkpointer.js';
 import { counterFeed, registerChangeFeed } from '../perf/exact-cache.js';
 import { PgChangeFeed } from '../perf/pg-change-feed.js';
 import type { Database } from './schema.js';
@@ -28,7 +29,8 @@ export const SQLITE_FILE = 'tagsvc.sqlite';
 
 function openSqlite(dataDir: string): DatabaseHandle {
   mkdirSync(dataDir, { recursive: true });
-  const sqlite = new SQLite(join(dataDir, SQLITE_FILE));
+  const file = join(dataDir, SQLITE_FILE);
+  const sqlite = new SQLite(file);
   // WAL lets the CLI and the server use the file at once; busy_timeout makes writers queue
   // instead of failing with SQLITE_BUSY; NORMAL sync is durable across process crashes in WAL.
   sqlite.pragma('journal_mode = WAL');
@@ -39,6 +41,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
   // over many pages. 64 MB of cache, and reads through a memory map instead of a read() each.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 1073741824');
+  const checkpointer = checkpointInBackground(sqlite, file);
   // Kysely prepares every query anew; preparing costs more than running a point lookup, so
   // statements are kept per SQL text (the SQL of a query builder chain is always the same).
   const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });
@@ -70,7 +73,14 @@ function openSqlite(dataDir: string): DatabaseHandle {
       () => openReadSnapshots.has(db),
     ),
   );
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    close: async () => {
+      await checkpointer.stop();
+      await db.destroy();
+    },
+  };
 }
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DatabaseHandle> {
