@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { api, utcDay } from '../lib/api.js';
 import { queryNumber } from '../lib/db-query.js';
 import type { BaselineScenario } from '../lib/scenario.js';
@@ -8,6 +9,7 @@ import { pageTag } from './analytics.js';
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 /** Requests of the exact count check, after the timed runs. */
 const VERIFY_REQUESTS = 2000;
+const SETTLE_MS = 500;
 
 /**
  * GET /t/{short_id} as a browser, so every request commits a view's record to the inbox before
@@ -15,6 +17,17 @@ const VERIFY_REQUESTS = 2000;
  * 10-million-view database; then a check that every 200 stored exactly one view, no more and
  * no less.
  */
+/** `read`'s value once it holds still for SETTLE_MS. */
+async function settled(read: () => Promise<number>): Promise<number> {
+  let last = await read();
+  for (;;) {
+    await setTimeout(SETTLE_MS);
+    const now = await read();
+    if (now === last) return now;
+    last = now;
+  }
+}
+
 export const pageRecording: BaselineScenario = {
   kind: 'baseline',
   name: 'page-recording',
@@ -46,7 +59,9 @@ export const pageRecording: BaselineScenario = {
           `/v1/tags/${tag.id}/analytics?start_date=${utcDay(0)}&end_date=${utcDay(1)}`,
         )
       ).summary.total_views;
-    const before = { stored: await stored(), reported: await reported() };
+    // The timed runs end with requests in flight, whose views commit after the load tool has
+    // stopped counting their answers: the count starts once they have all landed.
+    const before = { stored: await settled(stored), reported: await reported() };
     const stats = await load(VERIFY_REQUESTS);
     const ok = stats.statusCodes['200'] ?? 0;
     const after = { stored: await stored(), reported: await reported() };
