@@ -11,12 +11,6 @@ const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (K
 const VERIFY_REQUESTS = 2000;
 const SETTLE_MS = 500;
 
-/**
- * GET /t/{short_id} as a browser, so every request commits a view's record to the inbox before
- * it is answered, and the worker ingests them (raw rows, rollups, events) into the generated
- * 10-million-view database; then a check that every 200 stored exactly one view, no more and
- * no less.
- */
 /** `read`'s value once it holds still for SETTLE_MS. */
 async function settled(read: () => Promise<number>): Promise<number> {
   let last = await read();
@@ -28,6 +22,12 @@ async function settled(read: () => Promise<number>): Promise<number> {
   }
 }
 
+/**
+ * GET /t/{short_id} as a browser, so every request commits a view's record to the inbox before
+ * it is answered, and the worker ingests them (raw rows, rollups, events) into the generated
+ * 10-million-view database; then a check that every 200 stored exactly one view, no more and
+ * no less.
+ */
 export const pageRecording: BaselineScenario = {
   kind: 'baseline',
   name: 'page-recording',

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 
 /** How often the committed pages of the write-ahead log are copied back into the database file. */
-export const CHECKPOINT_EVERY_MS = 1000;
+const CHECKPOINT_EVERY_MS = 1000;
 
 /** The pages SQLite's own automatic checkpoint waits for, used again if the thread fails. */
 const AUTOCHECKPOINT_PAGES = 1000;

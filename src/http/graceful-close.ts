@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /** How long requests in flight when the server closes get to finish before their connections are cut. */
-export const CLOSE_GRACE_MS = 10_000;
+const CLOSE_GRACE_MS = 10_000;
 
 /** How often, while the server closes, connections whose last response has gone out are closed. */
 const IDLE_SWEEP_MS = 50;
