@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type MigrationProvider } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { checkpointInBackground } from './sqlite-checkpointer.js';
+import { LockWaitingSqliteDialect } from './sqlite-lock-wait.js';
 import { counterFeed, registerChangeFeed } from '../perf/exact-cache.js';
 import { PgChangeFeed } from '../perf/pg-change-feed.js';
 import type { Database } from './schema.js';
@@ -31,10 +32,11 @@ function openSqlite(dataDir: string): DatabaseHandle {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, SQLITE_FILE);
   const sqlite = new SQLite(file);
-  // WAL lets the CLI and the server use the file at once; busy_timeout makes writers queue
-  // instead of failing with SQLITE_BUSY; NORMAL sync is durable across process crashes in WAL.
+  // WAL lets the CLI and the server use the file at once; writers wait for each other's lock
+  // on a timer, never on the thread (busy_timeout 0, sqlite-lock-wait.ts); NORMAL sync is
+  // durable across process crashes in WAL.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   // SQLite's default page cache is 2 MB; reports over millions of views read rollup rows spread
@@ -63,7 +65,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
     },
   };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new LockWaitingSqliteDialect({ database }, () => sqlite.inTransaction) });
   // Inside a read snapshot (readSnapshot) the counter stands still whatever other processes
   // commit: the caches then serve nothing until it ends.
   registerChangeFeed(

@@ -5,42 +5,18 @@ import type { ViewsTable } from '../../src/db/schema.js';
 import { transaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/lib/ids.js';
 import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { stallProbe } from '../helpers/stall-probe.js';
 import { createTag, startAnalyticsApp, viewRow, type CreatedTag } from './support.js';
 
 /**
  * The server answers every request on one thread (and on SQLite the database runs on it too):
- * no request may hold it. The server runs in this process, so a timer here sees what any other
- * request would: a probe every 10 ms records how late it fires while the expensive requests run.
+ * no request may hold it. A probe records how late a 10 ms timer fires while the expensive
+ * requests run.
  */
 
 const VIEWS = 200_000;
 const MAX_STALL_MS = 100;
 const DAY_MS = 86_400_000;
-
-/** The worst lateness of a 10 ms timer between start and stop. */
-function stallProbe() {
-  let worst = 0;
-  let lap = 0;
-  let expected = performance.now() + 10;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - expected);
-    lap = Math.max(lap, now - expected);
-    expected = now + 10;
-  }, 10);
-  return {
-    /** The worst lateness since the previous lap. */
-    lap() {
-      const value = lap;
-      lap = 0;
-      return value;
-    },
-    stop() {
-      clearInterval(timer);
-      return worst;
-    },
-  };
-}
 
 /** A GET whose body is kept as received (parsed after the probe stops: parsing blocks too). */
 function download(t: TestApp, key: string, path: string): Promise<{ status: number; body: Buffer[] }> {

@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  SqliteDialect,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type SqliteDialectConfig,
+} from 'kysely';
+
+/** How long a statement waits for another connection's write lock before it fails. */
+const LOCK_WAIT_MS = 5000;
+
+/** The longest pause between two tries: short, so a statement goes soon after the lock is free. */
+const MAX_PAUSE_MS = 50;
+
+/**
+ * A SQLite dialect whose statements wait for another connection's lock without holding the
+ * thread. SQLite's own wait (busy_timeout) sleeps on the calling thread: on the server's
+ * connection, the thread that answers every request, for as long as the other connection
+ * holds the lock (the checkpoint thread restarting the log, during an fsync of hundreds of
+ * milliseconds on a busy disk; another process's transaction). So that connection has no
+ * busy timeout: SQLite then fails a statement that finds the database locked at once, with
+ * SQLITE_BUSY and nothing done, and this runs it again after a timer, for up to 5 s.
+ *
+ * Only statements outside a transaction are run again: transactions begin IMMEDIATE (the
+ * write lock first, with the BEGIN itself retried here), so inside one nothing waits for it.
+ */
+export class LockWaitingSqliteDialect extends SqliteDialect {
+  readonly #inTransaction: () => boolean;
+
+  /** `inTransaction` tells whether the connection has a transaction open (better-sqlite3's `inTransaction`). */
+  constructor(config: SqliteDialectConfig, inTransaction: () => boolean) {
+    super(config);
+    this.#inTransaction = inTransaction;
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const inTransaction = this.#inTransaction;
+    let waiting: LockWaitingConnection | undefined;
+    return {
+      init: () => driver.init(),
+      async acquireConnection() {
+        const connection = await driver.acquireConnection();
+        waiting ??= new LockWaitingConnection(connection, inTransaction);
+        return waiting;
+      },
+      // Kysely's SQLite driver runs BEGIN, COMMIT and savepoints on the connection it is given:
+      // given this one, they wait as every statement does.
+      beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
+      commitTransaction: (connection) => driver.commitTransaction(connection),
+      rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
+      savepoint: (connection, name, compile) => driver.savepoint!(connection, name, compile),
+      rollbackToSavepoint: (connection, name, compile) => driver.rollbackToSavepoint!(connection, name, compile),
+      releaseSavepoint: (connection, name, compile) => driver.releaseSavepoint!(connection, name, compile),
+      releaseConnection: (connection) => driver.releaseConnection(connection),
+      destroy: () => driver.destroy(),
+    };
+  }
+}
+
+class LockWaitingConnection implements DatabaseConnection {
+  constructor(
+    private readonly connection: DatabaseConnection,
+    private readonly inTransaction: () => boolean,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (let tries = 0; ; tries++) {
+      try {
+        return await this.connection.executeQuery<R>(query);
+      } catch (error) {
+        if (!isBusy(error) || this.inTransaction() || performance.now() >= deadline) throw error;
+        await sleep(Math.min(2 ** tries, MAX_PAUSE_MS));
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    // Streams only read, and in WAL mode reading never waits for a lock.
+    return this.connection.streamQuery<R>(query, chunkSize);
+  }
+}
+
+/** SQLITE_BUSY and its extended codes: another connection holds a lock this statement needs. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
