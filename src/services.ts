@@ -26,11 +26,19 @@ export interface Services extends ServiceContext {
 /**
  * Builds the one context a process runs on (`serve`, `worker` and every CLI command): opens the
  * database and brings its schema up to date, opens Redis when configured, and makes the blob
- * storage, the outbound agents, the rate-limit store and the presence store once.
+ * storage, the outbound agents, the rate-limit store and the presence store once. `command`
+ * marks a CLI command: it ends in a moment, so it leaves background upkeep to the processes
+ * that run on.
  */
-export async function createServices(config: Config, options: { clock?: Clock; log?: pino.Logger } = {}): Promise<Services> {
+export async function createServices(
+  config: Config,
+  options: { clock?: Clock; log?: pino.Logger; command?: boolean } = {},
+): Promise<Services> {
   const log = options.log ?? pino(loggerOptions(config.logLevel));
-  const database = await openDatabase(config);
+  const checkpointThread = {
+    onFailure: (err: Error) => log.error({ err }, 'SQLite checkpoint thread failed: the connection checkpoints by itself again'),
+  };
+  const database = await openDatabase(config, options.command ? {} : { checkpointThread });
   try {
     await migrateToLatest(database);
   } catch (error) {

@@ -41,7 +41,7 @@ async function withServices(action: (ctx: ServiceContext, accounts: Accounts) =>
     import('pino'),
   ]);
   // Administrative commands print their result; the services' own log lines would only get in the way.
-  const services = await createServices(config, { log: pino({ level: 'silent' }) });
+  const services = await createServices(config, { log: pino({ level: 'silent' }), command: true });
   try {
     printResult(await action(services, accounts), json);
   } finally {

@@ -28,7 +28,17 @@ export interface DatabaseHandle {
 
 export const SQLITE_FILE = 'tagsvc.sqlite';
 
-function openSqlite(dataDir: string): DatabaseHandle {
+/** How a process opens its database. */
+export interface OpenOptions {
+  /**
+   * SQLite: checkpoint the log on a thread of its own (sqlite-checkpointer.ts), as processes that
+   * answer requests must; the thread's failure is reported here. Without it the connection
+   * checkpoints itself, SQLite's default, which suits short commands.
+   */
+  checkpointThread?: { onFailure(error: Error): void };
+}
+
+function openSqlite(dataDir: string, options: OpenOptions): DatabaseHandle {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, SQLITE_FILE);
   const sqlite = new SQLite(file);
@@ -43,7 +53,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
   // over many pages. 64 MB of cache, and reads through a memory map instead of a read() each.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 1073741824');
-  const checkpointer = checkpointInBackground(sqlite, file);
+  const checkpointer = options.checkpointThread && checkpointInBackground(sqlite, file, options.checkpointThread.onFailure);
   // Kysely prepares every query anew; preparing costs more than running a point lookup, so
   // statements are kept per SQL text (the SQL of a query builder chain is always the same).
   const statements = new LRUCache<string, SQLite.Statement>({ max: 500 });
@@ -79,7 +89,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
     db,
     dialect: 'sqlite',
     close: async () => {
-      await checkpointer.stop();
+      await checkpointer?.stop();
       await db.destroy();
     },
   };
@@ -125,8 +135,11 @@ function isDuplicateSchema(error: unknown): boolean {
 
 export async function openDatabase(
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'databasePoolSize'>,
+  options: OpenOptions = {},
 ): Promise<DatabaseHandle> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databaseSchema, config.databasePoolSize) : openSqlite(config.dataDir);
+  return config.databaseUrl
+    ? openPostgres(config.databaseUrl, config.databaseSchema, config.databasePoolSize)
+    : openSqlite(config.dataDir, options);
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

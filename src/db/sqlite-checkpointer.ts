@@ -62,7 +62,11 @@ parentPort.once('message', () => {
  * server's writes wait for the restart on a timer (sqlite-lock-wait.ts). Should the thread fail,
  * the server's connection takes checkpointing back, so the log never grows without bound.
  */
-export function checkpointInBackground(sqlite: SQLite.Database, file: string): { stop(): Promise<void> } {
+export function checkpointInBackground(
+  sqlite: SQLite.Database,
+  file: string,
+  onFailure: (error: Error) => void,
+): { stop(): Promise<void> } {
   sqlite.pragma('wal_autocheckpoint = 0');
   const worker = new Worker(CHECKPOINTER_SOURCE, {
     eval: true,
@@ -71,8 +75,9 @@ export function checkpointInBackground(sqlite: SQLite.Database, file: string): {
   // A process that never closes its database still exits.
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.once('error', () => {
+  worker.once('error', (error) => {
     if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    onFailure(error);
   });
   return {
     async stop() {

@@ -1,10 +1,12 @@
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE } from '../../src/db/database.js';
+import { checkpointInBackground } from '../../src/db/sqlite-checkpointer.js';
 import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/receiver.js';
 import { stallProbe } from '../helpers/stall-probe.js';
@@ -97,6 +99,22 @@ describe.skipIf(process.env.TEST_DATABASE_URL)('SQLite checkpoints', () => {
       expect(worst, 'the longest the thread could not answer anything, ms').toBeLessThan(250);
     } finally {
       other.close();
+    }
+  });
+
+  it('a thread that fails is reported, and the connection checkpoints by itself again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tagsvc-checkpoint-'));
+    const sqlite = new SQLite(join(dir, 'own.sqlite'));
+    try {
+      sqlite.pragma('journal_mode = WAL');
+      // The thread's own connection cannot open a file in a folder that does not exist.
+      const failed = new Promise<Error>((resolve) => checkpointInBackground(sqlite, join(dir, 'missing', 'own.sqlite'), resolve));
+      expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      expect((await failed).message).toMatch(/directory does not exist/);
+      expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    } finally {
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
