@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   SqliteDialect,
+  SqliteDriver,
   type CompiledQuery,
   type DatabaseConnection,
   type Driver,
@@ -27,36 +28,37 @@ const MAX_PAUSE_MS = 50;
  * write lock first, with the BEGIN itself retried here), so inside one nothing waits for it.
  */
 export class LockWaitingSqliteDialect extends SqliteDialect {
-  readonly #inTransaction: () => boolean;
-
   /** `inTransaction` tells whether the connection has a transaction open (better-sqlite3's `inTransaction`). */
-  constructor(config: SqliteDialectConfig, inTransaction: () => boolean) {
+  constructor(
+    private readonly config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
     super(config);
-    this.#inTransaction = inTransaction;
   }
 
   override createDriver(): Driver {
-    const driver = super.createDriver();
-    const inTransaction = this.#inTransaction;
-    let waiting: LockWaitingConnection | undefined;
-    return {
-      init: () => driver.init(),
-      async acquireConnection() {
-        const connection = await driver.acquireConnection();
-        waiting ??= new LockWaitingConnection(connection, inTransaction);
-        return waiting;
-      },
-      // Kysely's SQLite driver runs BEGIN, COMMIT and savepoints on the connection it is given:
-      // given this one, they wait as every statement does.
-      beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
-      commitTransaction: (connection) => driver.commitTransaction(connection),
-      rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
-      savepoint: (connection, name, compile) => driver.savepoint!(connection, name, compile),
-      rollbackToSavepoint: (connection, name, compile) => driver.rollbackToSavepoint!(connection, name, compile),
-      releaseSavepoint: (connection, name, compile) => driver.releaseSavepoint!(connection, name, compile),
-      releaseConnection: (connection) => driver.releaseConnection(connection),
-      destroy: () => driver.destroy(),
-    };
+    return new LockWaitingDriver(this.config, this.inTransaction);
+  }
+}
+
+/**
+ * Kysely's SQLite driver, handing out its one connection wrapped: the driver runs BEGIN, COMMIT
+ * and savepoints on the connection it is given, so they wait as every statement does.
+ */
+class LockWaitingDriver extends SqliteDriver {
+  #waiting: LockWaitingConnection | undefined;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(config);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.#waiting ??= new LockWaitingConnection(connection, this.inTransaction);
+    return this.#waiting;
   }
 }
 
@@ -67,12 +69,15 @@ class LockWaitingConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const deadline = performance.now() + LOCK_WAIT_MS;
+    // The deadline is set at the first refusal: a statement that runs at once reads no clock.
+    let deadline: number | undefined;
     for (let tries = 0; ; tries++) {
       try {
         return await this.connection.executeQuery<R>(query);
       } catch (error) {
-        if (!isBusy(error) || this.inTransaction() || performance.now() >= deadline) throw error;
+        if (!isBusy(error) || this.inTransaction()) throw error;
+        deadline ??= performance.now() + LOCK_WAIT_MS;
+        if (performance.now() >= deadline) throw error;
         await sleep(Math.min(2 ** tries, MAX_PAUSE_MS));
       }
     }
