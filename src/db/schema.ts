@@ -335,8 +335,12 @@ export interface SettingsTable {
 /** A view answered but not yet ingested, in arrival order: its record (see migration 0015). */
 export interface ViewInboxTable {
   seq: Generated<number>;
-  /** A JSON array (features/analytics/view-record.ts); jsonb on PostgreSQL, which reads it back as an array. */
-  record: string | unknown[];
+  /**
+   * A JSON array (features/analytics/view-record.ts) as binary JSON: on SQLite a blob of JSONB (or
+   * JSON text, in records an earlier release appended: `->>` reads both), on PostgreSQL jsonb,
+   * read back as an array.
+   */
+  record: Uint8Array | string | unknown[];
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   createTag,
   expectBeaconAccepted,
   getData,
+  inboxRecords,
   IP,
   startAnalyticsApp,
   UA,
@@ -49,9 +50,8 @@ describe('recording page views', () => {
 
   /** The ids of the views whose records await ingestion, in arrival order. */
   async function inboxIds(): Promise<string[]> {
-    const rows = await t.database.db.selectFrom('view_inbox').select('record').orderBy('seq').execute();
-    // A JSON array whose first field is the view's id: text on SQLite, jsonb (parsed) on PostgreSQL.
-    return rows.map((row) => (typeof row.record === 'string' ? (JSON.parse(row.record) as string[]) : (row.record as string[]))[0]!);
+    // A JSON array whose first field is the view's id.
+    return (await inboxRecords(t.database.db)).map((record) => record[0] as string);
   }
 
   async function createWebhook(key: string, events: string[]): Promise<{ id: string }> {

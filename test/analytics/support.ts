@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { expect } from 'vitest';
+import { isPostgres, type Db } from '../../src/db/database.js';
 import type { ViewsTable } from '../../src/db/schema.js';
 import { newId } from '../../src/lib/ids.js';
 import { request, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
@@ -178,4 +180,14 @@ export function viewRow(tag: { id: string; ownerId: string }, at: string, visito
     logged: 0,
     duration_seconds: null,
   };
+}
+
+/**
+ * The inbox's records in arrival order, each read back as JSON text and parsed: the binary JSON
+ * they are kept as (SQLite's JSONB is a blob) would hide its text from a search of its bytes.
+ */
+export async function inboxRecords(db: Db): Promise<unknown[][]> {
+  const text = isPostgres(db) ? sql<string>`record::text` : sql<string>`json(record)`;
+  const rows = await db.selectFrom('view_inbox').select(text.as('text')).orderBy('seq').execute();
+  return rows.map((row) => JSON.parse(row.text) as unknown[]);
 }
