@@ -10,6 +10,7 @@ import { checkpointInBackground } from './sqlite-checkpointer.js';
 import { LockWaitingSqliteDialect } from './sqlite-lock-wait.js';
 import { counterFeed, registerChangeFeed } from '../perf/exact-cache.js';
 import { PgChangeFeed } from '../perf/pg-change-feed.js';
+import { preparingPool } from '../perf/pg-prepared-statements.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -112,7 +113,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   }
   const connection: pg.ClientConfig = { connectionString: url, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
   const pool = new pg.Pool({ ...connection, max: poolSize });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   // One more connection, outside the pool: it listens for the changes that keep the caches exact.
   // Named, so an operator sees it in pg_stat_activity for what it is.
   const feed = new PgChangeFeed({ ...connection, application_name: `tagsvc cache feed ${schema ?? 'public'}`.slice(0, 63) });

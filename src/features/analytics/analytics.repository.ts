@@ -5,6 +5,7 @@ import { forUpdate, lockTagRow, lockViewRollup } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
 import type { Database, Environment, ViewsTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
+import { preparedOnPostgres } from '../../perf/pg-prepared-statements.js';
 import { monthOf } from './period.js';
 import { NUMERIC_FIELDS, RECORD_FIELDS } from './view-record.js';
 
@@ -19,11 +20,13 @@ import { NUMERIC_FIELDS, RECORD_FIELDS } from './view-record.js';
  * (`npm run bench`'s dataset, batches of 2,000).
  */
 export async function appendToInbox(db: Db, records: string): Promise<void> {
-  const text = isPostgres(db)
-    ? 'INSERT INTO view_inbox (record) SELECT r.value FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, n) ORDER BY r.n'
-    : 'INSERT INTO view_inbox (record) SELECT r.value FROM jsonb_each(?) AS r ORDER BY r.key';
-  await db.executeQuery(CompiledQuery.raw(text, [records]));
+  await db.executeQuery(CompiledQuery.raw(isPostgres(db) ? APPEND_POSTGRES : APPEND_SQLITE, [records]));
 }
+
+const APPEND_POSTGRES = preparedOnPostgres(
+  'INSERT INTO view_inbox (record) SELECT r.value FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, n) ORDER BY r.n',
+);
+const APPEND_SQLITE = 'INSERT INTO view_inbox (record) SELECT r.value FROM jsonb_each(?) AS r ORDER BY r.key';
 
 export async function countInboxViews(db: Db): Promise<number> {
   const { count } = await db

@@ -1,0 +1,30 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendToInbox } from '../../src/features/analytics/analytics.repository.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+/**
+ * perf/pg-prepared-statements.ts: the statements registered to be prepared run as named
+ * statements, prepared once on each connection; what a query builder makes runs unnamed.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreSQL', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it("the inbox append is prepared once on its connection; the query builder's queries are not", async () => {
+    // One transaction: every statement on one connection, whose prepared statements it then lists.
+    const prepared = await t.database.db.transaction().execute(async (trx) => {
+      await appendToInbox(trx, '[]');
+      await appendToInbox(trx, '[]');
+      await trx.selectFrom('tags').select('id').where('id', '=', 'tag_none').execute();
+      const { rows } = await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(trx);
+      return rows.map((row) => row.statement);
+    });
+    expect(prepared.filter((text) => text.startsWith('INSERT INTO view_inbox'))).toHaveLength(1);
+    expect(prepared.some((text) => text.includes('"tags"'))).toBe(false);
+  });
+});
