@@ -71,7 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await registerOpenApi(app, config);
 
   await app.register(healthRoutes(database.db, services.redis));
-  const recorder = new ViewRecorder(database.db, services.log, config.databasePoolSize, services.metrics);
+  const recorder = new ViewRecorder(database.db, services.log, services.metrics);
   app.addHook('onClose', () => recorder.flush());
   await app.register(pageRoutes(services, new Tracker(services, recorder)));
   await app.register(publicFileRoutes(services));

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SQLITE_FILE, type Db } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
@@ -53,7 +54,7 @@ describe('view recording commits views in groups', () => {
   });
 
   it('50 views that arrive together: one statement, and each promise resolves once they are committed', async () => {
-    const recorder = new ViewRecorder(db as Db, t.app.log, 10);
+    const recorder = new ViewRecorder(db as Db, t.app.log);
     await Promise.all(Array.from({ length: 50 }, (_, i) => recorder.record(viewOf(i))));
     expect(viewInserts()).toBe(1);
     const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-07-01', end_date: '2026-07-02' });
@@ -61,7 +62,7 @@ describe('view recording commits views in groups', () => {
   });
 
   it('views arriving in three separate bursts: three groups, all counted', async () => {
-    const recorder = new ViewRecorder(db as Db, t.app.log, 10);
+    const recorder = new ViewRecorder(db as Db, t.app.log);
     const before = viewInserts();
     for (let burst = 0; burst < 3; burst++) {
       await Promise.all(Array.from({ length: 10 }, (_, i) => recorder.record(viewOf(100 + burst * 10 + i))));
@@ -69,5 +70,38 @@ describe('view recording commits views in groups', () => {
     expect(viewInserts() - before).toBe(3);
     const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-07-01', end_date: '2026-07-02' });
     expect(report.summary.total_views).toBe(80);
+  });
+
+  // On PostgreSQL a group's statement is a round trip: views keep arriving while it is out.
+  it.skipIf(!process.env.TEST_DATABASE_URL)('views that arrive while a group is out all wait for it, then go in one group', async () => {
+    const recorder = new ViewRecorder(db as Db, t.app.log);
+    const before = viewInserts();
+    // Another session holds the inbox, so the first group's statement waits for it.
+    const holder = new pg.Client({ connectionString: t.config.databaseUrl, options: `-c search_path="${t.config.databaseSchema}"` });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE view_inbox IN EXCLUSIVE MODE');
+      const first = recorder.record(viewOf(200));
+      await vi.waitFor(async () => {
+        const { rows } = await holder.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO view_inbox%'`,
+        );
+        expect(Number(rows[0]!.n)).toBe(1);
+      });
+      // Forty more, five an event-loop turn, while the first group is out.
+      const later: Promise<void>[] = [];
+      for (let turn = 0; turn < 8; turn++) {
+        for (let i = 0; i < 5; i++) later.push(recorder.record(viewOf(300 + turn * 5 + i)));
+        await setImmediate();
+      }
+      await holder.query('COMMIT');
+      await Promise.all([first, ...later]);
+    } finally {
+      await holder.end();
+    }
+    expect(viewInserts() - before).toBe(2);
+    const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-07-01', end_date: '2026-07-02' });
+    expect(report.summary.total_views).toBe(121);
   });
 });

@@ -33,7 +33,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the view inbox on PostgreSQL', 
   };
 
   it('is vacuumed by the rollup job once 20,000 views went through, every view counted once', async () => {
-    const recorder = new ViewRecorder(t.services.db, t.app.log, 10);
+    const recorder = new ViewRecorder(t.services.db, t.app.log);
     const at = t.clock.now().toISOString();
     const views = 20_000;
     await Promise.all(

@@ -346,7 +346,7 @@ describe('analytics retention and deletion', () => {
     const gone = await createTag(t, owner.key, { title: 'Gone' });
     expect((await request(t, 'DELETE', `/v1/tags/${gone.id}`, { key: owner.key })).status).toBe(200);
     const late = viewRow({ id: gone.id, ownerId: owner.userId }, t.clock.now().toISOString(), visitorId('late'));
-    await new ViewRecorder(t.database.db, t.app.log, 4).record(late);
+    await new ViewRecorder(t.database.db, t.app.log).record(late);
     expect(await rollUpViews(t.database.db)).toBe(1);
     expect(await t.database.db.selectFrom('views').select('id').where('id', '=', late.id).execute()).toEqual([]);
     expect(await analyticsOf(gone.id)).toEqual(EMPTY);
