@@ -71,10 +71,10 @@ export function checkpointInBackground(
   let worker: Worker | undefined;
   let stopped = false;
   let exited: Promise<void> = Promise.resolve();
-  // Started in a later turn of the event loop, never while the process is starting: a thread
-  // started during start-up left every request of the process 6 to 8 µs slower for its whole
-  // life (npm run bench: the bot page 30 against 23 µs of CPU, GET /v1/me 31 against 25, pinned
-  // or not), one started a turn later does not. The cause lies in V8 or Node, not found yet.
+  // Started in the next turn of the event loop, not in the turn that opens the database: a
+  // thread started in that turn left every request of the process 6 to 8 µs slower for its
+  // whole life (the bot page 30 against 23 µs of CPU, GET /v1/me 31 against 25, pinned to one
+  // core or not), one started a turn later does not. The cause lies in V8 or Node, not found yet.
   setImmediate(() => {
     if (stopped) return;
     const thread = new Worker(CHECKPOINTER_SOURCE, {
