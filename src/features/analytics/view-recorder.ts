@@ -25,9 +25,9 @@ interface Pending {
  * One group is written at a time. On SQLite the file has one writer anyway. On PostgreSQL most
  * of a group's cost is the same whatever its size (its transaction and commit: about 140 µs of
  * the backend's CPU for a group of ten views, 3 µs more a view): views that arrive while a
- * group is out make the next group larger rather than groups of their own. Writing up to half
- * the pool's worth of groups at once cost a recorded view 105 µs of CPU (service and database)
- * under 50 concurrent visitors; one at a time, 91 (`npm run bench`'s page-recording).
+ * group is out make the next group larger rather than groups of their own. Under 50 concurrent
+ * visitors, a recorded view cost 103 µs of CPU (service and database) with up to half the pool's
+ * worth of groups at once, 92 with one at a time (page-recording's load, the same build).
  */
 export class ViewRecorder {
   private queue: Pending[] = [];
