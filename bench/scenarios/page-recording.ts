@@ -43,10 +43,11 @@ export const pageRecording: BaselineScenario = {
     const tag = pageTag(manifest);
     const location = analyticsLocation(context.run);
     // Stored durably: the views rows, and the records of the inbox not ingested yet.
+    const records = location.databaseUrl ? 'jsonb_array_elements(i.records)' : 'json_each(i.records)';
     const stored = () =>
       queryNumber(
         location,
-        'SELECT (SELECT count(*) FROM views WHERE tag_id = ?) + (SELECT count(*) FROM view_inbox WHERE record ->> 1 = ?)',
+        `SELECT (SELECT count(*) FROM views WHERE tag_id = ?) + (SELECT count(*) FROM view_inbox i, ${records} r WHERE r.value ->> 1 = ?)`,
         [tag.id, tag.id],
       );
     // The report reads the rollups, the count above the raw rows: both must follow.

@@ -332,15 +332,19 @@ export interface SettingsTable {
   updated_at: string;
 }
 
-/** A view answered but not yet ingested, in arrival order: its record (see migration 0015). */
+/**
+ * Views answered but not yet ingested, in arrival order: one row per group of views committed
+ * together (see migrations 0015 and 0016).
+ */
 export interface ViewInboxTable {
   seq: Generated<number>;
   /**
-   * A JSON array (features/analytics/view-record.ts) as binary JSON: on SQLite a blob of JSONB (or
-   * JSON text, in records an earlier release appended: `->>` reads both), on PostgreSQL jsonb,
-   * read back as an array.
+   * The group's records (features/analytics/view-record.ts), one JSON array of them, as binary
+   * JSON: on SQLite a blob of JSONB, on PostgreSQL jsonb, read back as an array.
    */
-  record: Uint8Array | string | unknown[];
+  records: Uint8Array | unknown[];
+  /** How many records the group holds. */
+  views: number;
 }
 
 /**

@@ -187,7 +187,7 @@ export function viewRow(tag: { id: string; ownerId: string }, at: string, visito
  * they are kept as (SQLite's JSONB is a blob) would hide its text from a search of its bytes.
  */
 export async function inboxRecords(db: Db): Promise<unknown[][]> {
-  const text = isPostgres(db) ? sql<string>`record::text` : sql<string>`json(record)`;
+  const text = isPostgres(db) ? sql<string>`records::text` : sql<string>`json(records)`;
   const rows = await db.selectFrom('view_inbox').select(text.as('text')).orderBy('seq').execute();
-  return rows.map((row) => JSON.parse(row.text) as unknown[]);
+  return rows.flatMap((row) => JSON.parse(row.text) as unknown[][]);
 }

@@ -47,6 +47,8 @@ describe('migration 0015: pending views become inbox records, and back', () => {
     await migrateTo('0015_view_inbox');
     expect(await db.selectFrom('views').select('id').where('tag_id', '=', tag.id).execute()).toEqual([]);
     expect(await db.selectFrom('view_inbox').select('seq').execute()).toHaveLength(3);
+    // The later migrations (0016: groups of records) take them on, as they would in an upgrade.
+    expect((await migratorOf(t.database).migrateToLatest()).error).toBeUndefined();
 
     const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-05-01', end_date: '2026-05-02' });
     expect(report.summary).toEqual({ total_views: 3, unique_views: 2, qr_scans: 0, direct_visits: 3, average_time_seconds: 40 });

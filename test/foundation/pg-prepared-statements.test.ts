@@ -18,8 +18,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreS
   it("the inbox append is prepared once on its connection; the query builder's queries are not", async () => {
     // One transaction: every statement on one connection, whose prepared statements it then lists.
     const prepared = await t.database.db.transaction().execute(async (trx) => {
-      await appendToInbox(trx, '[]');
-      await appendToInbox(trx, '[]');
+      await appendToInbox(trx, '[]', 0);
+      await appendToInbox(trx, '[]', 0);
       await trx.selectFrom('tags').select('id').where('id', '=', 'tag_none').execute();
       const { rows } = await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(trx);
       return rows.map((row) => row.statement);

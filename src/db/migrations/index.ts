@@ -14,6 +14,7 @@ import * as settings from './0012_settings.js';
 import * as openVisitorNumbers from './0013_open_visitor_numbers.js';
 import * as idempotencyKeys from './0014_idempotency_keys.js';
 import * as viewInbox from './0015_view_inbox.js';
+import * as viewInboxGroups from './0016_view_inbox_groups.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_open_visitor_numbers': openVisitorNumbers,
   '0014_idempotency_keys': idempotencyKeys,
   '0015_view_inbox': viewInbox,
+  '0016_view_inbox_groups': viewInboxGroups,
 };

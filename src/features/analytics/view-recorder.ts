@@ -4,7 +4,7 @@ import type { Metrics } from '../../lib/metrics.js';
 import * as repo from './analytics.repository.js';
 import { encodeView, type RecordedView } from './view-record.js';
 
-/** Views a group takes at most: its statement's one parameter stays a few hundred kilobytes. */
+/** Views a group takes at most: its row, and its statement's parameter, stay a few hundred kilobytes. */
 const MAX_BATCH = 500;
 
 interface Pending {
@@ -16,7 +16,7 @@ interface Pending {
 
 /**
  * Group commit: views that arrive while a group is being written wait for the next one, which
- * appends all their records to the inbox in one statement. record() resolves only after that
+ * appends all their records to the inbox as one row. record() resolves only after that
  * commit, so a page is never answered for a view that a crash could still lose, and throughput
  * does not pay one transaction per view. The page waits for its record only: the indexed views
  * row, the rollups and the view's events follow when the inbox is ingested (view-rollup.ts), in
@@ -72,7 +72,7 @@ export class ViewRecorder {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      await repo.appendToInbox(this.db, `[${batch.map((item) => item.record).join(',')}]`);
+      await repo.appendToInbox(this.db, `[${batch.map((item) => item.record).join(',')}]`, batch.length);
       this.metrics?.viewsRecorded.inc(batch.length);
       for (const item of batch) item.resolve();
     } catch (error) {

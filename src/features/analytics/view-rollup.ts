@@ -5,7 +5,10 @@ import { emitAll, type AnyEventInput, type EventPayloads, type EventType } from 
 import { subscribedEventTypes } from '../webhooks/index.js';
 import * as repo from './analytics.repository.js';
 
-/** Views ingested in one transaction: short enough not to hold the database (or SQLite's thread) for long. */
+/**
+ * Views ingested in one transaction (give or take a group): short enough not to hold the database
+ * (or SQLite's thread) for long.
+ */
 const VIEWS_PER_TRANSACTION = 2000;
 
 /**
@@ -19,8 +22,8 @@ let ingestedSinceVacuum = 0;
 
 /**
  * Ingests the inbox (the records pages committed, see view-recorder.ts): stores each view's row,
- * adds it to the rollups and writes its tag.viewed / qr.scanned events, in transactions of up
- * to 2,000 views, until none is left. Each record leaves the inbox in the transaction that
+ * adds it to the rollups and writes its tag.viewed / qr.scanned events, in transactions of about
+ * 2,000 views (whole groups), until none is left. Each record leaves the inbox in the transaction that
  * stores and counts its view, so a view is counted exactly once, however many processes ingest
  * at the same time. Reports, beacons and exports call this before they read, so they see every
  * view answered before they started. Returns how many records were ingested.
@@ -49,7 +52,7 @@ export async function vacuumInboxIfDue(db: Db): Promise<void> {
 
 /** The same within a transaction the caller holds (a tag's deletion ingests the inbox first). */
 export async function rollUpViewsIn(trx: Db): Promise<void> {
-  while ((await rollUpBatch(trx)) === VIEWS_PER_TRANSACTION);
+  while ((await rollUpBatch(trx)) >= VIEWS_PER_TRANSACTION);
 }
 
 async function rollUpBatch(trx: Db): Promise<number> {
