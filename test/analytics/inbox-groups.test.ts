@@ -54,4 +54,27 @@ describe('the view inbox holds groups', () => {
     const stored = await t.services.db.selectFrom('views').select('id').where('tag_id', '=', tag.id).orderBy('id').execute();
     expect(stored.map((row) => row.id)).toEqual(rows.map((row) => row.id).sort());
   });
+
+  it('gives the event loop a turn between its transactions', async () => {
+    const recorder = new ViewRecorder(t.services.db, t.app.log);
+    const at = t.clock.now().toISOString();
+    // 4,500 views: three transactions (2,000, 2,000 and 500 views).
+    await Promise.all(
+      Array.from({ length: 4500 }, (_, i) =>
+        recorder.record(viewRow({ id: tag.id, ownerId: owner.userId }, at, visitorId(`turn${i % 50}`))),
+      ),
+    );
+    // On SQLite every statement runs on this thread: a request waiting for its turn is served
+    // only if ingestion lets the event loop go round between transactions.
+    let turns = 0;
+    let ingesting = true;
+    const turn = () => {
+      turns += 1;
+      if (ingesting) setImmediate(turn);
+    };
+    setImmediate(turn);
+    expect(await rollUpViews(t.services.db)).toBe(4500);
+    ingesting = false;
+    expect(turns).toBeGreaterThanOrEqual(2);
+  });
 });
