@@ -8,7 +8,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * view costs about 15 µs less CPU (service and database) under page-recording's load.
  *
  * A record left from before (one view) becomes a group of one, so none is lost across the
- * change, in either direction.
+ * change, in either direction. On PostgreSQL, vacuums leave the inbox's empty pages in place.
  */
 
 const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
@@ -21,8 +21,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // SQLite: json() reads a record kept as JSONB or as text alike, and marks it as JSON, so the
   // array takes it as a value rather than as a string.
-  const group = isPostgres(db) ? sql`jsonb_build_array(records)` : sql`jsonb_array(json(records))`;
+  const postgres = isPostgres(db);
+  const group = postgres ? sql`jsonb_build_array(records)` : sql`jsonb_array(json(records))`;
   await sql`UPDATE view_inbox SET records = ${group}`.execute(db);
+  // A vacuum that finds the inbox's last pages empty (most of the time: its rows are few, and
+  // go as a batch) would cut them off the file under an exclusive lock, which stops every
+  // page's append while it lasts (a p99 of 450 ms seen under load). The pages are reused at
+  // once anyway.
+  if (postgres) await sql`ALTER TABLE view_inbox SET (vacuum_truncate = false)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
