@@ -5,7 +5,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * view-recorder.ts) instead of one per view: `records` holds the group's records as one JSON
  * array, `views` how many. The per-row costs of an append (its tuple, its key in the index, its
  * later deletion) are then paid once a group rather than once a view: on PostgreSQL a recorded
- * view costs about 15 µs less CPU (service and database) under page-recording's load.
+ * view costs about 10 µs less CPU (service and database) under page-recording's load.
  *
  * A record left from before (one view) becomes a group of one, so none is lost across the
  * change, in either direction. On PostgreSQL, vacuums leave the inbox's empty pages in place.

@@ -13,9 +13,9 @@ import * as repo from './analytics.repository.js';
 const VIEWS_PER_TRANSACTION = 2000;
 
 /**
- * On PostgreSQL the inbox is vacuumed once this process has ingested so many records since it
+ * On PostgreSQL the inbox is vacuumed once this process has ingested so many views since it
  * last did: at 10,000 views a second, every two seconds. Without it, a look for the oldest
- * records skips every record taken since the last vacuum (8 ms a batch measured after 1.4
+ * groups skips every row taken since the last vacuum (8 ms a batch measured after 1.4
  * million, against 0.2 ms).
  */
 const VACUUM_EVERY = 20_000;
