@@ -14,7 +14,7 @@ import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { closeConnectionsOnClose } from './http/graceful-close.js';
 import { IdempotencyLayer } from './http/idempotency.js';
-import { RequestLogController } from './http/logging.js';
+import { RequestLogController, requestLogger } from './http/logging.js';
 import { installMetrics } from './http/metrics.js';
 import { documentRoute, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
@@ -32,6 +32,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance: services.log,
     genReqId: () => newId('req'),
     logController: new RequestLogController(),
+    childLoggerFactory: requestLogger,
     bodyLimit: JSON_BODY_LIMIT,
     // Fastify accepts a hop count at run time, though its types omit it.
     trustProxy: config.trustProxy as boolean | string[],
@@ -121,7 +122,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
  * queue metrics), and only when METRICS_TOKEN is set; every other path is a 404.
  */
 export function buildWorkerApp(services: Services): FastifyInstance {
-  const app = Fastify({ loggerInstance: services.log, genReqId: () => newId('req'), logController: new RequestLogController() });
+  const app = Fastify({
+    loggerInstance: services.log,
+    genReqId: () => newId('req'),
+    logController: new RequestLogController(),
+    childLoggerFactory: requestLogger,
+  });
   app.addHook('onRequest', sendRequestId);
   closeConnectionsOnClose(app);
   installMetrics(app, services.config, services.metrics);

@@ -1,4 +1,5 @@
-import { LogController, type FastifyLoggerOptions, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyLoggerOptions, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino';
 import { maskIp } from '../lib/ip.js';
 
 /**
@@ -34,8 +35,92 @@ export class RequestLogController extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!writes(reply.log, error ? 'error' : 'info')) return;
     const fields = { req: request, res: reply, response_time_ms: Math.round(reply.elapsedTime) };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   }
+}
+
+/** Whether `log` writes lines of `level`: pino's own check, on any logger that has it. */
+function writes(log: FastifyBaseLogger, level: string): boolean {
+  return (log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.(level) ?? true;
+}
+
+/**
+ * A request's logger, which makes its pino child (the request id's binding, serialized) only
+ * when the request writes a line at an enabled level. At the default level a request writes
+ * none, and making the child cost every request more than a microsecond (3.7 % of a
+ * GET /v1/me's CPU in a profile); a line written goes through exactly the child pino would have
+ * made.
+ */
+class RequestLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  get level(): LevelWithSilentOrString {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: LevelWithSilentOrString) {
+    this.logger().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return writes(this.made ?? this.parent, level);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger().child(bindings, options);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+
+  silent(): void {}
+
+  private logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
+    if (!this.isLevelEnabled(level)) return;
+    const logger = this.logger();
+    (logger[level] as (...args: unknown[]) => void).apply(logger, args);
+  }
+}
+
+/**
+ * Fastify's childLoggerFactory: every request's logger is a RequestLogger, unless its route sets
+ * a level of its own (which the parent's level cannot answer for).
+ */
+export function requestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  if (options.level !== undefined) return logger.child(bindings, options);
+  return new RequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }
