@@ -1,5 +1,6 @@
 import { bulkInsert, type BulkInsert } from '../../perf/bulk-insert.js';
 import type { Db } from '../../db/database.js';
+import { afterCommit } from '../../db/transaction.js';
 import type { Environment } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { EventOwner, EventPayloads, EventType } from './catalogue.js';
@@ -62,12 +63,30 @@ function eventRow<T extends EventType>(input: EventInput<T>) {
   };
 }
 
+const committedListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` each time events this process wrote are committed: the delivery worker
+ * sleeps while the outbox is empty and wakes on it. Returns the function that unsubscribes.
+ */
+export function onEventsCommitted(listener: () => void): () => void {
+  committedListeners.add(listener);
+  return () => committedListeners.delete(listener);
+}
+
+function announceAfterCommit(trx: Db): Promise<void> {
+  return afterCommit(trx, () => {
+    for (const listener of committedListeners) listener();
+  });
+}
+
 /**
  * Records an event in the outbox. Call it with the transaction that makes the change, so a
  * committed change always yields its event and a rolled-back one never does.
  */
 export async function emit<T extends EventType>(trx: Db, input: EventInput<T>): Promise<void> {
   await trx.insertInto('events').values(eventRow(input)).execute();
+  await announceAfterCommit(trx);
 }
 
 const EVENT_COLUMNS = [
@@ -90,6 +109,7 @@ export async function emitAll(trx: Db, inputs: readonly AnyEventInput[]): Promis
     EVENTS,
     inputs.map((input) => eventRow(input)),
   );
+  await announceAfterCommit(trx);
 }
 
 export function deleteTestEventsCreatedBefore(db: Db, before: string) {
