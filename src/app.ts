@@ -21,6 +21,7 @@ import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
 import { installValidation } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import type { MaybePromise } from './lib/maybe-promise.js';
+import { handleInTurnBatches } from './perf/turn-batches.js';
 import type { Services } from './services.js';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -41,6 +42,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.addHook('onRequest', handleInTurnBatches);
   app.addHook('onRequest', sendRequestId);
   closeConnectionsOnClose(app);
   // First, so that every route gets its request metrics.
