@@ -4,7 +4,7 @@ import { DeliveryWorker } from '../../src/features/webhooks/index.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
-import { createWebhook, deliveryEnv, deliveryRows } from './support.js';
+import { createWebhook, deliveryEnv, deliveryRows, firstDeliverySucceeded } from './support.js';
 
 /**
  * A worker whose cap store (Redis) is unreachable must not keep what it leased: the deliveries
@@ -48,14 +48,7 @@ describe('a worker that cannot reach Redis for the per-webhook cap', () => {
     const healthy = new DeliveryWorker(t.services);
     healthy.start();
     try {
-      const delivered = await waitFor(
-        async () => {
-          const [current] = await deliveryRows(t, hook.id);
-          return current?.status === 'success' ? current : undefined;
-        },
-        10_000,
-        'the healthy worker to deliver',
-      );
+      const delivered = await firstDeliverySucceeded(t, hook.id);
       expect(delivered.attempt).toBe(1);
       expect(receiver.received).toHaveLength(1);
     } finally {

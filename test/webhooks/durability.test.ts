@@ -7,6 +7,7 @@ import {
   deliveryEnv,
   deliveryRows,
   eventRows,
+  firstDeliverySucceeded,
   spawnedTrust,
   spawnServer,
   spawnTagsvc,
@@ -120,8 +121,7 @@ describe('a process killed mid-delivery (SIGKILL) loses nothing', () => {
     const second = await spawnServer(env);
     processes.push(second.server);
     // The request's lease (timeout + 5 s) runs out, then the worker makes the attempt.
-    await waitFor(async () => (await deliveryRows(t, hook.id))[0]?.status === 'success', 25_000, 'the test delivery to succeed');
-    const [delivered] = await deliveryRows(t, hook.id);
+    const delivered = await firstDeliverySucceeded(t, hook.id, 25_000);
     expect(delivered).toMatchObject({ test: 1, status: 'success', attempt: 1, next_attempt_at: null });
     expect(receiver.received.slice(seenBefore).map((r) => r.headers['webhook-id'])).toEqual([testEventId, testEventId]);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/features/webhooks/index.js';
 import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
-import { createWebhook, deliveryEnv, deliveryRows } from './support.js';
+import { createWebhook, deliveryEnv, firstDeliverySucceeded } from './support.js';
 
 interface IdleLine {
   msg: string;
@@ -47,14 +47,7 @@ describe('an idle delivery worker', () => {
 
       const before = lines.length;
       await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 'Wakes the worker' } });
-      const delivered = await waitFor(
-        async () => {
-          const [row] = await deliveryRows(t, hook.id);
-          return row?.status === 'success' ? row : undefined;
-        },
-        10_000,
-        'the delivery',
-      );
+      const delivered = await firstDeliverySucceeded(t, hook.id);
       expect(delivered.attempt).toBe(1);
       const after = await waitFor(async () => (idles(before).length >= 2 ? idles(before) : undefined), 10_000, 'the worker idle again');
       // The wait the commit cut short: without the wake it would have run its second out.

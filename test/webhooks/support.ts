@@ -49,6 +49,18 @@ export function deliveryRows(t: TestApp, webhookId: string) {
   return t.database.db.selectFrom('deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('id').execute();
 }
 
+/** Waits until the webhook's first delivery has succeeded; returns its row. */
+export function firstDeliverySucceeded(t: TestApp, webhookId: string, timeoutMs = 10_000) {
+  return waitFor(
+    async () => {
+      const [row] = await deliveryRows(t, webhookId);
+      return row?.status === 'success' ? row : undefined;
+    },
+    timeoutMs,
+    'the first delivery to succeed',
+  );
+}
+
 /** The outbox rows of the given tags. */
 export function eventRows(t: TestApp, tagIds: string[]) {
   return t.database.db.selectFrom('events').selectAll().where('tag_id', 'in', tagIds).orderBy('id').execute();
