@@ -44,6 +44,19 @@ export interface Config {
   corsOrigins?: '*' | string[];
   /** Bearer token that GET /metrics requires; /metrics does not exist without it. */
   metricsToken?: string;
+  /**
+   * The longest wait on PostgreSQL or Redis (a connection, a pooled connection, one query or
+   * command) before the request is answered 503.
+   */
+  dependencyTimeoutMs: number;
+  /** How long a client has to send a request's line and headers (then 408). */
+  headersTimeoutMs: number;
+  /** How long a request may go without a byte moving either way: a stalled body (408), a client that stops reading. */
+  idleTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open between requests. */
+  keepAliveTimeoutMs: number;
+  /** Earlier values of SECRET_KEY, still accepted to decrypt what they encrypted (key rotation). */
+  previousSecretKeys: string[];
 }
 
 /** A setting that cannot be used; the message names the variable so the operator can fix it. */
@@ -184,6 +197,15 @@ function secretKey(env: Env, dataDir: string): string {
   return generated;
 }
 
+/** SECRET_KEY_PREVIOUS: a comma-separated list of the secrets SECRET_KEY replaced, newest first. */
+function previousSecretKeys(env: Env): string[] {
+  const raw = read(env, 'SECRET_KEY_PREVIOUS');
+  if (raw === undefined) return [];
+  const keys = raw.split(',').map((part) => part.trim());
+  if (keys.some((key) => key.length < 32)) throw new ConfigError('SECRET_KEY_PREVIOUS', 'every secret must be at least 32 characters');
+  return keys;
+}
+
 function signup(env: Env): 'open' | 'closed' {
   const raw = read(env, 'SIGNUP')?.toLowerCase() ?? 'closed';
   if (raw !== 'open' && raw !== 'closed') throw new ConfigError('SIGNUP', `expected open or closed, got "${raw}"`);
@@ -265,6 +287,11 @@ export function loadConfig(env: Env = process.env): Config {
     signupPlan: signupPlan(env),
     corsOrigins: corsOrigins(env),
     metricsToken: metricsToken(env),
+    dependencyTimeoutMs: duration(env, 'DEPENDENCY_TIMEOUT', '5s'),
+    headersTimeoutMs: duration(env, 'HEADERS_TIMEOUT', '10s'),
+    idleTimeoutMs: duration(env, 'IDLE_TIMEOUT', '30s'),
+    keepAliveTimeoutMs: duration(env, 'KEEP_ALIVE_TIMEOUT', '72s'),
+    previousSecretKeys: previousSecretKeys(env),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
   config.secretKey = secretKey(env, dataDir);

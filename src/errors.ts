@@ -16,12 +16,14 @@ export const STATUS_BY_CODE = {
   idempotency_key_in_use: 409,
   unsupported_media_type: 415,
   unsupported_file_type: 415,
+  request_timeout: 408,
   range_not_satisfiable: 416,
   idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
   storage_limit_exceeded: 507,
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;
@@ -53,3 +55,59 @@ export const invalidRequest = (message: string) => new ApiError('invalid_request
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
 export const forbidden = (message: string) => new ApiError('forbidden', message);
 export const unauthorized = (message: string) => new ApiError('unauthorized', message);
+
+/** What the service depends on, as a log line and a message name it. */
+export type Dependency = 'database' | 'redis';
+
+const DEPENDENCY_NAMES: Record<Dependency, string> = { database: 'The database', redis: 'Redis' };
+
+/** Seconds a client is told to wait when a dependency is down: reconnection is tried every second. */
+export const DEPENDENCY_RETRY_AFTER = 2;
+
+/**
+ * A dependency that is down, frozen or refusing connections: 503 with Retry-After, and one log
+ * line naming the dependency and the cause (never a stack: the fault is outside this process).
+ */
+export class DependencyUnavailable extends ApiError {
+  constructor(
+    readonly dependency: Dependency,
+    /** What the driver said, for the log only. */
+    readonly reason: string,
+  ) {
+    super('service_unavailable', `${DEPENDENCY_NAMES[dependency]} is not reachable right now; retry shortly`, {
+      retryAfter: DEPENDENCY_RETRY_AFTER,
+    });
+  }
+}
+
+/**
+ * The disk (or the database server's disk) is full: 507, and one log line. Nothing was written;
+ * the same request succeeds once space is freed.
+ */
+export class InsufficientStorage extends ApiError {
+  constructor(
+    readonly where: Dependency | 'disk',
+    readonly reason: string,
+  ) {
+    super('insufficient_storage', 'The server has no storage space left; nothing was saved. Retry later');
+  }
+}
+
+/** The driver's own words for a failure, without a stack: `ECONNREFUSED`, `SQLITE_FULL: database or disk is full`. */
+export function failureReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+}
+
+/** A failure outside the process (a dependency, the disk), which is logged as one line without a stack. */
+export const isOutsideFault = (error: unknown): error is DependencyUnavailable | InsufficientStorage =>
+  error instanceof DependencyUnavailable || error instanceof InsufficientStorage;
+
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/** A write refused for want of space: the file system (ENOSPC, EDQUOT), SQLite or PostgreSQL (disk_full). */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && DISK_FULL_CODES.has(code);
+}

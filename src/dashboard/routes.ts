@@ -2,7 +2,8 @@ import formbody from '@fastify/formbody';
 import { parseCookie as parseCookies } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accounts/index.js';
-import { ApiError } from '../errors.js';
+import { ApiError, InsufficientStorage, isOutsideFault } from '../errors.js';
+import { logOutsideFault } from '../http/error-handler.js';
 import { dashboardAssets } from './assets/index.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
@@ -136,6 +137,22 @@ export function dashboardRoutes(dashboard: ServiceContext) {
           if (error instanceof ApiError && error.code === 'forbidden') {
             return html(reply, 403, renderMessage(csrfFor(context, request), 'Not allowed', sentence(error.message)));
           }
+          const csrf = request.dashboard ? csrfFor(context, request) : '';
+          if (isOutsideFault(error)) {
+            logOutsideFault(request.log, error);
+            if (error.details.retryAfter !== undefined) reply.header('retry-after', String(error.details.retryAfter));
+            const [title, text] =
+              error instanceof InsufficientStorage
+                ? [
+                    'Out of storage space',
+                    'The server has no storage space left, so nothing was saved. Try again once space has been freed.',
+                  ]
+                : [
+                    'Temporarily unavailable',
+                    'The service cannot reach what it depends on right now, so nothing was changed. Try again in a few seconds.',
+                  ];
+            return html(reply, error.status, renderMessage(csrf, title, text));
+          }
           const status = error instanceof ApiError ? error.status : ((error as { statusCode?: number }).statusCode ?? 500);
           if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
           const text =
@@ -143,7 +160,7 @@ export function dashboardRoutes(dashboard: ServiceContext) {
               ? 'The form could not be read. Go back and try again.'
               : 'Something went wrong on our side. Please try again in a moment.';
           const title = status < 500 ? 'Request not accepted' : 'Something went wrong';
-          return html(reply, status >= 400 ? status : 500, renderMessage(request.dashboard ? csrfFor(context, request) : '', title, text));
+          return html(reply, status >= 400 ? status : 500, renderMessage(csrf, title, text));
         });
 
         for (const screen of SCREENS) screen(pages, context);

@@ -1,6 +1,14 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
-import { ApiError, invalidRequest, unknownField, validationError } from '../errors.js';
+import {
+  ApiError,
+  InsufficientStorage,
+  invalidRequest,
+  isOutsideFault,
+  unknownField,
+  validationError,
+  type DependencyUnavailable,
+} from '../errors.js';
 import { idPattern, newId, TAG_REF_PATTERN } from '../lib/ids.js';
 import { fieldWithNul } from '../lib/text-fields.js';
 
@@ -173,9 +181,19 @@ export function clientError(this: FastifyInstance, error: Error & { code?: strin
   socket.destroy(error);
 }
 
+/**
+ * A fault outside the process (a dependency down, a full disk) as one log line naming what and
+ * why: its stack says nothing about the cause, and there is one per request while it lasts.
+ */
+export function logOutsideFault(log: FastifyBaseLogger, error: DependencyUnavailable | InsufficientStorage): void {
+  if (error instanceof InsufficientStorage) log.warn({ where: error.where, reason: error.reason }, 'no storage space left');
+  else log.warn({ dependency: error.dependency, reason: error.reason }, 'dependency unavailable');
+}
+
 /** Renders every error and unknown route in the envelope; internals never reach the client. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
+    if (isOutsideFault(error)) logOutsideFault(request.log, error);
     const apiError = toApiError(error);
     if (apiError) return sendError(request, reply, apiError);
     request.log.error({ err: error }, 'unhandled error');
