@@ -162,6 +162,54 @@ describe('file downloads', () => {
       expect([meta.width, meta.height, meta.format]).toEqual([400, 200, 'png']);
     });
 
+    describe('SVGs of any size, at any size in range', () => {
+      let tiny: { id: string };
+      let huge: { id: string };
+      beforeAll(async () => {
+        tiny = (await upload(t, alice.key, tag.id, 'dot.svg', svg(1, 1))).body.data;
+        // A viewBox alone gives the drawing's own size: 100000 px square, a decoding bomb at 72 DPI.
+        const viewBoxOnly =
+          '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100000 100000"><circle cx="50000" cy="50000" r="40000"/></svg>';
+        huge = (await upload(t, alice.key, tag.id, 'plan.svg', Buffer.from(viewBoxOnly))).body.data;
+      });
+
+      // 1389 px is where a 1×1 SVG needs more than sharp's 100000 DPI (it was a 500).
+      it.each([
+        ['width=1', 1, 1],
+        ['width=1388', 1388, 1388],
+        ['width=1389', 1389, 1389],
+        ['height=2500', 2500, 2500],
+        ['width=4096', 4096, 4096],
+        ['height=4096', 4096, 4096],
+        ['width=4096&height=4096&format=webp', 4096, 4096],
+      ])('draws a 1×1 SVG at %s', async (query, width, height) => {
+        const response = await get(`/v1/files/${tiny.id}/download?${query}`);
+        expect(response.status, response.text).toBe(200);
+        const meta = await metadataOf(response);
+        expect([meta.width, meta.height]).toEqual([width, height]);
+      });
+
+      it.each([
+        ['width=1', 1, 1],
+        ['height=1&format=jpeg', 1, 1],
+        ['width=4096', 4096, 4096],
+      ])('draws a 100000 px SVG at %s', async (query, width, height) => {
+        const response = await get(`/v1/files/${huge.id}/download?${query}`);
+        expect(response.status, response.text).toBe(200);
+        const meta = await metadataOf(response);
+        expect([meta.width, meta.height]).toEqual([width, height]);
+      });
+
+      it('makes their thumbnails', async () => {
+        for (const file of [tiny, huge]) {
+          const response = await get(`/v1/files/${file.id}/thumbnail?width=1&height=1`);
+          expect(response.status, response.text).toBe(200);
+          const meta = await metadataOf(response);
+          expect([meta.width, meta.height]).toEqual([1, 1]);
+        }
+      });
+    });
+
     it('caches renders on disk and serves them again with the same ETag', async () => {
       const first = await get(`/v1/files/${png.id}/download?width=123`);
       const cached = filesUnder(join(t.config.dataDir, 'files', 'cache', png.id));

@@ -147,17 +147,33 @@ export class ImageVariants {
   }
 }
 
-/** The density that draws an SVG at least as large as the requested box (vector: no blur). */
+/** The densities (DPI) sharp accepts for drawing an SVG; 72 draws it at its own size. */
+const MIN_DENSITY = 1;
+const MAX_DENSITY = 100_000;
+const NATIVE_DENSITY = 72;
+/** The longest side an SVG is drawn at: twice the largest output, and 8193² stays under MAX_INPUT_PIXELS. */
+const MAX_SVG_DRAWING = 2 * MAX_DIMENSION;
+
+/**
+ * The density to draw an SVG at: large enough to cover the requested box (vector: no blur), or
+ * its own size without one, and within what sharp accepts for every SVG from 1×1 to huge:
+ * - at most MAX_SVG_DRAWING on its longest side, so never over the pixel limit;
+ * - at least one pixel on its shortest side, as librsvg refuses an empty drawing;
+ * - within sharp's 1–100000 DPI. Clamped there, the drawing is smaller than the box and the
+ *   resize enlarges it: a 1×1 SVG is drawn at most 1389 px wide.
+ * An SVG too large even at 1 DPI (over 720000 px square) is refused by the pixel limit (400).
+ */
 async function svgDensity(svg: Buffer, request: TransformRequest): Promise<number | undefined> {
-  const { width, height } = await sharp(svg, { failOn: 'error' })
+  // Its header only: the size may be far over the pixel limit until it is scaled down.
+  const { width, height } = await sharp(svg, { failOn: 'error', limitInputPixels: false })
     .metadata()
     .catch((error: unknown) => {
       throw validationError('file_id', `The image could not be processed (${(error as Error).message.split('\n')[0]})`);
     });
   if (!width || !height) return undefined;
-  const scale = Math.max(request.width ? request.width / width : 0, request.height ? request.height / height : 0);
-  if (scale <= 1) return undefined;
-  // Never draw more than twice the largest allowed output.
-  const capped = Math.min(scale, (2 * MAX_DIMENSION) / Math.max(width, height));
-  return Math.max(1, Math.ceil(72 * capped));
+  const box = request.width !== undefined || request.height !== undefined;
+  const wanted = box ? Math.max((request.width ?? 0) / width, (request.height ?? 0) / height) : 1;
+  const scale = Math.max(1 / Math.min(width, height), Math.min(wanted, MAX_SVG_DRAWING / Math.max(width, height)));
+  const density = Math.min(MAX_DENSITY, Math.max(MIN_DENSITY, NATIVE_DENSITY * scale));
+  return density === NATIVE_DENSITY ? undefined : density;
 }
