@@ -14,10 +14,11 @@ import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { closeConnectionsOnClose } from './http/graceful-close.js';
 import { IdempotencyLayer } from './http/idempotency.js';
-import { RequestLogController, requestLogger } from './http/logging.js';
+import { logAbortedRequests, RequestLogController, requestLogger } from './http/logging.js';
 import { installMetrics } from './http/metrics.js';
 import { documentRoute, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
+import { timeoutOptions, watchIdleSockets } from './http/timeouts.js';
 import { installValidation } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import type { MaybePromise } from './lib/maybe-promise.js';
@@ -40,11 +41,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // Errors raised before routing completes, and bytes that are not HTTP, still get the envelope.
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
+    ...timeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', handleInTurnBatches);
   app.addHook('onRequest', sendRequestId);
   closeConnectionsOnClose(app);
+  watchIdleSockets(app);
+  logAbortedRequests(app);
   // First, so that every route gets its request metrics.
   installMetrics(app, config, services.metrics);
   app.addHook('onRoute', (route) => {
@@ -80,7 +84,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(publicFileRoutes(services));
 
   // RATE_LIMITS=false lifts key limits (benchmarks, trusted on-premise); failed-auth limits stay.
-  const limiter = new RateLimiter(services.limits, services.clock, services.log, {
+  const limiter = new RateLimiter(services.limits, services.clock, {
     enforceKeyLimits: config.rateLimits,
     multiplier: config.rateLimitMultiplier,
   });
@@ -129,9 +133,11 @@ export function buildWorkerApp(services: Services): FastifyInstance {
     genReqId: () => newId('req'),
     logController: new RequestLogController(),
     childLoggerFactory: requestLogger,
+    ...timeoutOptions(services.config),
   });
   app.addHook('onRequest', sendRequestId);
   closeConnectionsOnClose(app);
+  watchIdleSockets(app);
   installMetrics(app, services.config, services.metrics);
   installErrorHandling(app);
   return app;

@@ -38,14 +38,18 @@ export async function createServices(
   const checkpointThread = {
     onFailure: (err: Error) => log.error({ err }, 'SQLite checkpoint thread failed: the connection checkpoints by itself again'),
   };
-  const database = await openDatabase(config, options.command ? {} : { checkpointThread });
+  const onConnectionLost = (reason: string) => log.warn({ dependency: 'database', reason }, 'database connection lost');
+  const database = await openDatabase(config, options.command ? { onConnectionLost } : { checkpointThread, onConnectionLost });
   try {
     await migrateToLatest(database);
   } catch (error) {
     await database.close();
     throw error;
   }
-  const redis = await openRedis(config);
+  // Processes that answer requests bound every wait on the database; a command waits as long as
+  // its work takes (a migration, a copy).
+  if (!options.command) database.limitQueryTime(config.dependencyTimeoutMs);
+  const redis = await openRedis(config, log);
   const agents = createOutboundAgents(config);
   const limits = createRateLimitStore(redis);
   const presence = createPresenceStore(redis);

@@ -6,11 +6,11 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { guardedPool, type PoolGuard } from './pg-pool.js';
 import { checkpointInBackground } from './sqlite-checkpointer.js';
 import { LockWaitingSqliteDialect } from './sqlite-lock-wait.js';
 import { counterFeed, registerChangeFeed } from '../perf/exact-cache.js';
 import { PgChangeFeed } from '../perf/pg-change-feed.js';
-import { preparingPool } from '../perf/pg-prepared-statements.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -24,6 +24,12 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** The PostgreSQL schema in use, when not the default. */
   schema?: string;
+  /**
+   * From now on, a query unanswered for `ms` fails (503) and its connection is closed: called
+   * once migrations have run, which may take longer. PostgreSQL only: SQLite answers on this
+   * thread or not at all.
+   */
+  limitQueryTime(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +43,8 @@ export interface OpenOptions {
    * checkpoints itself, SQLite's default, which suits short commands.
    */
   checkpointThread?: { onFailure(error: Error): void };
+  /** PostgreSQL: a pooled connection was lost while idle (the pool opens another when needed). */
+  onConnectionLost?(reason: string): void;
 }
 
 function openSqlite(dataDir: string, options: OpenOptions): DatabaseHandle {
@@ -89,6 +97,7 @@ function openSqlite(dataDir: string, options: OpenOptions): DatabaseHandle {
   return {
     db,
     dialect: 'sqlite',
+    limitQueryTime: () => undefined,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -96,9 +105,19 @@ function openSqlite(dataDir: string, options: OpenOptions): DatabaseHandle {
   };
 }
 
-async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<DatabaseHandle> {
+interface PostgresSettings {
+  url: string;
+  schema: string | undefined;
+  poolSize: number;
+  /** The longest wait for a connection, new or pooled. */
+  connectTimeoutMs: number;
+}
+
+async function openPostgres({ url, schema, poolSize, connectTimeoutMs }: PostgresSettings, options: OpenOptions): Promise<DatabaseHandle> {
   if (schema) {
-    const setup = new pg.Client({ connectionString: url });
+    const setup = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+    // A connection lost during set-up fails the query below; the event must not end the process.
+    setup.on('error', () => undefined);
     await setup.connect();
     try {
       await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -111,17 +130,33 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
       await setup.end();
     }
   }
-  const connection: pg.ClientConfig = { connectionString: url, ...(schema ? { options: `-c search_path="${schema}"` } : {}) };
-  const pool = new pg.Pool({ ...connection, max: poolSize });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const connection: pg.ClientConfig = {
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+    // A server that vanished without closing its connections (a cut network) is noticed by
+    // TCP keep-alive instead of at the next query.
+    keepAlive: true,
+    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+  };
+  // Named, so an operator (or a test) tells the service's connections apart in pg_stat_activity.
+  const poolName = `tagsvc ${schema ?? 'public'}`.slice(0, 63);
+  const guard: PoolGuard = { queryTimeoutMs: 0, onConnectionLost: (reason) => options.onConnectionLost?.(reason) };
+  const pool = new pg.Pool({ ...connection, application_name: poolName, max: poolSize });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool, guard) }) });
   // One more connection, outside the pool: it listens for the changes that keep the caches exact.
   // Named, so an operator sees it in pg_stat_activity for what it is.
-  const feed = new PgChangeFeed({ ...connection, application_name: `tagsvc cache feed ${schema ?? 'public'}`.slice(0, 63) });
+  const feed = new PgChangeFeed(
+    { ...connection, application_name: `tagsvc cache feed ${schema ?? 'public'}`.slice(0, 63) },
+    () => guard.queryTimeoutMs,
+  );
   registerChangeFeed(db, feed);
   return {
     db,
     dialect: 'postgres',
     schema,
+    limitQueryTime: (ms) => {
+      guard.queryTimeoutMs = ms;
+    },
     close: async () => {
       await feed.close();
       await db.destroy();
@@ -135,11 +170,19 @@ function isDuplicateSchema(error: unknown): boolean {
 }
 
 export async function openDatabase(
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'databasePoolSize'>,
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'databasePoolSize' | 'dependencyTimeoutMs'>,
   options: OpenOptions = {},
 ): Promise<DatabaseHandle> {
   return config.databaseUrl
-    ? openPostgres(config.databaseUrl, config.databaseSchema, config.databasePoolSize)
+    ? openPostgres(
+        {
+          url: config.databaseUrl,
+          schema: config.databaseSchema,
+          poolSize: config.databasePoolSize,
+          connectTimeoutMs: config.dependencyTimeoutMs,
+        },
+        options,
+      )
     : openSqlite(config.dataDir, options);
 }
 

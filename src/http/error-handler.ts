@@ -2,12 +2,14 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import type { Socket } from 'node:net';
 import {
   ApiError,
+  failureReason,
   InsufficientStorage,
   invalidRequest,
   isOutsideFault,
   unknownField,
   validationError,
   type DependencyUnavailable,
+  type ErrorCode,
 } from '../errors.js';
 import { idPattern, newId, TAG_REF_PATTERN } from '../lib/ids.js';
 import { fieldWithNul } from '../lib/text-fields.js';
@@ -152,7 +154,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 }
 
 const CLIENT_ERROR_MESSAGES: Record<string, string> = {
-  ERR_HTTP_REQUEST_TIMEOUT: 'The request was not received in time',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request headers were not received in time',
   HPE_HEADER_OVERFLOW: 'The request headers are too large',
 };
 
@@ -168,9 +170,11 @@ export function clientError(this: FastifyInstance, error: Error & { code?: strin
   this.log.debug({ code: error.code, request_id: requestId }, 'malformed HTTP request');
   if (socket.writable) {
     const message = CLIENT_ERROR_MESSAGES[error.code ?? ''] ?? 'The request is not valid HTTP';
-    const body = JSON.stringify({ success: false, error: { code: 'invalid_request', message, request_id: requestId } });
+    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const code: ErrorCode = timedOut ? 'request_timeout' : 'invalid_request';
+    const body = JSON.stringify({ success: false, error: { code, message, request_id: requestId } });
     socket.write(
-      'HTTP/1.1 400 Bad Request\r\n' +
+      `HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
@@ -193,6 +197,12 @@ export function logOutsideFault(log: FastifyBaseLogger, error: DependencyUnavail
 /** Renders every error and unknown route in the envelope; internals never reach the client. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
+    // Answered already (a stalled body's 408, timeouts.ts) or the client is gone: what failed is
+    // reading a body that will not come, not a fault of ours.
+    if (reply.sent || request.raw.socket.destroyed) {
+      request.log.debug({ reason: failureReason(error) }, 'request ended before it was handled');
+      return;
+    }
     if (isOutsideFault(error)) logOutsideFault(request.log, error);
     const apiError = toApiError(error);
     if (apiError) return sendError(request, reply, apiError);

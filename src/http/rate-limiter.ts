@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { ENDPOINT_LIMITS_PER_MINUTE, PLAN_LIMITS, type KeyActor } from '../features/accounts/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
@@ -56,7 +56,6 @@ export class RateLimiter {
   constructor(
     private readonly store: RateLimitStore,
     private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
     private readonly settings: { enforceKeyLimits: boolean; multiplier: number },
   ) {}
 
@@ -126,14 +125,9 @@ export class RateLimiter {
     return this.store.close();
   }
 
-  private async check(rules: WindowRule[], nowMs: number, consume: boolean): Promise<RateDecision> {
-    try {
-      return await this.store.check(rules, nowMs, consume);
-    } catch (error) {
-      // Failing open would silently lift every limit; refuse instead and say why.
-      this.log.error({ err: error }, 'rate limit store unavailable');
-      throw new ApiError('service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryAfter: 1 });
-    }
+  /** The store's answer; Redis being unreachable fails the request (503) rather than lift every limit. */
+  private check(rules: WindowRule[], nowMs: number, consume: boolean): Promise<RateDecision> {
+    return this.store.check(rules, nowMs, consume);
   }
 
   private setHeaders(reply: FastifyReply, windows: WindowState[], nowMs: number): void {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { fromRedis } from './redis.js';
 
 /** Who is looking at a tag right now: sessions (views) seen within the last minute. */
 export interface Session {
@@ -185,12 +186,14 @@ export class RedisPresenceStore implements PresenceStore {
 
   async touch(tagId: string, session: Session, nowMs: number): Promise<void> {
     const key = `tagsvc:presence:${tagId}`;
-    await this.redis
-      .multi()
-      .zadd(key, nowMs, JSON.stringify(session))
-      .zremrangebyscore(key, '-inf', nowMs - ACTIVE_WINDOW_MS)
-      .pexpire(key, ACTIVE_WINDOW_MS * 2)
-      .exec();
+    await fromRedis(
+      this.redis
+        .multi()
+        .zadd(key, nowMs, JSON.stringify(session))
+        .zremrangebyscore(key, '-inf', nowMs - ACTIVE_WINDOW_MS)
+        .pexpire(key, ACTIVE_WINDOW_MS * 2)
+        .exec(),
+    );
   }
 
   async started(tagId: string, session: Session, nowMs: number): Promise<void> {
@@ -198,7 +201,7 @@ export class RedisPresenceStore implements PresenceStore {
   }
 
   async active(tagId: string, nowMs: number): Promise<ActiveSession[]> {
-    const members = await this.redis.zrangebyscore(`tagsvc:presence:${tagId}`, nowMs - ACTIVE_WINDOW_MS, '+inf');
+    const members = await fromRedis(this.redis.zrangebyscore(`tagsvc:presence:${tagId}`, nowMs - ACTIVE_WINDOW_MS, '+inf'));
     return members.map((m) => JSON.parse(m) as Session).sort((a, b) => a.started_at.localeCompare(b.started_at));
   }
 

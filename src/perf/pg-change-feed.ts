@@ -37,7 +37,11 @@ export class PgChangeFeed implements ChangeFeed {
   private fenceNext: Promise<boolean> | undefined;
   private fencedThisTask = false;
 
-  constructor(private readonly config: pg.ClientConfig) {}
+  /** `answerWithinMs()`: how long a fence may wait for its answer before the connection counts as lost (0: no limit). */
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly answerWithinMs: () => number,
+  ) {}
 
   async settled(topic: CacheTopic): Promise<number | undefined> {
     if (!this.client) {
@@ -76,7 +80,7 @@ export class PgChangeFeed implements ChangeFeed {
     const client = this.client;
     if (!client) return Promise.resolve(false);
     // An empty query: the cheapest round trip there is, with nothing to parse, plan or send back.
-    const trip = client.query('').then(
+    const answered = client.query('').then(
       () => {
         // A connection lost meanwhile vouches for nothing: its notifications may be missing.
         if (this.client !== client) return false;
@@ -85,10 +89,30 @@ export class PgChangeFeed implements ChangeFeed {
       },
       () => false,
     );
+    const trip = this.withinLimit(client, answered);
     void trip.then(() => {
       if (this.fenceOut === trip) this.fenceOut = undefined;
     });
     return trip;
+  }
+
+  /**
+   * A server that does not answer (frozen, or cut off) must not hold every request waiting for
+   * a fence: past the limit the connection counts as lost, and requests go to the database
+   * uncached (which answers them, or fails them within its own bound).
+   */
+  private withinLimit(client: pg.Client, answered: Promise<boolean>): Promise<boolean> {
+    const limitMs = this.answerWithinMs();
+    if (limitMs === 0) return answered;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => {
+        this.lost(client);
+        void client.end().catch(() => undefined);
+        resolve(false);
+      }, limitMs);
+    });
+    return Promise.race([answered, late]).finally(() => clearTimeout(timer));
   }
 
   /**

@@ -1,6 +1,3 @@
-import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import type pg from 'pg';
-
 /**
  * PostgreSQL parses and plans an unnamed statement anew at every execution; node-postgres
  * prepares a named one on each connection the first time it runs there, and later runs skip
@@ -20,31 +17,5 @@ export function preparedOnPostgres(text: string): string {
   return text;
 }
 
-/**
- * The pool Kysely takes, over a node-postgres pool: its clients run the registered texts as
- * named statements, the rest as they are.
- */
-export function preparingPool(pool: pg.Pool): PostgresPool {
-  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
-    function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
-    function query(statement: string | PostgresCursor<unknown>, parameters?: ReadonlyArray<unknown>): unknown {
-      // Kysely hands over a cursor only for stream(), with a cursor class configured: none is.
-      if (typeof statement !== 'string') throw new Error('No cursor class is configured for PostgreSQL');
-      const name = names.get(statement);
-      const values = parameters as unknown[];
-      return client.query(name ? { name, text: statement, values } : { text: statement, values });
-    }
-    return { query, release: () => client.release() };
-  };
-  return {
-    async connect() {
-      const client = await pool.connect();
-      let kept = wrapped.get(client);
-      if (!kept) wrapped.set(client, (kept = wrap(client)));
-      return kept;
-    },
-    end: () => pool.end(),
-  };
-}
+/** The name `text` runs under, when it is registered (db/pg-pool.ts runs it so). */
+export const preparedName = (text: string): string | undefined => names.get(text);

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { MemoryRateLimitStore } from '../../src/lib/rate-limit/memory-store.js';
@@ -18,10 +17,9 @@ describe('failed-authentication check without a look-up', () => {
     const store = new MemoryRateLimitStore();
     // The same counters, seen through a store that claims to be shared: always looked up.
     const lookedUp: RateLimitStore = { shared: true, check: (...args) => store.check(...args), close: () => store.close() };
-    const log = pino({ level: 'silent' });
     return {
-      fast: new RateLimiter(store, clock, log, settings),
-      reference: new RateLimiter(lookedUp, clock, log, settings),
+      fast: new RateLimiter(store, clock, settings),
+      reference: new RateLimiter(lookedUp, clock, settings),
       setTime: (ms: number) => (nowMs = ms),
       now: () => nowMs,
     };

@@ -13,7 +13,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('opening a new PostgreSQL schema
   it('every openDatabase succeeds, in each of several rounds', async () => {
     for (let round = 0; round < 5; round++) {
       const schema = `t_${randomBytes(6).toString('hex')}`;
-      const config = { dataDir: '', databaseUrl: url, databaseSchema: schema, databasePoolSize: 2 };
+      const config = { dataDir: '', databaseUrl: url, databaseSchema: schema, databasePoolSize: 2, dependencyTimeoutMs: 5000 };
       const results = await Promise.allSettled(Array.from({ length: 12 }, () => openDatabase(config)));
       const handles = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       try {

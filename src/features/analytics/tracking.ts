@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import type { ViewSource } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
+import { failureReason } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './analytics.repository.js';
 import { Places } from './geo.js';
@@ -41,7 +42,7 @@ export class Tracker {
 
   /** Presence is best effort: a Redis hiccup must not fail a page whose view is already stored. */
   private present(sighting: Promise<void>): Promise<void> {
-    return sighting.catch((error: unknown) => this.ctx.log.warn({ err: error }, 'presence not updated'));
+    return sighting.catch((error: unknown) => this.ctx.log.warn({ reason: failureReason(error) }, 'presence not updated'));
   }
 
   /** Whether the request is a visit to count: a GET (HEAD is not a visit) from a browser, not a bot. */

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { fromRedis } from '../redis.js';
 import { describeWindow, type Buckets, type RateDecision, type RateLimitStore, type WindowRule } from './window.js';
 
 /**
@@ -57,7 +58,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   async check(rules: WindowRule[], nowMs: number, consume: boolean): Promise<RateDecision> {
     const args = [String(nowMs), consume ? '1' : '0', ...rules.flatMap((r) => [String(r.limit), String(r.windowMs), String(r.bucketMs)])];
     const run = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<[number, string[][]]>>).tagsvcRateLimit!;
-    const [allowed, live] = await run.call(this.redis, rules.length, ...rules.map((r) => KEY_PREFIX + r.key), ...args);
+    const [allowed, live] = await fromRedis(run.call(this.redis, rules.length, ...rules.map((r) => KEY_PREFIX + r.key), ...args));
     return {
       allowed: allowed === 1,
       windows: rules.map((rule, i) => {

@@ -1,0 +1,224 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transaction } from '../../src/db/transaction.js';
+import { DependencyUnavailable } from '../../src/errors.js';
+import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/receiver.js';
+import { describeWithRedis } from '../helpers/redis.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+/** The bound under test: short, so a frozen dependency costs the suite a second per request. */
+const BOUND_MS = 1000;
+
+/** A dependency's failure must be a 503 in the envelope with Retry-After, never a 500. */
+function expectAnsweredOrUnavailable(response: ApiResponse): void {
+  if (response.status < 300) return;
+  expect(response.status, response.text).toBe(503);
+  expect(response.body?.error?.code).toBe('service_unavailable');
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+}
+
+/** Requests while `during` runs: tag creations and reads, eight at a time; what was answered. */
+async function underLoad(t: TestApp, account: Account, during: () => Promise<void>) {
+  const created: string[] = [];
+  const statuses: number[] = [];
+  let running = true;
+  let n = 0;
+  const client = async () => {
+    while (running) {
+      const write = n++ % 2 === 0;
+      const response = write
+        ? await request(t, 'POST', '/v1/tags', { key: account.key, body: { title: `Under load ${n}` } })
+        : await request(t, 'GET', '/v1/tags?limit=5', { key: account.key });
+      expectAnsweredOrUnavailable(response);
+      statuses.push(response.status);
+      if (write && response.status === 201) created.push(response.body.data.id);
+    }
+  };
+  const clients = Array.from({ length: 8 }, client);
+  try {
+    await during();
+  } finally {
+    running = false;
+    await Promise.all(clients);
+  }
+  return { created, statuses };
+}
+
+/** Every tag answered 201 is there, once the database is back. */
+async function expectAllStored(t: TestApp, account: Account, ids: string[]): Promise<void> {
+  for (const id of ids) {
+    const response = await request(t, 'GET', `/v1/tags/${id}`, { key: account.key });
+    expect(response.status, `tag ${id} answered 201 but not stored`).toBe(200);
+  }
+}
+
+/** Times a request; it must come back (with an answer) well within a few bounds. */
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await run();
+  return { value, ms: performance.now() - started };
+}
+
+describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL connections lost, frozen and refused', () => {
+  let proxy: TcpProxy;
+  let t: TestApp;
+  let account: Account;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    const target = new URL(TEST_DATABASE_URL!);
+    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    t = await startTestApp({
+      worker: true,
+      env: { DATABASE_URL: proxy.urlFor(TEST_DATABASE_URL!), DEPENDENCY_TIMEOUT: `${BOUND_MS}ms`, DATABASE_POOL_SIZE: '4' },
+    });
+    account = await createAccount(t);
+    admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    proxy.restore();
+    await admin.end();
+    await t.close();
+    await proxy.close();
+  });
+
+  /** Ends every session of this test app's pool and cache feed, wherever each stands. */
+  async function terminateSessions(): Promise<number> {
+    const { rows } = await admin.query<{ ended: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name LIKE '%' || $1`,
+      [t.config.databaseSchema],
+    );
+    return rows.length;
+  }
+
+  it('survives pg_terminate_backend of all its sessions under load, and loses nothing answered 201', async () => {
+    let terminated = 0;
+    const { created, statuses } = await underLoad(t, account, async () => {
+      for (let round = 0; round < 6; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        terminated += await terminateSessions();
+      }
+    });
+    expect(terminated).toBeGreaterThan(6);
+    expect(statuses.filter((status) => status < 300).length).toBeGreaterThan(0);
+    // Healthy again at once: the pool opens new connections for the next request.
+    const after = await request(t, 'GET', '/v1/tags?limit=1', { key: account.key });
+    expect(after.status).toBe(200);
+    await expectAllStored(t, account, created);
+  });
+
+  it('a session ended mid-transaction fails it as a whole, with 503', async () => {
+    await sql`CREATE TABLE fault_probe (v text)`.execute(t.services.db);
+    const outcome = transaction(t.services.db, async (trx) => {
+      await sql`INSERT INTO fault_probe VALUES ('half-written')`.execute(trx);
+      await terminateSessions();
+      await sql`INSERT INTO fault_probe VALUES ('never')`.execute(trx);
+    });
+    await expect(outcome).rejects.toBeInstanceOf(DependencyUnavailable);
+    const { rows } = await sql`SELECT v FROM fault_probe`.execute(t.services.db);
+    expect(rows).toEqual([]);
+  });
+
+  it('while frozen: 503 within the bound, /readyz 503, /healthz 200; healthy within 2 s of its return', async () => {
+    proxy.freeze();
+    try {
+      const read = await timed(() => request(t, 'GET', '/v1/tags?limit=1', { key: account.key }));
+      expectAnsweredOrUnavailable(read.value);
+      expect(read.value.status).toBe(503);
+      expect(read.ms).toBeLessThan(BOUND_MS * 4);
+      const write = await request(t, 'POST', '/v1/tags', { key: account.key, body: { title: 'while frozen' } });
+      expect(write.status).toBe(503);
+      const ready = await timed(() => request(t, 'GET', '/readyz'));
+      expect(ready.value.status).toBe(503);
+      expect(ready.ms).toBeLessThan(BOUND_MS * 4);
+      expect((await request(t, 'GET', '/healthz')).status).toBe(200);
+    } finally {
+      proxy.restore();
+    }
+    await waitFor(async () => (await request(t, 'GET', '/readyz')).status === 200, 2000, '/readyz to answer 200 again');
+    expect((await request(t, 'GET', '/v1/tags?limit=1', { key: account.key })).status).toBe(200);
+  });
+
+  it('while down (every connection cut, new ones refused): 503 at once; healthy within 2 s of its return', async () => {
+    const { created } = await underLoad(t, account, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      proxy.cut();
+      try {
+        const read = await request(t, 'GET', '/v1/tags?limit=1', { key: account.key });
+        expect(read.status).toBe(503);
+        expect((await request(t, 'GET', '/readyz')).status).toBe(503);
+        expect((await request(t, 'GET', '/healthz')).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      } finally {
+        proxy.restore();
+      }
+      await waitFor(async () => (await request(t, 'GET', '/readyz')).status === 200, 2000, '/readyz to answer 200 again');
+    });
+    await expectAllStored(t, account, created);
+  });
+});
+
+describeWithRedis('Redis frozen and down', (redisUrl) => {
+  let proxy: TcpProxy;
+  let t: TestApp;
+  let account: Account;
+
+  beforeAll(async () => {
+    const target = new URL(redisUrl);
+    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) });
+    t = await startTestApp({ env: { REDIS_URL: proxy.urlFor(redisUrl), DEPENDENCY_TIMEOUT: `${BOUND_MS}ms`, RATE_LIMITS: 'true' } });
+    account = await createAccount(t);
+  });
+  afterAll(async () => {
+    proxy.restore();
+    await t.close();
+    await proxy.close();
+  });
+
+  async function expectDegraded(shortId: string): Promise<void> {
+    const api = await timed(() => request(t, 'GET', '/v1/me', { key: account.key }));
+    expectAnsweredOrUnavailable(api.value);
+    expect(api.value.status).toBe(503);
+    expect(api.ms).toBeLessThan(BOUND_MS * 4);
+    const ready = await timed(() => request(t, 'GET', '/readyz'));
+    expect(ready.value.status).toBe(503);
+    expect(ready.value.body.error.message).toContain('Redis');
+    expect((await request(t, 'GET', '/healthz')).status).toBe(200);
+    // Public pages do not need Redis: served, and their views recorded.
+    expect((await request(t, 'GET', `/t/${shortId}`)).status).toBe(200);
+    // The dashboard's sign-in checks its throttle in Redis: a page saying so, not a 500.
+    const signIn = await request(t, 'POST', '/dashboard/signin', {
+      rawBody: `email=${encodeURIComponent(account.email)}&password=wrong`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(t.config.publicBaseUrl).origin },
+    });
+    expect(signIn.status).not.toBe(500);
+  }
+
+  it('frozen: 503 within the bound where Redis is needed, pages still served; healthy within 2 s of its return', async () => {
+    const tag = await request(t, 'POST', '/v1/tags', { key: account.key, body: { title: 'Served without Redis' } });
+    expect(tag.status).toBe(201);
+    proxy.freeze();
+    try {
+      await expectDegraded(tag.body.data.short_id);
+    } finally {
+      proxy.restore();
+    }
+    await waitFor(async () => (await request(t, 'GET', '/v1/me', { key: account.key })).status === 200, 2000, 'the API to answer again');
+  });
+
+  it('down: 503 at once; healthy within 2 s of its return', async () => {
+    const tag = await request(t, 'POST', '/v1/tags', { key: account.key, body: { title: 'Served without Redis' } });
+    proxy.cut();
+    try {
+      await expectDegraded(tag.body.data.short_id);
+    } finally {
+      proxy.restore();
+    }
+    await waitFor(async () => (await request(t, 'GET', '/readyz')).status === 200, 2000, '/readyz to answer 200 again');
+    expect((await request(t, 'GET', '/v1/me', { key: account.key })).status).toBe(200);
+  });
+});
