@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accounts/index.js';
 import { ApiError, InsufficientStorage, isOutsideFault } from '../errors.js';
 import { logOutsideFault } from '../http/error-handler.js';
+import { fieldWithNul } from '../lib/text-fields.js';
 import { dashboardAssets } from './assets/index.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
@@ -48,6 +49,15 @@ const SCREENS: Screen[] = [
 ];
 
 const FORM_BODY_LIMIT = 16 * 1024;
+
+/** Where a request's query or form holds a NUL, in words for the page (`The field “title”`), or undefined. */
+function placeOfNul(request: FastifyRequest): string | undefined {
+  const inQuery = fieldWithNul(request.query);
+  if (inQuery !== undefined) return inQuery ? `The address parameter “${inQuery}”` : 'The address';
+  const inForm = fieldWithNul(request.body);
+  if (inForm !== undefined) return inForm ? `The field “${inForm}”` : 'The form';
+  return undefined;
+}
 
 /**
  * The dashboard under /dashboard: server-rendered pages, plain forms (htmx and dashboard.js only
@@ -125,6 +135,18 @@ export function dashboardRoutes(dashboard: ServiceContext) {
               'This form was expired or was sent from another site, so nothing was changed. Go back, reload the page and try again.',
             ),
           );
+        });
+
+        // No field takes NUL: PostgreSQL refuses it in text (a 500), SQLite would keep it for a
+        // page to echo. Refused after the CSRF check, before any handler reads the form or the
+        // query, naming the field but never echoing the value. A streamed upload's parts are not
+        // parsed yet: its text parts (name, description, the file's name) are refused with any
+        // control character by the files feature's upload path, and its form token is only compared.
+        pages.addHook('preHandler', async (request, reply) => {
+          const place = placeOfNul(request);
+          if (place === undefined) return;
+          const text = `${place} holds a NUL character, which no field takes, so nothing was changed. Go back, remove it and try again.`;
+          return html(reply, 400, renderMessage(csrfFor(context, request), 'Request not accepted', text));
         });
 
         const notFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
