@@ -37,7 +37,9 @@ export function timeoutOptions(config: Timeouts): {
  *   temp file;
  * - a response the client stopped reading (a download, an export): the connection is closed,
  *   which ends the stream feeding it and releases what it held (a file handle, a cursor);
- * - no request in progress (a keep-alive connection between requests): closed;
+ * - no request in progress (a keep-alive connection between requests, a connection that sent
+ *   nothing): closed; one whose first request's headers are still arriving is left to
+ *   `headersTimeoutMs`, which answers it 408;
  * - a request fully received whose answer is being prepared: left alone; the server's own waits
  *   are bounded (DEPENDENCY_TIMEOUT), and the answer's first bytes start the clock again.
  */
@@ -49,11 +51,15 @@ export function watchIdleSockets(app: FastifyInstance): void {
   });
   app.server.on('timeout', (socket: Socket) => {
     const reply = inProgress.get(socket);
+    // Bytes of a first request whose headers are not complete: HEADERS_TIMEOUT answers those 408.
+    if (!reply && socket.bytesRead > 0) return;
     if (!reply || reply.raw.headersSent) return socket.destroy();
     if (reply.request.raw.complete) return;
     // Through Fastify, so the answer carries its request id and gets its access-log line.
     reply.header('connection', 'close');
     sendError(reply.request, reply, new ApiError('request_timeout', 'The request body stopped arriving; send it again'));
-    reply.raw.once('finish', () => socket.destroy());
+    // Destroying the request, not only its socket, marks its body aborted: the handler still
+    // reading it (an upload's stream) fails at once and removes what it wrote.
+    reply.raw.once('finish', () => reply.request.raw.destroy(new Error('the request body stopped arriving')));
   });
 }
