@@ -8,6 +8,7 @@ import {
   type QueryResult,
   type SqliteDialectConfig,
 } from 'kysely';
+import { failureReason, InsufficientStorage, isDiskFull } from '../errors.js';
 
 /** How long a statement waits for another connection's write lock before it fails. */
 const LOCK_WAIT_MS = 5000;
@@ -26,6 +27,7 @@ const MAX_PAUSE_MS = 50;
  *
  * Only statements outside a transaction are run again: transactions begin IMMEDIATE (the
  * write lock first, with the BEGIN itself retried here), so inside one nothing waits for it.
+ * The same connection turns a full disk into a 507 (LockWaitingConnection below).
  */
 export class LockWaitingSqliteDialect extends SqliteDialect {
   /** `inTransaction` tells whether the connection has a transaction open (better-sqlite3's `inTransaction`). */
@@ -62,6 +64,13 @@ class LockWaitingDriver extends SqliteDriver {
   }
 }
 
+/**
+ * The connection every statement runs on. Besides waiting for locks, it keeps a full disk from
+ * passing for a bug: SQLITE_FULL becomes InsufficientStorage (507, one log line). SQLite rolls
+ * the whole transaction back by itself when a statement fails for want of space, so Kysely's
+ * ROLLBACK after it would fail ("no transaction is active") and hide the real error: a ROLLBACK
+ * with no transaction open is skipped.
+ */
 class LockWaitingConnection implements DatabaseConnection {
   constructor(
     private readonly connection: DatabaseConnection,
@@ -69,12 +78,15 @@ class LockWaitingConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    // Kysely's `rollback` and `rollback to "savepoint"`.
+    if (query.sql.startsWith('rollback') && !this.inTransaction()) return { rows: [] };
     // The deadline is set at the first refusal: a statement that runs at once reads no clock.
     let deadline: number | undefined;
     for (let tries = 0; ; tries++) {
       try {
         return await this.connection.executeQuery<R>(query);
       } catch (error) {
+        if (isDiskFull(error)) throw new InsufficientStorage('database', failureReason(error));
         if (!isBusy(error) || this.inTransaction()) throw error;
         deadline ??= performance.now() + LOCK_WAIT_MS;
         if (performance.now() >= deadline) throw error;
