@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
+import { failureReason, InsufficientStorage, isDiskFull } from '../errors.js';
 
 /**
  * Where file contents live. Uploads are first written to a local temp file (they have to be
@@ -39,6 +40,14 @@ async function namesIn(dir: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+}
+
+/**
+ * A write the disk refused for want of space, as the 507 it answers (InsufficientStorage, one
+ * log line); any other failure as it is. Every write under DATA_DIR/files goes through here.
+ */
+function refusedForSpace(error: unknown): unknown {
+  return isDiskFull(error) ? new InsufficientStorage('disk', failureReason(error)) : error;
 }
 
 /** Directory layout under DATA_DIR (docs/files.md). */
@@ -76,8 +85,12 @@ export class LocalDiskStorage implements BlobStorage {
 
   async put(key: string, tempFile: string): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(join(target, '..'), { recursive: true });
-    await rename(tempFile, target);
+    try {
+      await mkdir(dirname(target), { recursive: true });
+      await rename(tempFile, target);
+    } catch (error) {
+      throw refusedForSpace(error);
+    }
   }
 
   async read(key: string, range?: { start: number; end: number }): Promise<ReadStream> {
@@ -122,7 +135,9 @@ export function createBlobStorage(config: Pick<Config, 'dataDir'>): BlobStorage 
 /** A fresh path for an upload in progress; the caller removes it (`discardTemp`) on any failure. */
 export async function newTempPath(dataDir: string, label = 'upload'): Promise<string> {
   const dir = filesLayout(dataDir).tmp;
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+    throw refusedForSpace(error);
+  });
   return join(dir, `${label}-${randomBytes(12).toString('hex')}`);
 }
 
@@ -138,7 +153,24 @@ export async function pipeToNewFile(source: Readable, through: Transform, path: 
     await pipeline(source, through, sink);
   } catch (error) {
     if (!sink.closed) await once(sink, 'close');
-    throw error;
+    throw refusedForSpace(error);
+  }
+}
+
+/**
+ * Writes `bytes` to `path` whole or not at all: into a temp file named after `label`, then
+ * renamed into place, so a reader never finds half a file. The temp file is gone either way.
+ */
+export async function writeIntoPlace(dataDir: string, label: string, path: string, bytes: Uint8Array): Promise<void> {
+  const temp = await newTempPath(dataDir, label);
+  try {
+    await writeFile(temp, bytes, { flag: 'wx' });
+    await mkdir(dirname(path), { recursive: true });
+    await rename(temp, path);
+  } catch (error) {
+    throw refusedForSpace(error);
+  } finally {
+    await discardTemp(temp);
   }
 }
 

@@ -2,7 +2,6 @@ import type { ServiceContext } from '../../context.js';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createReadStream } from 'node:fs';
 import { Type } from 'typebox';
 import { closeAfterResponse } from '../../http/linger.js';
 import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
@@ -36,7 +35,11 @@ const BinaryResponses = {
 const UploadErrors = {
   400: { ...ErrorBody, description: 'Invalid input (validation_error), file over the plan maximum (file_too_large)' },
   415: { ...ErrorBody, description: 'Blocked, unsupported or mismatched type (unsupported_file_type)' },
-  507: { ...ErrorBody, description: 'The account storage limit would be exceeded (storage_limit_exceeded)' },
+  507: {
+    ...ErrorBody,
+    description:
+      "The account storage limit would be exceeded (storage_limit_exceeded), or the server's disk is full (insufficient_storage)",
+  },
 };
 
 const FILES = ['Files'];
@@ -61,12 +64,7 @@ function blobOf(ctx: ServiceContext, file: FileRow): Sendable {
 }
 
 function variantOf(variant: Variant): Sendable {
-  return {
-    size: variant.size,
-    etag: variant.etag,
-    contentType: variant.mime,
-    open: async (range) => createReadStream(variant.path, range ?? {}),
-  };
+  return { size: variant.size, etag: variant.etag, contentType: variant.mime, open: variant.open };
 }
 
 /** Counts a download once it was sent whole; a failure to count is only logged. */

@@ -1,8 +1,10 @@
-import { mkdir, rename, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { validationError } from '../../errors.js';
-import { discardTemp, filesLayout, newTempPath, type BlobStorage } from '../../lib/blob-storage.js';
+import { InsufficientStorage, validationError } from '../../errors.js';
+import { filesLayout, writeIntoPlace, type BlobStorage } from '../../lib/blob-storage.js';
 
 /** Image transforms (DECISIONS.md "Files"): sizes 1-4096, quality 1-100 (default 80). */
 export const OUTPUT_FORMATS = ['webp', 'jpeg', 'png', 'avif'] as const;
@@ -50,10 +52,11 @@ export interface ImageSource {
 }
 
 export interface Variant {
-  path: string;
   size: number;
   mime: string;
   etag: string;
+  /** Its bytes, whole or an inclusive range: from the cache, or from memory when the disk had no room to keep it. */
+  open(range?: { start: number; end: number }): Promise<Readable>;
 }
 
 export function isTransformable(mime: string): boolean {
@@ -62,8 +65,9 @@ export function isTransformable(mime: string): boolean {
 
 /**
  * Renders and caches transformed images under files/cache/{file id}/. The cache is derived
- * data: deleting any of it only costs a re-render. Renders of one variant requested at once
- * share one job.
+ * data: deleting any of it only costs a re-render, and a render the disk has no room to keep is
+ * served from memory (a read must not fail for want of space). Renders of one variant requested
+ * at once share one job.
  */
 export class ImageVariants {
   private readonly inFlight = new Map<string, Promise<Variant>>();
@@ -81,13 +85,18 @@ export class ImageVariants {
     const quality = request.quality ?? DEFAULT_QUALITY;
     const key = `${request.width ?? 0}x${request.height ?? 0}-q${quality}.${encoding}`;
     const path = join(this.cacheDir, file.id, key);
-    const variant = (size: number): Variant => ({ path, size, mime: MIME_OF[encoding], etag: `"${file.sha256.slice(0, 24)}-${key}"` });
+    const variant = ({ size, open }: Pick<Variant, 'size' | 'open'>): Variant => ({
+      size,
+      open,
+      mime: MIME_OF[encoding],
+      etag: `"${file.sha256.slice(0, 24)}-${key}"`,
+    });
     const cached = await stat(path).catch(() => undefined);
-    if (cached) return variant(cached.size);
+    if (cached) return variant({ size: cached.size, open: fromFile(path) });
     const jobKey = `${file.id}/${key}`;
     let job = this.inFlight.get(jobKey);
     if (!job) {
-      job = this.render(file, request, encoding, quality, path)
+      job = this.renderAndKeep(file, request, encoding, quality, path)
         .then(variant)
         .finally(() => this.inFlight.delete(jobKey));
       this.inFlight.set(jobKey, job);
@@ -95,10 +104,27 @@ export class ImageVariants {
     return job;
   }
 
-  private async render(file: ImageSource, request: TransformRequest, encoding: Encoding, quality: number, path: string): Promise<number> {
+  /** Renders the variant and keeps it at `path`, unless the disk has no room for it. */
+  private async renderAndKeep(
+    file: ImageSource,
+    request: TransformRequest,
+    encoding: Encoding,
+    quality: number,
+    path: string,
+  ): Promise<Pick<Variant, 'size' | 'open'>> {
+    const bytes = await this.render(file, request, encoding, quality);
+    try {
+      await writeIntoPlace(this.dataDir, 'render', path, bytes);
+    } catch (error) {
+      if (!(error instanceof InsufficientStorage)) throw error;
+      return { size: bytes.length, open: async (range) => Readable.from([range ? bytes.subarray(range.start, range.end + 1) : bytes]) };
+    }
+    return { size: bytes.length, open: fromFile(path) };
+  }
+
+  private async render(file: ImageSource, request: TransformRequest, encoding: Encoding, quality: number): Promise<Buffer> {
     const svg = file.mime_type === 'image/svg+xml';
     const source = svg ? await this.svgBytes(file) : await this.storage.localCopy(file.id);
-    const temp = await newTempPath(this.dataDir, 'render');
     try {
       const input = Buffer.isBuffer(source) ? source : source.path;
       // An SVG is drawn from memory, never from its path: librsvg would otherwise resolve
@@ -126,14 +152,11 @@ export class ImageVariants {
           image = image.gif();
           break;
       }
-      const info = await image.toFile(temp).catch((error: unknown) => {
+      // Rendered in memory, so a failure here is the image's, never the disk's.
+      return await image.toBuffer().catch((error: unknown) => {
         throw validationError('file_id', `The image could not be processed (${(error as Error).message.split('\n')[0]})`);
       });
-      await mkdir(join(path, '..'), { recursive: true });
-      await rename(temp, path);
-      return info.size;
     } finally {
-      await discardTemp(temp);
       if (!Buffer.isBuffer(source)) await source.release();
     }
   }
@@ -145,6 +168,11 @@ export class ImageVariants {
     for await (const chunk of await this.storage.read(file.id)) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
+}
+
+/** A cached render's bytes, whole or a range. */
+function fromFile(path: string): Variant['open'] {
+  return async (range) => createReadStream(path, range ?? {});
 }
 
 /** The densities (DPI) sharp accepts for drawing an SVG; 72 draws it at its own size. */
