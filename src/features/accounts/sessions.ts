@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { parseCookie as parseCookieHeader } from 'cookie';
 import type { ServiceContext } from '../../context.js';
 import type { ReadPermission } from '../../db/schema.js';
-import { ApiError, validationError } from '../../errors.js';
+import { ApiError, InsufficientStorage, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
@@ -75,12 +75,19 @@ export async function findSignedInUser(ctx: ServiceContext, token: string | unde
   if (!row || row.disabled === 1) return undefined;
   const nowMs = clock.now().getTime();
   const lastSeenMs = Date.parse(row.last_seen_at);
+  // Both writes ride on reads: a disk too full for them must not fail the page. An expired
+  // session not deleted is still refused, and deleted next time; one not touched is touched next time.
   if (nowMs >= Date.parse(row.expires_at) || nowMs - lastSeenMs >= SESSION_IDLE_MS) {
-    await repo.deleteSession(db, row.id);
+    await repo.deleteSession(db, row.id).catch(unlessDiskFull);
     return undefined;
   }
-  if (nowMs - lastSeenMs >= TOUCH_INTERVAL_MS) await repo.touchSession(db, row.id, isoNow(clock));
+  if (nowMs - lastSeenMs >= TOUCH_INTERVAL_MS) await repo.touchSession(db, row.id, isoNow(clock)).catch(unlessDiskFull);
   return { sessionId: row.id, userId: row.user_id, email: row.email, plan: row.plan, isOwner: row.is_owner === 1 };
+}
+
+/** Rethrows any failure but a full disk's. */
+function unlessDiskFull(error: unknown): void {
+  if (!(error instanceof InsufficientStorage)) throw error;
 }
 
 export async function endSession(ctx: ServiceContext, sessionId: string): Promise<void> {
