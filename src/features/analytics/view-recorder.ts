@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
+import { isOutsideFault } from '../../errors.js';
 import type { Metrics } from '../../lib/metrics.js';
 import * as repo from './analytics.repository.js';
 import { encodeView, type RecordedView } from './view-record.js';
@@ -18,7 +19,8 @@ interface Pending {
  * Group commit: views that arrive while a group is being written wait for the next one, which
  * appends all their records to the inbox as one row. record() resolves only after that
  * commit, so a page is never answered for a view that a crash could still lose, and throughput
- * does not pay one transaction per view. The page waits for its record only: the indexed views
+ * does not pay one transaction per view. A group that cannot be written (a full disk) rejects
+ * every view in it: none is claimed as recorded (the page goes out uncounted, pages.routes.ts). The page waits for its record only: the indexed views
  * row, the rollups and the view's events follow when the inbox is ingested (view-rollup.ts), in
  * batches far larger than a group, which the record guarantees.
  *
@@ -76,7 +78,9 @@ export class ViewRecorder {
       this.metrics?.viewsRecorded.inc(batch.length);
       for (const item of batch) item.resolve();
     } catch (error) {
-      this.log.error({ err: error, views: batch.length }, 'could not record views');
+      // A full disk or an unreachable database is one line with its cause; anything else a bug, with its stack.
+      if (isOutsideFault(error)) this.log.warn({ reason: error.reason, views: batch.length }, 'could not record views');
+      else this.log.error({ err: error, views: batch.length }, 'could not record views');
       for (const item of batch) item.reject(error);
     }
   }

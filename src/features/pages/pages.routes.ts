@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, isOutsideFault } from '../../errors.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 import { andThen, handled, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Tracker } from '../analytics/index.js';
@@ -132,11 +132,19 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
     const headers = tag.read_permission === 'public' ? PUBLIC_PAGE : PRIVATE_PAGE;
     return andThen(renderedPage(tag), (rendered) => {
       if (!tracker.counts(request)) return reply.code(200).headers(headers).send(rendered.uncounted);
-      return tracker.recordView(request, reply, tag, scan).then((token) =>
-        reply
-          .code(200)
-          .headers(headers)
-          .send(Buffer.concat([rendered.beforeBeacon, Buffer.from(beaconScript(token)), rendered.afterBeacon])),
+      return tracker.recordView(request, reply, tag, scan).then(
+        (token) =>
+          reply
+            .code(200)
+            .headers(headers)
+            .send(Buffer.concat([rendered.beforeBeacon, Buffer.from(beaconScript(token)), rendered.afterBeacon])),
+        (error: unknown) => {
+          // The page is a read: a database that cannot take the view (its disk full, or out of
+          // reach) loses the view, not the page. It goes without a beacon, whose token would
+          // claim a view that was never recorded (the recorder logs the failure).
+          if (!isOutsideFault(error)) throw error;
+          return reply.code(200).headers(headers).send(rendered.uncounted);
+        },
       );
     });
   }
