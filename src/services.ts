@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './db/database.js';
+import { failureReason } from './errors.js';
 import { analyticsTagDependent, pendingViewCount } from './features/analytics/index.js';
 import { filesTagDependent } from './features/files/index.js';
 import { webhookQueueDepths } from './features/webhooks/index.js';
@@ -35,8 +36,10 @@ export async function createServices(
   options: { clock?: Clock; log?: pino.Logger; command?: boolean } = {},
 ): Promise<Services> {
   const log = options.log ?? pino(loggerOptions(config.logLevel));
+  // One line a failure, with its cause (a full disk): the thread is started again, at most once a minute.
   const checkpointThread = {
-    onFailure: (err: Error) => log.error({ err }, 'SQLite checkpoint thread failed: the connection checkpoints by itself again'),
+    onFailure: (error: Error) =>
+      log.warn({ reason: failureReason(error) }, 'SQLite checkpoint thread failed: the connection checkpoints until it runs again'),
   };
   const onConnectionLost = (reason: string) => log.warn({ dependency: 'database', reason }, 'database connection lost');
   const database = await openDatabase(config, options.command ? { onConnectionLost } : { checkpointThread, onConnectionLost });

@@ -1,4 +1,5 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,9 +7,11 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE } from '../../src/db/database.js';
-import { checkpointInBackground } from '../../src/db/sqlite-checkpointer.js';
+import { checkpointInBackground, restartDelayMs } from '../../src/db/sqlite-checkpointer.js';
+import { failureReason } from '../../src/errors.js';
 import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/receiver.js';
+import { mountSmallDisk, whyNoSmallDisk } from '../helpers/small-disk.js';
 import { stallProbe } from '../helpers/stall-probe.js';
 
 /**
@@ -32,6 +35,10 @@ function walSalt(t: TestApp): string {
     closeSync(fd);
   }
 }
+
+const autocheckpoint = (sqlite: SQLite.Database) => sqlite.pragma('wal_autocheckpoint', { simple: true });
+
+const noSmallDisk = whyNoSmallDisk();
 
 const createTag = (t: TestApp, account: Account, title: string) =>
   request(t, 'POST', '/v1/tags', { key: account.key, body: { title, content: [{ type: 'text', content: 'x'.repeat(2000) }] } });
@@ -66,7 +73,8 @@ describe.skipIf(process.env.TEST_DATABASE_URL)('SQLite checkpoints', () => {
   it('leaves the log alone while nothing is written, for the server’s next write to append to', async () => {
     for (let i = 0; i < 5; i++) expect((await createTag(t, account, `Before a pause ${i}`)).status).toBe(201);
     const before = walSalt(t);
-    await waitFor(() => walSalt(t) !== before);
+    // The log's new header is written before the thread's frame is committed: wait for both.
+    await waitFor(() => walSalt(t) !== before && walPosition(t).committed > 0);
     const restarted = { ...walPosition(t), salt: walSalt(t) };
 
     // Two passes of the thread with nothing new: it neither begins the log anew again (an fsync
@@ -102,19 +110,71 @@ describe.skipIf(process.env.TEST_DATABASE_URL)('SQLite checkpoints', () => {
     }
   });
 
-  it('a thread that fails is reported, and the connection checkpoints by itself again', async () => {
+  it('a thread that fails is reported and started again after a pause, the connection checkpointing meanwhile, until stopped', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tagsvc-checkpoint-'));
     const sqlite = new SQLite(join(dir, 'own.sqlite'));
     try {
       sqlite.pragma('journal_mode = WAL');
       // The thread's own connection cannot open a file in a folder that does not exist.
-      const failed = new Promise<Error>((resolve) => checkpointInBackground(sqlite, join(dir, 'missing', 'own.sqlite'), resolve));
-      expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-      expect((await failed).message).toMatch(/directory does not exist/);
-      expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      const failures: { at: number; reason: string }[] = [];
+      const checkpointer = checkpointInBackground(sqlite, join(dir, 'missing', 'own.sqlite'), (error) =>
+        failures.push({ at: performance.now(), reason: failureReason(error) }),
+      );
+      expect(autocheckpoint(sqlite)).toBe(0);
+      await waitFor(() => failures.length >= 2);
+      expect(failures.map((failure) => failure.reason)).toEqual(Array(2).fill(expect.stringMatching(/directory does not exist/)));
+      expect(failures[1]!.at - failures[0]!.at).toBeGreaterThanOrEqual(restartDelayMs(1) - 50);
+      expect(autocheckpoint(sqlite)).toBe(1000);
+
+      // Stopped while it waits to start the thread a third time (2 s after the second failure).
+      await checkpointer.stop();
+      await sleep(restartDelayMs(2) + 500);
+      expect(failures).toHaveLength(2);
     } finally {
       sqlite.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('pauses 1 s before starting a failed thread again, doubling with each failure in a row up to a minute', () => {
+    expect([1, 2, 3, 6, 7, 8, 100].map(restartDelayMs)).toEqual([1000, 2000, 4000, 32_000, 60_000, 60_000, 60_000]);
+  });
+
+  it.skipIf(noSmallDisk)(
+    `a thread that fails for want of space checkpoints the log again once there is space${noSmallDisk ? ` (skipped: ${noSmallDisk})` : ''}`,
+    async () => {
+      const disk = mountSmallDisk(8);
+      const file = join(disk.dir, 'own.sqlite');
+      const sqlite = new SQLite(file);
+      const failures: string[] = [];
+      let checkpointer: { stop(): Promise<void> } | undefined;
+      try {
+        sqlite.pragma('journal_mode = WAL');
+        sqlite.pragma('wal_autocheckpoint = 0');
+        sqlite.exec('CREATE TABLE filler (bytes BLOB)');
+        const insert = sqlite.prepare('INSERT INTO filler VALUES (?)');
+        for (let i = 0; i < 64; i++) insert.run(randomBytes(32 * 1024));
+        // 2 MB in the log, none of it in the database file yet: copying it back must grow the
+        // file by as much, which a full disk refuses.
+        const before = statSync(file).size;
+        disk.fill(0);
+
+        checkpointer = checkpointInBackground(sqlite, file, (error) => failures.push(failureReason(error)));
+        await waitFor(() => failures.length > 0);
+        expect(failures[0]).toMatch(/^SQLITE_FULL: /);
+        expect(autocheckpoint(sqlite)).toBe(1000);
+
+        disk.free();
+        // Started again after its pause, the thread copies the log back and checkpoints alone again.
+        await waitFor(() => autocheckpoint(sqlite) === 0, 10_000, 'the thread to run again');
+        expect(statSync(file).size - before).toBeGreaterThan(2 * 1024 * 1024);
+        expect(sqlite.prepare('SELECT count(*) FROM filler').pluck().get()).toBe(64);
+        expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+      } finally {
+        await checkpointer?.stop();
+        sqlite.close();
+        disk.unmount();
+      }
+    },
+  );
 });
