@@ -45,6 +45,11 @@ const COMMON_ERRORS: Record<number, { code: string; message: string; description
     message: 'Rate limiting is unavailable; retry shortly',
     description: 'Rate limiting store (Redis) unreachable (service_unavailable); retry shortly',
   },
+  507: {
+    code: 'insufficient_storage',
+    message: 'The server has no storage space left; nothing was saved. Retry later',
+    description: "The server's disk is full (insufficient_storage): nothing was saved; the same request succeeds once space is freed",
+  },
 };
 
 const EXAMPLE_REQUEST_ID = 'req_01jd8y7c9e1g3j5k7n9q1s3t5w';
