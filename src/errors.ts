@@ -111,3 +111,14 @@ export function isDiskFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && DISK_FULL_CODES.has(code);
 }
+
+/**
+ * What a log line says of a failure: for a fault outside the process (a dependency, the disk),
+ * what and why in one line, since its stack says nothing of the cause; for anything else the
+ * error with its stack, as a bug needs.
+ */
+export function failureFields(error: unknown): Record<string, unknown> {
+  if (error instanceof DependencyUnavailable) return { dependency: error.dependency, reason: error.reason };
+  if (error instanceof InsufficientStorage) return { where: error.where, reason: error.reason };
+  return { err: error };
+}

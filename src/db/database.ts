@@ -35,6 +35,9 @@ export interface DatabaseHandle {
 
 export const SQLITE_FILE = 'tagsvc.sqlite';
 
+/** The longest a cache-feed fence waits for its round trip (see PgChangeFeed). */
+const FENCE_LIMIT_MS = 1000;
+
 /** How a process opens its database. */
 export interface OpenOptions {
   /**
@@ -47,7 +50,8 @@ export interface OpenOptions {
   onConnectionLost?(reason: string): void;
 }
 
-function openSqlite(dataDir: string, options: OpenOptions): DatabaseHandle {
+/** `lockWaitMs`: how long a write waits for another process's lock (sqlite-lock-wait.ts). */
+function openSqlite(dataDir: string, lockWaitMs: number, options: OpenOptions): DatabaseHandle {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, SQLITE_FILE);
   const sqlite = new SQLite(file);
@@ -84,7 +88,9 @@ function openSqlite(dataDir: string, options: OpenOptions): DatabaseHandle {
     },
   };
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-  const db = new Kysely<Database>({ dialect: new LockWaitingSqliteDialect({ database }, () => sqlite.inTransaction) });
+  const db = new Kysely<Database>({
+    dialect: new LockWaitingSqliteDialect({ database }, { inTransaction: () => sqlite.inTransaction, lockWaitMs }),
+  });
   // Inside a read snapshot (readSnapshot) the counter stands still whatever other processes
   // commit: the caches then serve nothing until it ends.
   registerChangeFeed(
@@ -147,7 +153,9 @@ async function openPostgres({ url, schema, poolSize, connectTimeoutMs }: Postgre
   // Named, so an operator sees it in pg_stat_activity for what it is.
   const feed = new PgChangeFeed(
     { ...connection, application_name: `tagsvc cache feed ${schema ?? 'public'}`.slice(0, 63) },
-    () => guard.queryTimeoutMs,
+    // A fence is one empty round trip: far shorter than a query may take, so a frozen server
+    // costs the request that finds it little more than the query's own bound.
+    () => Math.min(FENCE_LIMIT_MS, guard.queryTimeoutMs / 4),
   );
   registerChangeFeed(db, feed);
   return {
@@ -183,7 +191,7 @@ export async function openDatabase(
         },
         options,
       )
-    : openSqlite(config.dataDir, options);
+    : openSqlite(config.dataDir, config.dependencyTimeoutMs, options);
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,5 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import { DependencyUnavailable, failureReason, InsufficientStorage, isDiskFull } from '../errors.js';
 import { preparedName } from '../perf/pg-prepared-statements.js';
 
@@ -38,6 +38,10 @@ const CONNECTION_FAILURES = /^(08...|57P0[1235]|53300)$/;
 export function guardedPool(pool: pg.Pool, guard: PoolGuard): PostgresPool {
   // An idle client's error reaches the pool, which drops the client and re-emits it here.
   pool.on('error', (error) => guard.onConnectionLost(failureReason(error)));
+  // Anywhere else (checked out between two queries, handed over while its connection drops) an
+  // error has nowhere to go, and an 'error' event without a listener ends the process: every
+  // client gets one from birth. The next query on it fails "not queryable" and becomes a 503.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
     async connect() {
@@ -56,16 +60,13 @@ export function guardedPool(pool: pg.Pool, guard: PoolGuard): PostgresPool {
 }
 
 function guardedClient(client: pg.PoolClient, guard: PoolGuard): PostgresPoolClient {
-  // Between queries of a checked-out client, an error has nowhere else to go: the next query
-  // fails with "not queryable" and its answer becomes a 503.
-  client.on('error', () => undefined);
   let broken = false;
 
   const fail = (error: unknown): never => {
     if (isDiskFull(error)) throw new InsufficientStorage('database', failureReason(error));
-    const code = (error as { code?: unknown }).code;
-    // node-postgres's own errors (a connection ended, not queryable) carry no SQLSTATE.
-    if (typeof code !== 'string' || CONNECTION_FAILURES.test(code)) {
+    // What the server answered carries a SQLSTATE; anything else is the connection's own
+    // failure (ECONNRESET, EPIPE, "Connection terminated", "not queryable").
+    if (!(error instanceof pg.DatabaseError) || CONNECTION_FAILURES.test(error.code ?? '')) {
       broken = true;
       throw new DependencyUnavailable('database', failureReason(error));
     }

@@ -8,13 +8,18 @@ import {
   type QueryResult,
   type SqliteDialectConfig,
 } from 'kysely';
-import { failureReason, InsufficientStorage, isDiskFull } from '../errors.js';
-
-/** How long a statement waits for another connection's write lock before it fails. */
-const LOCK_WAIT_MS = 5000;
+import { DependencyUnavailable, failureReason, InsufficientStorage, isDiskFull } from '../errors.js';
 
 /** The longest pause between two tries: short, so a statement goes soon after the lock is free. */
 const MAX_PAUSE_MS = 50;
+
+/** How statements wait for another connection's lock. */
+export interface LockWaits {
+  /** Whether the connection has a transaction open (better-sqlite3's `inTransaction`). */
+  inTransaction(): boolean;
+  /** How long a statement waits for the lock before it fails. */
+  lockWaitMs: number;
+}
 
 /**
  * A SQLite dialect whose statements wait for another connection's lock without holding the
@@ -23,23 +28,23 @@ const MAX_PAUSE_MS = 50;
  * holds the lock (the checkpoint thread restarting the log, during an fsync of hundreds of
  * milliseconds on a busy disk; another process's transaction). So that connection has no
  * busy timeout: SQLite then fails a statement that finds the database locked at once, with
- * SQLITE_BUSY and nothing done, and this runs it again after a timer, for up to 5 s.
+ * SQLITE_BUSY and nothing done, and this runs it again after a timer, for up to `lockWaitMs`
+ * (DEPENDENCY_TIMEOUT); then it fails as DependencyUnavailable (503).
  *
  * Only statements outside a transaction are run again: transactions begin IMMEDIATE (the
  * write lock first, with the BEGIN itself retried here), so inside one nothing waits for it.
  * The same connection turns a full disk into a 507 (LockWaitingConnection below).
  */
 export class LockWaitingSqliteDialect extends SqliteDialect {
-  /** `inTransaction` tells whether the connection has a transaction open (better-sqlite3's `inTransaction`). */
   constructor(
     private readonly config: SqliteDialectConfig,
-    private readonly inTransaction: () => boolean,
+    private readonly waits: LockWaits,
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    return new LockWaitingDriver(this.config, this.inTransaction);
+    return new LockWaitingDriver(this.config, this.waits);
   }
 }
 
@@ -52,14 +57,14 @@ class LockWaitingDriver extends SqliteDriver {
 
   constructor(
     config: SqliteDialectConfig,
-    private readonly inTransaction: () => boolean,
+    private readonly waits: LockWaits,
   ) {
     super(config);
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
-    this.#waiting ??= new LockWaitingConnection(connection, this.inTransaction);
+    this.#waiting ??= new LockWaitingConnection(connection, this.waits);
     return this.#waiting;
   }
 }
@@ -74,12 +79,12 @@ class LockWaitingDriver extends SqliteDriver {
 class LockWaitingConnection implements DatabaseConnection {
   constructor(
     private readonly connection: DatabaseConnection,
-    private readonly inTransaction: () => boolean,
+    private readonly waits: LockWaits,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     // Kysely's `rollback` and `rollback to "savepoint"`.
-    if (query.sql.startsWith('rollback') && !this.inTransaction()) return { rows: [] };
+    if (query.sql.startsWith('rollback') && !this.waits.inTransaction()) return { rows: [] };
     // The deadline is set at the first refusal: a statement that runs at once reads no clock.
     let deadline: number | undefined;
     for (let tries = 0; ; tries++) {
@@ -87,9 +92,13 @@ class LockWaitingConnection implements DatabaseConnection {
         return await this.connection.executeQuery<R>(query);
       } catch (error) {
         if (isDiskFull(error)) throw new InsufficientStorage('database', failureReason(error));
-        if (!isBusy(error) || this.inTransaction()) throw error;
-        deadline ??= performance.now() + LOCK_WAIT_MS;
-        if (performance.now() >= deadline) throw error;
+        if (!isBusy(error) || this.waits.inTransaction()) throw error;
+        deadline ??= performance.now() + this.waits.lockWaitMs;
+        // Another process (a command, a stuck worker) has held the write lock all along: the
+        // database is out of reach for writes, as a frozen server is.
+        if (performance.now() >= deadline) {
+          throw new DependencyUnavailable('database', `${failureReason(error)}: the write lock was held for ${this.waits.lockWaitMs} ms`);
+        }
         await sleep(Math.min(2 ** tries, MAX_PAUSE_MS));
       }
     }

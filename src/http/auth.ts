@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import type { Environment } from '../db/schema.js';
-import { ApiError, forbidden, unauthorized } from '../errors.js';
+import { ApiError, failureFields, forbidden, unauthorized } from '../errors.js';
 import { actorOfKey, PLAN_LIMITS, recordKeyUse, type KeyActor, type Permission } from '../features/accounts/index.js';
 import { ipInRanges } from '../lib/ip.js';
 import { andThen, type MaybePromise } from '../lib/maybe-promise.js';
@@ -177,7 +177,7 @@ export class Authenticator {
     if (nowMs - last < LAST_USED_INTERVAL_MS) return;
     this.lastUsedWrites.set(keyId, nowMs);
     recordKeyUse(this.ctx, keyId, new Date(nowMs).toISOString()).catch((error: unknown) => {
-      this.ctx.log.warn({ err: error, key_id: keyId }, 'could not record last_used_at');
+      this.ctx.log.warn({ ...failureFields(error), key_id: keyId }, 'could not record last_used_at');
     });
   }
 }

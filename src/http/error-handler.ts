@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import type { Socket } from 'node:net';
 import {
   ApiError,
+  failureFields,
   failureReason,
   InsufficientStorage,
   invalidRequest,
@@ -190,8 +191,7 @@ export function clientError(this: FastifyInstance, error: Error & { code?: strin
  * why: its stack says nothing about the cause, and there is one per request while it lasts.
  */
 export function logOutsideFault(log: FastifyBaseLogger, error: DependencyUnavailable | InsufficientStorage): void {
-  if (error instanceof InsufficientStorage) log.warn({ where: error.where, reason: error.reason }, 'no storage space left');
-  else log.warn({ dependency: error.dependency, reason: error.reason }, 'dependency unavailable');
+  log.warn(failureFields(error), error instanceof InsufficientStorage ? 'no storage space left' : 'dependency unavailable');
 }
 
 /** Renders every error and unknown route in the envelope; internals never reach the client. */

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../context.js';
+import { failureFields } from '../errors.js';
 
 /** Background work that runs every `intervalMs` in the worker (in-process or `tagsvc worker`). */
 export interface Job {
@@ -23,7 +24,7 @@ export function startJobs(jobs: readonly Job[], context: ServiceContext): () => 
       busy = true;
       const run = job
         .run(context)
-        .catch((error: unknown) => context.log.error({ err: error, job: job.name }, 'job failed'))
+        .catch((error: unknown) => context.log.error({ ...failureFields(error), job: job.name }, 'job failed'))
         .finally(() => {
           busy = false;
           running.delete(run);

@@ -112,6 +112,15 @@ export class ExactCache<V extends object> {
     };
   }
 
+  /**
+   * What the cache last held for `key`, exact or not: for a reader that would rather show the
+   * last known row than nothing while the database is out of reach (stale-if-error). Never for
+   * anything that grants access: a row changed during the outage is not seen until it ends.
+   */
+  lastKnown(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
   clear(): void {
     this.entries.clear();
     this.clears += 1;

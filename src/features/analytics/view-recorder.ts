@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
-import { isOutsideFault } from '../../errors.js';
+import { failureFields } from '../../errors.js';
 import type { Metrics } from '../../lib/metrics.js';
 import * as repo from './analytics.repository.js';
 import { encodeView, type RecordedView } from './view-record.js';
@@ -78,9 +78,7 @@ export class ViewRecorder {
       this.metrics?.viewsRecorded.inc(batch.length);
       for (const item of batch) item.resolve();
     } catch (error) {
-      // A full disk or an unreachable database is one line with its cause; anything else a bug, with its stack.
-      if (isOutsideFault(error)) this.log.warn({ reason: error.reason, views: batch.length }, 'could not record views');
-      else this.log.error({ err: error, views: batch.length }, 'could not record views');
+      this.log.error({ ...failureFields(error), views: batch.length }, 'could not record views');
       for (const item of batch) item.reject(error);
     }
   }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { afterCommit } from '../../db/transaction.js';
+import { failureFields } from '../../errors.js';
 import type { Environment, FilesTable } from '../../db/schema.js';
 
 /** All SQL for files and storage usage. */
@@ -77,7 +78,7 @@ function removeBlobsAfterCommit(db: Db, ctx: Pick<ServiceContext, 'blobs' | 'log
   return afterCommit(db, async () => {
     for (const id of ids) {
       await ctx.blobs.delete(id).catch((error: unknown) => {
-        ctx.log.warn({ err: error, file_id: id }, 'could not remove a deleted file from storage');
+        ctx.log.warn({ ...failureFields(error), file_id: id }, 'could not remove a deleted file from storage');
       });
     }
   });

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { closeAfterResponse } from '../../http/linger.js';
 import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import { ApiError, invalidRequest, unknownField, validationError } from '../../errors.js';
+import { ApiError, failureFields, invalidRequest, unknownField, validationError } from '../../errors.js';
 import { findTag } from '../tags/index.js';
 import type { FileRow } from './files.repository.js';
 import { DownloadQuery, File, FileParams, FromUrlBody, PatchBody, TagFilesParams, ThumbnailQuery, UploadBody } from './files.schemas.js';
@@ -71,7 +71,7 @@ function variantOf(variant: Variant): Sendable {
 function countDownload(ctx: ServiceContext, request: FastifyRequest, file: FileRow): void {
   files
     .recordDownload(ctx, file.id)
-    .catch((error: unknown) => request.log.warn({ err: error, file_id: file.id }, 'could not count a download'));
+    .catch((error: unknown) => request.log.warn({ ...failureFields(error), file_id: file.id }, 'could not count a download'));
 }
 
 /** A file's content as an attachment under its name (Range, ETag), counted as a download. */

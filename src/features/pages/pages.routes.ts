@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
-import { ApiError, isOutsideFault } from '../../errors.js';
+import { ApiError, DependencyUnavailable, isOutsideFault } from '../../errors.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 import { andThen, handled, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Tracker } from '../analytics/index.js';
@@ -13,6 +13,7 @@ import { pageFiles } from '../files/index.js';
 import {
   baseUrlFor,
   findTag,
+  findTagForPage,
   normalizeColor,
   publicPageUrl,
   qrImage,
@@ -25,7 +26,7 @@ import {
 import { FAVICON_PATH, FAVICON_SVG } from './favicon.js';
 import { PAGE_CSS } from './page.css.js';
 import { BEACON_JS } from './beacon.js.js';
-import { beaconScript, NOT_FOUND_PAGE, renderTagPage, splitAtBeacon } from './render.js';
+import { beaconScript, NOT_FOUND_PAGE, renderTagPage, splitAtBeacon, UNAVAILABLE_PAGE } from './render.js';
 
 /**
  * No script, no inline style, nothing from other origins but images: user content cannot run
@@ -59,6 +60,7 @@ function pageHeaders(cacheControl: string): Record<string, string> {
 const PUBLIC_PAGE = pageHeaders('no-store');
 const PRIVATE_PAGE = pageHeaders('private, no-store');
 const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
+const UNAVAILABLE_BODY = Buffer.from(UNAVAILABLE_PAGE);
 
 /**
  * A tag version's page, rendered once: the body a visit that is not counted gets (bots, HEAD),
@@ -121,11 +123,19 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
    */
   function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean): MaybePromise<FastifyReply> {
     if (!SHORT_ID.test(shortId)) return notFound(reply);
-    return andThen(findTag(ctx, shortId), (tag) => {
+    const shown = andThen(findTagForPage(ctx, shortId), (tag) => {
       if (!tag) return notFound(reply);
       if (tag.read_permission === 'public') return show(request, reply, tag, scan);
       return mayReadTagPage(ctx, request.headers.cookie, tag).then((may) => (may ? show(request, reply, tag, scan) : notFound(reply)));
     });
+    return shown instanceof Promise ? shown.catch((error: unknown) => unavailable(reply, error)) : shown;
+  }
+
+  /** A visitor (who may have scanned a printed code) gets a page, not the API's JSON envelope. */
+  function unavailable(reply: FastifyReply, error: unknown): FastifyReply {
+    if (!(error instanceof DependencyUnavailable)) throw error;
+    reply.log.warn({ dependency: error.dependency, reason: error.reason }, 'dependency unavailable');
+    return reply.code(503).headers(PUBLIC_PAGE).header('retry-after', String(error.details.retryAfter)).send(UNAVAILABLE_BODY);
   }
 
   function show(request: FastifyRequest, reply: FastifyReply, tag: TagRow, scan: boolean): MaybePromise<FastifyReply> {

@@ -167,6 +167,11 @@ export function beaconScript(token: string): string {
   return `<script src="/assets/beacon.js" data-view="${escapeHtml(token)}" defer></script>`;
 }
 
+export const UNAVAILABLE_PAGE = document(
+  'Temporarily unavailable',
+  '<div class="not-found"><h1>Temporarily unavailable</h1><p>This page cannot be shown right now. Please try again in a moment.</p></div>',
+);
+
 export const NOT_FOUND_PAGE = document(
   'Page not found',
   '<div class="not-found"><h1>Page not found</h1><p>This tag does not exist, was deleted, or is not shared publicly.</p></div>',

@@ -4,7 +4,7 @@ import { exactCache, type CacheSnapshot } from '../../perf/exact-cache.js';
 import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
 import { countCreatedInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
-import { ApiError, forbidden, validationError } from '../../errors.js';
+import { ApiError, DependencyUnavailable, forbidden, validationError } from '../../errors.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, isShortId, newId, randomBase62 } from '../../lib/ids.js';
@@ -236,6 +236,21 @@ export function findTag(ctx: ServiceContext, idOrShortId: string): MaybePromise<
     exactCache<repo.TagRow>(ctx.db, 'tags')?.snapshot(),
     (cache) => cache?.get(idOrShortId) ?? loadTag(ctx, idOrShortId, cache),
   );
+}
+
+/**
+ * findTag for a public page: while the database cannot be reached, the tag as this process last
+ * knew it, when it knew it (a page people were viewing stays up through an outage, possibly a
+ * change behind); else the outage's 503.
+ */
+export function findTagForPage(ctx: ServiceContext, shortId: string): MaybePromise<repo.TagRow | undefined> {
+  const found = findTag(ctx, shortId);
+  if (!(found instanceof Promise)) return found;
+  return found.catch((error: unknown) => {
+    const known = error instanceof DependencyUnavailable ? exactCache<repo.TagRow>(ctx.db, 'tags')?.lastKnown(shortId) : undefined;
+    if (!known) throw error;
+    return known;
+  });
 }
 
 async function loadTag(

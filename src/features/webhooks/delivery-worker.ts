@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.js';
 import { transaction } from '../../db/transaction.js';
+import { failureFields } from '../../errors.js';
 import type { DeliveriesTable } from '../../db/schema.js';
 import type { WindowRule } from '../../lib/rate-limit/window.js';
 import { onEventsCommitted } from '../events/index.js';
@@ -71,7 +72,7 @@ export class DeliveryWorker {
         const woken = await this.idle(wait);
         wait = woken ? DELIVERY_LIMITS.idlePollMs : Math.min(wait * 2, DELIVERY_LIMITS.idlePollMaxMs);
       } catch (error) {
-        this.ctx.log.error({ err: error }, 'delivery worker cycle failed');
+        this.ctx.log.error(failureFields(error), 'delivery worker cycle failed');
         await this.idle(1000);
       }
     }
@@ -193,7 +194,9 @@ export class DeliveryWorker {
     const attempt = sendAttempt(this.ctx, { url, secret, headers }, delivery)
       .then((result) => recordAttempt(this.ctx, delivery, result, true))
       .then(() => undefined)
-      .catch((error: unknown) => this.ctx.log.error({ err: error, delivery_id: delivery.id }, 'could not record a delivery attempt'))
+      .catch((error: unknown) =>
+        this.ctx.log.error({ ...failureFields(error), delivery_id: delivery.id }, 'could not record a delivery attempt'),
+      )
       .finally(() => {
         this.inFlight.delete(delivery.id);
         const left = (this.inFlightPerWebhook.get(delivery.webhook_id) ?? 1) - 1;
