@@ -7,9 +7,10 @@ import { SQLITE_FILE } from '../../src/db/database.js';
 import { transaction } from '../../src/db/transaction.js';
 import { DependencyUnavailable } from '../../src/errors.js';
 import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
-import { waitFor } from '../helpers/receiver.js';
+import { Receiver, waitFor } from '../helpers/receiver.js';
 import { describeWithRedis } from '../helpers/redis.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { createWebhook, deliveryEnv, spawnedTrust, spawnTagsvc } from '../webhooks/support.js';
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 /** The bound under test: short, so a frozen dependency costs the suite a second per request. */
@@ -79,6 +80,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL connections lost, frozen and ref
     t = await startTestApp({
       worker: true,
       env: {
+        ...(await deliveryEnv()),
         DATABASE_URL: proxy.urlFor(TEST_DATABASE_URL!),
         DEPENDENCY_TIMEOUT: `${BOUND_MS}ms`,
         DATABASE_POOL_SIZE: '4',
@@ -141,6 +143,14 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL connections lost, frozen and ref
   });
 
   it('survives pg_terminate_backend of all its sessions under load, and loses nothing answered 201', async () => {
+    // A scale-out beside the test's own process: a web process and a worker, on the same schema.
+    const env = { ...t.env, ...(await spawnedTrust()), LOG_LEVEL: 'info' };
+    const web = spawnTagsvc(['serve', '--no-worker'], { ...env, PORT: '0' });
+    const worker = spawnTagsvc(['worker'], env);
+    const [, webUrl] = await web.waitForOutput(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+    await worker.waitForOutput(/worker started/);
+    const receiver = await Receiver.start('ok');
+    const hook = await createWebhook(t, account.key, { url: receiver.url, events: ['tag.created'] });
     let terminated = 0;
     const { created, statuses } = await underLoad(t, account, async () => {
       for (let round = 0; round < 6; round++) {
@@ -154,6 +164,26 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL connections lost, frozen and ref
     const after = await request(t, 'GET', '/v1/tags?limit=1', { key: account.key });
     expect(after.status).toBe(200);
     await expectAllStored(t, account, created);
+    try {
+      // Every process lived through it, and answers again.
+      expect(web.child.exitCode).toBeNull();
+      expect(worker.child.exitCode).toBeNull();
+      const throughWeb = await waitFor(
+        async () => (await request(t, 'GET', '/v1/tags?limit=1', { key: account.key, baseUrl: webUrl })).status === 200,
+        2000,
+        'the web process to answer again',
+      );
+      expect(throughWeb).toBe(true);
+      // Deliveries stay at-least-once: every tag answered 201 reaches the receiver.
+      await waitFor(
+        () => created.every((id) => receiver.events('tag.created').some((r) => (r.json.data.tag as { id: string }).id === id)),
+        20_000,
+        'a delivery of every created tag',
+      );
+    } finally {
+      await Promise.all([web.stop(), worker.stop(), receiver.close()]);
+      await request(t, 'DELETE', `/v1/webhooks/${hook.id}`, { key: account.key });
+    }
   });
 
   it('a session ended mid-transaction fails it as a whole, with 503', async () => {
