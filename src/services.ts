@@ -6,7 +6,7 @@ import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './d
 import { failureReason } from './errors.js';
 import { analyticsTagDependent, pendingViewCount } from './features/analytics/index.js';
 import { filesTagDependent } from './features/files/index.js';
-import { webhookQueueDepths } from './features/webhooks/index.js';
+import { sealPlaintextWebhookSecrets, webhookQueueDepths } from './features/webhooks/index.js';
 import { loggerOptions } from './http/logging.js';
 import { createBlobStorage } from './lib/blob-storage.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -26,10 +26,10 @@ export interface Services extends ServiceContext {
 
 /**
  * Builds the one context a process runs on (`serve`, `worker` and every CLI command): opens the
- * database and brings its schema up to date, opens Redis when configured, and makes the blob
- * storage, the outbound agents, the rate-limit store and the presence store once. `command`
- * marks a CLI command: it ends in a moment, so it leaves background upkeep to the processes
- * that run on.
+ * database and brings its schema and stored secrets up to date, opens Redis when configured,
+ * and makes the blob storage, the outbound agents, the rate-limit store and the presence store
+ * once. `command` marks a CLI command: it ends in a moment, so it leaves background upkeep to
+ * the processes that run on.
  */
 export async function createServices(
   config: Config,
@@ -45,6 +45,8 @@ export async function createServices(
   const database = await openDatabase(config, options.command ? { onConnectionLost } : { checkpointThread, onConnectionLost });
   try {
     await migrateToLatest(database);
+    // Webhook secrets an earlier version stored in clear are sealed before anything reads them.
+    await sealPlaintextWebhookSecrets({ db: database.db, config });
   } catch (error) {
     await database.close();
     throw error;

@@ -168,6 +168,16 @@ function addKeyCommands(program: Command): void {
   }
 }
 
+function addSecretCommands(program: Command): void {
+  const secrets = program.command('secrets').description('re-encrypt the stored secrets after SECRET_KEY changes');
+  operatorCommand(
+    secrets,
+    'rotate',
+    're-encrypt every webhook signing secret with the current SECRET_KEY (then SECRET_KEY_PREVIOUS can go); prints how many',
+    async (ctx) => (await import('../features/webhooks/index.js')).resealWebhookSecrets(ctx),
+  );
+}
+
 function addProcessCommands(program: Command): void {
   program
     .command('serve')
@@ -230,6 +240,7 @@ export function buildProgram(): Command {
   addUserCommands(program);
   addOrganizationCommands(program);
   addKeyCommands(program);
+  addSecretCommands(program);
   reportExitsAsErrors(program);
   return program;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ServiceContext } from '../context.js';
-import { validationError } from '../errors.js';
+import { failureFields, validationError } from '../errors.js';
 import {
   claimIdempotencyKey,
   completeIdempotentRequest,
@@ -16,6 +16,47 @@ const HEADER = 'idempotency-key';
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 /** The response headers a replay repeats; the rest (request id, rate limits) are the retry's own. */
 const REPLAYED_HEADERS = ['content-type'];
+
+/**
+ * A field of a route's response `data` that is never kept with the response (a secret): it is
+ * stored as null, and read afresh when the response is replayed. The record then holds nothing
+ * secret, and a replay shows the field's current value (a secret rotated since, the new one).
+ */
+export interface RereadOnReplay {
+  field: string;
+  /** The field's current value, for the replay of the response whose `data` is given; may throw (404). */
+  read(request: FastifyRequest, data: Record<string, unknown>): Promise<unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    rereadOnReplay?: RereadOnReplay;
+  }
+}
+
+/** The response's `data` object, when the JSON body has one holding the field. */
+function dataWith(body: { data?: unknown }, field: string): Record<string, unknown> | undefined {
+  const data = body.data;
+  return data !== null && typeof data === 'object' && Object.hasOwn(data, field) ? (data as Record<string, unknown>) : undefined;
+}
+
+/** The body as it is kept: the field set to null. Answers without it (errors) are kept as they are. */
+function withFieldLeftOut(payload: string, field: string): string {
+  const body = JSON.parse(payload) as { data?: unknown };
+  const data = dataWith(body, field);
+  if (!data) return payload;
+  data[field] = null;
+  return JSON.stringify(body);
+}
+
+/** The kept body with the field read again. */
+async function withFieldReread(request: FastifyRequest, stored: string, reread: RereadOnReplay): Promise<string> {
+  const body = JSON.parse(stored) as { data?: unknown };
+  const data = dataWith(body, reread.field);
+  if (!data) return stored;
+  data[reread.field] = await reread.read(request, data);
+  return JSON.stringify(body);
+}
 
 /**
  * A JSON value written with its object keys sorted, so that two bodies that differ only in key
@@ -111,8 +152,10 @@ export class IdempotencyLayer {
       return false;
     }
     this.skipUnreadBody(request, reply);
+    const reread = request.routeOptions.config.rereadOnReplay;
+    const body = reread ? await withFieldReread(request, stored.body, reread) : stored.body;
     reply.code(stored.status).headers(stored.headers).header('idempotent-replayed', 'true').header('original-request-id', stored.requestId);
-    reply.send(stored.body);
+    reply.send(body);
     return true;
   }
 
@@ -138,15 +181,20 @@ export class IdempotencyLayer {
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
+    const reread = request.routeOptions.config.rereadOnReplay;
     const settle = keep
-      ? completeIdempotentRequest(this.ctx, claim, { status: reply.statusCode, headers, body: payload })
+      ? completeIdempotentRequest(this.ctx, claim, {
+          status: reply.statusCode,
+          headers,
+          body: reread ? withFieldLeftOut(payload, reread.field) : payload,
+        })
       : releaseIdempotentRequest(this.ctx, claim);
     // The operation ran: its answer goes out even if it could not be kept. The claim then
     // holds the key until its lease runs out (a retry meanwhile gets 409).
     settle.then(
       () => done(null, payload),
       (error: unknown) => {
-        request.log.error({ err: error }, 'could not record the Idempotency-Key response');
+        request.log.error(failureFields(error), 'could not record the Idempotency-Key response');
         done(null, payload);
       },
     );

@@ -4,6 +4,7 @@ import { claimSkippingLocked } from '../../db/locks.js';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus, EventsTable, WebhooksTable } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
 import { transaction } from '../../db/transaction.js';
+import { SEALED_PREFIX } from '../../lib/sealed-secrets.js';
 
 /** All SQL for webhooks, deliveries and their attempts. */
 
@@ -17,6 +18,27 @@ export function insertWebhook(db: Db, row: WebhooksTable) {
 
 export function updateWebhookRow(db: Db, id: string, changes: Partial<WebhooksTable>) {
   return db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+}
+
+/** Webhooks whose secret is still in clear (stored before secrets were sealed). */
+export function plaintextSecrets(db: Db, limit: number) {
+  return db
+    .selectFrom('webhooks')
+    .select(['id', 'secret'])
+    .where(sql<string>`substr(secret, 1, ${sql.lit(SEALED_PREFIX.length)})`, '<>', SEALED_PREFIX)
+    .limit(limit)
+    .execute();
+}
+
+/** The secrets of the webhooks after `afterId`, in id order: every one, a page at a time. */
+export function secretsAfter(db: Db, afterId: string, limit: number) {
+  return db.selectFrom('webhooks').select(['id', 'secret']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+}
+
+/** Replaces a stored secret by another form of it, only if it is still `previous` (not changed meanwhile). */
+export async function replaceSecret(db: Db, id: string, previous: string, secret: string): Promise<boolean> {
+  const result = await db.updateTable('webhooks').set({ secret }).where('id', '=', id).where('secret', '=', previous).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export function deleteWebhookRow(db: Db, id: string) {

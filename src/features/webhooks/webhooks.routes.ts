@@ -151,7 +151,14 @@ export function webhookRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
     app.post(
       '/webhooks',
       {
-        config: { permission: 'webhooks:write' },
+        config: {
+          permission: 'webhooks:write',
+          // An Idempotency-Key record never keeps the secret: a replay reads the current one.
+          rereadOnReplay: {
+            field: 'secret',
+            read: (request, data) => webhooks.currentWebhookSecret(ctx, request.actor, { id: String(data.id) }),
+          },
+        },
         schema: {
           operationId: 'createWebhook',
           summary: 'Create a webhook',

@@ -12,6 +12,7 @@ import { lockAccount } from '../../db/locks.js';
 import * as repo from './webhooks.repository.js';
 import { postJson, type SendResult } from './sender.js';
 import { generateSecret, PROTECTED_HEADERS, secretProblem, signedHeaders } from './signing.js';
+import { webhookSecretInClear, sealWebhookSecret } from './secret-sealing.js';
 import { transaction } from '../../db/transaction.js';
 
 export interface WebhookInput {
@@ -27,14 +28,15 @@ const USER_AGENT = 'tagsvc-webhooks/1.0';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const MAX_HEADERS = 20;
 
-export function toWebhookView(row: WebhooksTable) {
+/** A webhook as its owner sees it, with its secret in clear (stored sealed). */
+function toWebhookView(ctx: ServiceContext, row: WebhooksTable) {
   return {
     id: row.id,
     name: row.name,
     url: row.url,
     events: JSON.parse(row.events) as EventType[],
     enabled: row.enabled === 1,
-    secret: row.secret,
+    secret: webhookSecretInClear(ctx, row.secret),
     headers: JSON.parse(row.headers) as Record<string, string>,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -57,10 +59,11 @@ export function toDeliveryView(row: DeliveriesTable) {
   };
 }
 
-function checkSecret(secret: string): string {
+/** A secret given by the caller, checked, in its stored (sealed) form. */
+function sealedSecret(ctx: ServiceContext, secret: string): string {
   const problem = secretProblem(secret);
   if (problem) throw validationError('secret', problem);
-  return secret;
+  return sealWebhookSecret(ctx, secret);
 }
 
 /**
@@ -139,7 +142,7 @@ export async function createWebhook(
     name,
     url,
     events: JSON.stringify([...new Set(input.events)]),
-    secret: input.secret === undefined ? generateSecret() : checkSecret(input.secret),
+    secret: sealedSecret(ctx, input.secret ?? generateSecret()),
     headers: JSON.stringify(headers),
     enabled: input.enabled === false ? 0 : 1,
     created_at: now,
@@ -155,17 +158,22 @@ export async function createWebhook(
     }
     await repo.insertWebhook(trx, row);
   });
-  return toWebhookView(row);
+  return toWebhookView(ctx, row);
 }
 
 export async function listWebhooks(ctx: ServiceContext, actor: Actor, query: { enabled?: boolean; limit: number; offset: number }) {
   const { total, rows } = await repo.listWebhooks(ctx.db, scopeOf(actor), query);
-  return { total, webhooks: rows.map(toWebhookView) };
+  return { total, webhooks: rows.map((row) => toWebhookView(ctx, row)) };
 }
 
 export async function getWebhook(ctx: ServiceContext, actor: Actor, { id }: { id: string }) {
   const row = await requireWebhook(ctx.db, actor, id);
-  return { ...toWebhookView(row), stats: await repo.webhookStats(ctx.db, row.id) };
+  return { ...toWebhookView(ctx, row), stats: await repo.webhookStats(ctx.db, row.id) };
+}
+
+/** A webhook's current signing secret, in clear (an idempotent replay of its creation shows it). */
+export async function currentWebhookSecret(ctx: ServiceContext, actor: Actor, { id }: { id: string }): Promise<string> {
+  return webhookSecretInClear(ctx, (await requireWebhook(ctx.db, actor, id)).secret);
 }
 
 export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...input }: { id: string } & WebhookInput) {
@@ -174,11 +182,11 @@ export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...
   if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
   if (input.url !== undefined) changes.url = await checkUrl(input.url, ctx.agents);
   if (input.events !== undefined) changes.events = JSON.stringify([...new Set(input.events)]);
-  if (input.secret !== undefined) changes.secret = checkSecret(input.secret);
+  if (input.secret !== undefined) changes.secret = sealedSecret(ctx, input.secret);
   if (input.headers !== undefined) changes.headers = JSON.stringify(checkHeaders(input.headers));
   if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
   await repo.updateWebhookRow(ctx.db, row.id, changes);
-  return { ...toWebhookView({ ...row, ...changes }), stats: await repo.webhookStats(ctx.db, row.id) };
+  return { ...toWebhookView(ctx, { ...row, ...changes }), stats: await repo.webhookStats(ctx.db, row.id) };
 }
 
 /** A new generated signing secret; deliveries from now on (retries included) are signed with it. */
@@ -239,7 +247,7 @@ async function withAttempts(db: Db, delivery: DeliveriesTable) {
   };
 }
 
-/** The webhook fields an attempt needs. */
+/** The webhook fields an attempt needs, as stored (the secret sealed). */
 export interface Target {
   url: string;
   secret: string;
@@ -260,7 +268,7 @@ export async function sendAttempt(
       ...custom,
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      ...signedHeaders(target.secret, delivery.event_id, timestamp, delivery.payload),
+      ...signedHeaders(webhookSecretInClear(ctx, target.secret), delivery.event_id, timestamp, delivery.payload),
     };
     return await postJson(ctx.agents, target.url, delivery.payload, headers, ctx.config.webhookTimeoutMs);
   } catch (error) {
