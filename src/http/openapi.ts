@@ -25,6 +25,11 @@ const COMMON_ERRORS: Record<number, { code: string; message: string; description
     description: 'Missing permission, IP not allowed, plan without API access, or resource of another account (forbidden)',
   },
   404: { code: 'not_found', message: 'Resource not found', description: 'No such resource (not_found)' },
+  408: {
+    code: 'request_timeout',
+    message: 'The request body stopped arriving; send it again',
+    description: 'The request headers or body stopped arriving (request_timeout); the connection is closed',
+  },
   415: {
     code: 'unsupported_media_type',
     message: 'Unsupported Content-Type: send application/json',
@@ -42,8 +47,9 @@ const COMMON_ERRORS: Record<number, { code: string; message: string; description
   },
   503: {
     code: 'service_unavailable',
-    message: 'Rate limiting is unavailable; retry shortly',
-    description: 'Rate limiting store (Redis) unreachable (service_unavailable); retry shortly',
+    message: 'The database is not reachable right now; retry shortly',
+    description:
+      'The database, or Redis (rate limits), is down or not answering (service_unavailable): nothing was changed; retry after Retry-After',
   },
   507: {
     code: 'insufficient_storage',

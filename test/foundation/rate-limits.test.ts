@@ -190,7 +190,7 @@ describe('Redis unreachable', () => {
     const pro = await createAccount(t, 'pro');
     const response = await request(t, 'GET', '/v1/me', { key: pro.key });
     expectError(response, 503, 'service_unavailable');
-    expect(response.headers.get('retry-after')).toBe('1');
+    expect(response.headers.get('retry-after')).toBe('2');
   });
 });
 
