@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
-import { ApiError } from '../errors.js';
+import { ApiError, isOutsideFault } from '../errors.js';
 
 /** Prints a command's result: JSON with --json, else a readable key: value listing. */
 export function printResult(result: unknown, json: boolean): void {
@@ -44,6 +44,8 @@ function describe(error: unknown): Failure {
     return { exitCode: 2, code: 'usage_error', message: error.message, hint: `Run "${help}" for usage.` };
   }
   if (error instanceof ConfigError) return { exitCode: 1, code: 'invalid_configuration', message: error.message, field: error.variable };
+  // The operator runs the command: a dependency's or the disk's own words say what to fix.
+  if (isOutsideFault(error)) return { exitCode: 1, code: error.code, message: `${error.message} (${error.reason})` };
   if (error instanceof ApiError) return { exitCode: 1, code: error.code, message: error.message, field: error.details.field };
   return { exitCode: 1, code: 'internal_error', message: error instanceof Error ? error.message : String(error) };
 }

@@ -197,14 +197,16 @@ export function logOutsideFault(log: FastifyBaseLogger, error: DependencyUnavail
 /** Renders every error and unknown route in the envelope; internals never reach the client. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    // Answered already (a stalled body's 408, timeouts.ts) or the client is gone: what failed is
-    // reading a body that will not come, not a fault of ours.
-    if (reply.sent || request.raw.socket.destroyed) {
-      request.log.debug({ reason: failureReason(error) }, 'request ended before it was handled');
-      return;
+    if (reply.sent) return;
+    const apiError = toApiError(error);
+    // The client is gone (it cut an upload short): what failed is reading a body that will not
+    // come, not a fault of ours. Answered all the same, to nobody, so the hooks that release
+    // what the request held (an Idempotency-Key's claim) run as for any error.
+    if (request.raw.socket.destroyed) {
+      request.log.debug({ reason: failureReason(error) }, 'request ended by the client');
+      return sendError(request, reply, apiError ?? new ApiError('invalid_request', 'The request was not received whole'));
     }
     if (isOutsideFault(error)) logOutsideFault(request.log, error);
-    const apiError = toApiError(error);
     if (apiError) return sendError(request, reply, apiError);
     request.log.error({ err: error }, 'unhandled error');
     return sendError(

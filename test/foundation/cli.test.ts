@@ -333,6 +333,6 @@ describe('tagsvc --json', () => {
     const config = expectJsonError(await runCli(['migrate', '--json'], { ...t.env, PORT: 'eighty' }), 1, 'invalid_configuration');
     expect(config.field).toBe('PORT');
     const unreachable = { ...t.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
-    expectJsonError(await runCli(['key', 'list', '--email', 'json@example.com', '--json'], unreachable), 1, 'internal_error');
+    expectJsonError(await runCli(['key', 'list', '--email', 'json@example.com', '--json'], unreachable), 1, 'service_unavailable');
   });
 });

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE } from '../../src/db/database.js';
 import { transaction } from '../../src/db/transaction.js';
-import { DependencyUnavailable } from '../../src/errors.js';
+import { DependencyUnavailable, InsufficientStorage } from '../../src/errors.js';
 import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { describeWithRedis } from '../helpers/redis.js';
@@ -205,6 +205,15 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL connections lost, frozen and ref
       'the pool to connect again',
     );
     expect(rows).toEqual([]);
+  });
+
+  it("PostgreSQL's full disk (53100) is a 507; a shutdown it announces (57P01) is a 503", async () => {
+    const raise = (code: string) =>
+      sql`DO $$ BEGIN RAISE EXCEPTION 'raised by the test' USING ERRCODE = ${sql.lit(code)}; END $$`.execute(t.services.db);
+    await expect(raise('disk_full')).rejects.toBeInstanceOf(InsufficientStorage);
+    await expect(raise('admin_shutdown')).rejects.toBeInstanceOf(DependencyUnavailable);
+    // A statement's own error stays what it is.
+    await expect(raise('unique_violation')).rejects.toMatchObject({ code: '23505' });
   });
 
   it('while down (every connection cut, new ones refused): 503 at once; healthy within 2 s of its return', async () => {

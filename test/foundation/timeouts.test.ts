@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/receiver.js';
@@ -136,5 +137,36 @@ describe('timeouts for slow and stalled clients', () => {
     expect(answered.map((response) => response.status)).toEqual(Array(50).fill(200));
     await Promise.all(stalled.map((client) => client.ended));
     expect(stalled.map((client) => client.response().status)).toEqual(Array(200).fill(408));
+  });
+});
+
+describe('a request its client abandons', () => {
+  let t: TestApp;
+  let account: Account;
+  const lines: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    t = await startTestApp({ log });
+    account = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  it('an upload cut off mid-body gets an access-log line, no "unhandled error", and no temp file', async () => {
+    const tag = await createTag(t, account.key);
+    const { body, contentType } = multipart([{ name: 'file', filename: 'big.txt', content: Buffer.alloc(2 * 1024 * 1024, 'a') }]);
+    const client = await RawClient.open(t);
+    client.socket.write(
+      `POST /v1/tags/${tag.id}/files HTTP/1.1\r\nHost: tagsvc.test\r\nAuthorization: Bearer ${account.key}\r\n` +
+        `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    client.socket.write(body.subarray(0, 256 * 1024));
+    await waitFor(() => filesUnder(join(t.config.dataDir, 'files', 'tmp')).length > 0, 5000, 'the upload to begin');
+    client.socket.destroy();
+    await waitFor(() => filesUnder(join(t.config.dataDir, 'files', 'tmp')).length === 0, 5000, 'the temp file to be removed');
+    const aborted = lines.find((line) => line.msg === 'request aborted by the client');
+    expect(aborted, JSON.stringify(lines.map((l) => l.msg))).toBeDefined();
+    expect(aborted!.request_id).toMatch(/^req_/);
+    expect(lines.filter((line) => line.msg === 'unhandled error')).toEqual([]);
   });
 });

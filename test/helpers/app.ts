@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import type pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
@@ -42,6 +43,8 @@ export interface TestAppOptions {
   extend?: (app: FastifyInstance) => void | Promise<void>;
   /** Also run the background worker (webhook deliveries, jobs) in this process. */
   worker?: boolean;
+  /** The server's logger, for tests that read what it logs (LOG_LEVEL is ignored then). */
+  log?: pino.Logger;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -60,7 +63,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   const config = loadConfig(env);
   const clock = new TestClock();
-  const services = await createServices(config, { clock });
+  const services = await createServices(config, { clock, log: options.log });
   const app = await buildApp(services);
   await options.extend?.(app);
   await app.listen({ port: 0, host: options.host ?? '127.0.0.1' });
