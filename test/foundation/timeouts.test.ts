@@ -41,6 +41,18 @@ class RawClient {
   }
 }
 
+/** A 2 MB upload of which only the first 256 kB are sent. */
+async function startUpload(t: TestApp, account: Account, tagId: string): Promise<RawClient> {
+  const { body, contentType } = multipart([{ name: 'file', filename: 'big.txt', content: Buffer.alloc(2 * 1024 * 1024, 'a') }]);
+  const client = await RawClient.open(t);
+  client.socket.write(
+    `POST /v1/tags/${tagId}/files HTTP/1.1\r\nHost: tagsvc.test\r\nAuthorization: Bearer ${account.key}\r\n` +
+      `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  client.socket.write(body.subarray(0, 256 * 1024));
+  return client;
+}
+
 /** Connections the test server holds open. */
 function openConnections(t: TestApp): Promise<number> {
   return new Promise((resolve, reject) => t.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
@@ -81,13 +93,7 @@ describe('timeouts for slow and stalled clients', () => {
 
   it('an upload that stalls is answered 408 and leaves no temp file', async () => {
     const tag = await createTag(t, account.key);
-    const { body, contentType } = multipart([{ name: 'file', filename: 'big.txt', content: Buffer.alloc(2 * 1024 * 1024, 'a') }]);
-    const client = await RawClient.open(t);
-    client.socket.write(
-      `POST /v1/tags/${tag.id}/files HTTP/1.1\r\nHost: tagsvc.test\r\nAuthorization: Bearer ${account.key}\r\n` +
-        `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
-    );
-    client.socket.write(body.subarray(0, 256 * 1024));
+    const client = await startUpload(t, account, tag.id);
     await client.ended;
     expect(client.response().status).toBe(408);
     const tmp = join(t.config.dataDir, 'files', 'tmp');
@@ -154,13 +160,7 @@ describe('a request its client abandons', () => {
 
   it('an upload cut off mid-body gets an access-log line, no "unhandled error", and no temp file', async () => {
     const tag = await createTag(t, account.key);
-    const { body, contentType } = multipart([{ name: 'file', filename: 'big.txt', content: Buffer.alloc(2 * 1024 * 1024, 'a') }]);
-    const client = await RawClient.open(t);
-    client.socket.write(
-      `POST /v1/tags/${tag.id}/files HTTP/1.1\r\nHost: tagsvc.test\r\nAuthorization: Bearer ${account.key}\r\n` +
-        `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
-    );
-    client.socket.write(body.subarray(0, 256 * 1024));
+    const client = await startUpload(t, account, tag.id);
     await waitFor(() => filesUnder(join(t.config.dataDir, 'files', 'tmp')).length > 0, 5000, 'the upload to begin');
     client.socket.destroy();
     await waitFor(() => filesUnder(join(t.config.dataDir, 'files', 'tmp')).length === 0, 5000, 'the temp file to be removed');

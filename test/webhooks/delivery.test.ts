@@ -7,24 +7,29 @@ import { eventSamples } from '../../src/features/events/index.js';
 import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
 import { view } from '../analytics/support.js';
-import { createWebhook, deliveryEnv, deliveryRows, eventRows, expectUtf8Signature, uploadFile, waitDispatched } from './support.js';
+import {
+  createWebhook,
+  deliveryEnv,
+  deliveryRows,
+  eventRows,
+  expectUtf8Signature,
+  receiverPool,
+  uploadFile,
+  waitDispatched,
+} from './support.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('webhook delivery (worker running)', () => {
   let t: TestApp;
-  const receivers: Receiver[] = [];
-  async function receiver(): Promise<Receiver> {
-    const started = await Receiver.start();
-    receivers.push(started);
-    return started;
-  }
+  const receivers = receiverPool();
+  const receiver = () => receivers.start();
   beforeAll(async () => {
     t = await startTestApp({ worker: true, env: await deliveryEnv() });
   });
   afterAll(async () => {
     await t.close();
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   /** Waits until every delivery of `webhookId` is finished and returns them. */

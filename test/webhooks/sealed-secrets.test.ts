@@ -4,7 +4,7 @@ import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, expectError, request, runCli, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
-import { createWebhook, deliveryEnv } from './support.js';
+import { createWebhook, deliveryEnv, receiverPool } from './support.js';
 
 /**
  * Webhook signing secrets are stored encrypted under SECRET_KEY (AES-256-GCM, `enc1.<kid>.…`):
@@ -40,12 +40,8 @@ async function expectSignedDeliveries(t: TestApp, account: Account, targets: Arr
 describe('webhook secrets at rest', () => {
   let t: TestApp;
   let alice: Account;
-  const receivers: Receiver[] = [];
-  async function receiver(): Promise<Receiver> {
-    const started = await Receiver.start();
-    receivers.push(started);
-    return started;
-  }
+  const receivers = receiverPool();
+  const receiver = () => receivers.start();
 
   beforeAll(async () => {
     t = await startTestApp({ worker: true, env: await deliveryEnv() });
@@ -53,7 +49,7 @@ describe('webhook secrets at rest', () => {
   });
   afterAll(async () => {
     await t.close();
-    await Promise.all(receivers.map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   it('stores the secret encrypted; the API shows it in clear and deliveries verify', async () => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
 import { request, type TestApp } from '../helpers/app.js';
-import { testCertificate, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
+import { Receiver, testCertificate, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
 
 /** Settings that let the service deliver to the local self-signed HTTPS receivers quickly. */
 export async function deliveryEnv(overrides: Record<string, string> = {}): Promise<Record<string, string>> {
@@ -179,4 +179,19 @@ export async function spawnServer(env: Record<string, string>): Promise<{ server
   const server = spawnTagsvc(['serve'], { ...env, PORT: '0', LOG_LEVEL: 'info' });
   const match = await server.waitForOutput(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
   return { server, url: match[1]! };
+}
+
+/** Receivers a suite starts as it goes (`start`), every one closed by `closeAll` in its afterAll. */
+export function receiverPool(): { start(): Promise<Receiver>; closeAll(): Promise<void> } {
+  const started: Receiver[] = [];
+  return {
+    async start() {
+      const receiver = await Receiver.start();
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: async () => {
+      await Promise.all(started.splice(0).map((receiver) => receiver.close()));
+    },
+  };
 }
