@@ -1,4 +1,11 @@
-import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyLoggerOptions, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyLoggerOptions,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino';
 import { maskIp } from '../lib/ip.js';
 
