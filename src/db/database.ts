@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
-import { guardedPool, type PoolGuard } from './pg-pool.js';
+import { guardedPool, pgFault, type PoolGuard } from './pg-pool.js';
 import { checkpointInBackground } from './sqlite-checkpointer.js';
 import { LockWaitingSqliteDialect } from './sqlite-lock-wait.js';
 import { counterFeed, registerChangeFeed } from '../perf/exact-cache.js';
@@ -124,14 +124,14 @@ async function openPostgres({ url, schema, poolSize, connectTimeoutMs }: Postgre
     const setup = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
     // A connection lost during set-up fails the query below; the event must not end the process.
     setup.on('error', () => undefined);
-    await setup.connect();
     try {
+      await setup.connect();
       await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     } catch (error) {
       // IF NOT EXISTS is checked before the insert into the catalog, not atomically with it:
       // of processes starting together on a new schema, all but one may fail with a unique
       // violation (23505) or duplicate_schema (42P06). Either means the schema now exists.
-      if (!isDuplicateSchema(error)) throw error;
+      if (!isDuplicateSchema(error)) throw pgFault(error);
     } finally {
       await setup.end();
     }

@@ -49,7 +49,7 @@ export function guardedPool(pool: pg.Pool, guard: PoolGuard): PostgresPool {
       try {
         client = await pool.connect();
       } catch (error) {
-        throw new DependencyUnavailable('database', failureReason(error));
+        throw pgFault(error);
       }
       let kept = wrapped.get(client);
       if (!kept) wrapped.set(client, (kept = guardedClient(client, guard)));
@@ -59,18 +59,27 @@ export function guardedPool(pool: pg.Pool, guard: PoolGuard): PostgresPool {
   };
 }
 
+/**
+ * A node-postgres failure as the service answers it: the database's full disk (53100) is
+ * InsufficientStorage (507); what is not the server's answer to the statement (no SQLSTATE:
+ * ECONNREFUSED, ECONNRESET, "Connection terminated", "not queryable") or says the connection
+ * is over is DependencyUnavailable (503); a statement's own error stays as it is.
+ */
+export function pgFault(error: unknown): unknown {
+  if (isDiskFull(error)) return new InsufficientStorage('database', failureReason(error));
+  if (!(error instanceof pg.DatabaseError) || CONNECTION_FAILURES.test(error.code ?? '')) {
+    return new DependencyUnavailable('database', failureReason(error));
+  }
+  return error;
+}
+
 function guardedClient(client: pg.PoolClient, guard: PoolGuard): PostgresPoolClient {
   let broken = false;
 
   const fail = (error: unknown): never => {
-    if (isDiskFull(error)) throw new InsufficientStorage('database', failureReason(error));
-    // What the server answered carries a SQLSTATE; anything else is the connection's own
-    // failure (ECONNRESET, EPIPE, "Connection terminated", "not queryable").
-    if (!(error instanceof pg.DatabaseError) || CONNECTION_FAILURES.test(error.code ?? '')) {
-      broken = true;
-      throw new DependencyUnavailable('database', failureReason(error));
-    }
-    throw error;
+    const fault = pgFault(error);
+    if (fault instanceof DependencyUnavailable) broken = true;
+    throw fault;
   };
 
   function run(statement: string, values: unknown[]): Promise<pg.QueryResult> {
