@@ -14,7 +14,7 @@ import { isPreflightRoute, registerCors } from './http/cors.js';
 import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
 import { closeConnectionsOnClose } from './http/graceful-close.js';
 import { IdempotencyLayer } from './http/idempotency.js';
-import { logAbortedRequests, RequestLogController, requestLogger } from './http/logging.js';
+import { RequestLogController, requestLogger } from './http/logging.js';
 import { installMetrics } from './http/metrics.js';
 import { documentRoute, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
@@ -45,10 +45,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', handleInTurnBatches);
-  app.addHook('onRequest', sendRequestId);
+  app.addHook('onRequest', startRequest(watchIdleSockets(app)));
   closeConnectionsOnClose(app);
-  watchIdleSockets(app);
-  logAbortedRequests(app);
   // First, so that every route gets its request metrics.
   installMetrics(app, config, services.metrics);
   app.addHook('onRoute', (route) => {
@@ -135,21 +133,25 @@ export function buildWorkerApp(services: Services): FastifyInstance {
     childLoggerFactory: requestLogger,
     ...timeoutOptions(services.config),
   });
-  app.addHook('onRequest', sendRequestId);
+  app.addHook('onRequest', startRequest(watchIdleSockets(app)));
   closeConnectionsOnClose(app);
-  watchIdleSockets(app);
   installMetrics(app, services.config, services.metrics);
   installErrorHandling(app);
   return app;
 }
 
 /**
- * Every response carries its request's id. Callback style rather than async: nothing here
- * waits, and an async hook costs every request a promise and a trip through the microtask queue.
+ * What every request does first: its response carries its id, and the idle-socket watch
+ * (timeouts.ts) learns which reply its socket is serving. Callback style rather than async:
+ * nothing here waits, and an async hook costs every request a promise and a trip through the
+ * microtask queue.
  */
-function sendRequestId(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  reply.header('x-request-id', request.id);
-  done();
+function startRequest(track: (request: FastifyRequest, reply: FastifyReply) => void) {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    reply.header('x-request-id', request.id);
+    track(request, reply);
+    done();
+  };
 }
 
 /**

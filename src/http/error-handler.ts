@@ -200,10 +200,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (reply.sent) return;
     const apiError = toApiError(error);
     // The client is gone (it cut an upload short): what failed is reading a body that will not
-    // come, not a fault of ours. Answered all the same, to nobody, so the hooks that release
-    // what the request held (an Idempotency-Key's claim) run as for any error.
+    // come, not a fault of ours. Its access-log line says so. Answered all the same, to nobody,
+    // so the hooks that release what the request held (an Idempotency-Key's claim) run as for
+    // any error.
     if (request.raw.socket.destroyed) {
-      request.log.debug({ reason: failureReason(error) }, 'request ended by the client');
+      request.log.info({ req: request, reason: failureReason(error) }, 'request aborted by the client');
       return sendError(request, reply, apiError ?? new ApiError('invalid_request', 'The request was not received whole'));
     }
     if (isOutsideFault(error)) logOutsideFault(request.log, error);

@@ -1,11 +1,4 @@
-import {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyLoggerOptions,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyLoggerOptions, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino';
 import { maskIp } from '../lib/ip.js';
 
@@ -47,17 +40,6 @@ export class RequestLogController extends LogController {
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   }
-}
-
-/**
- * A request whose client closed the connection before it was answered (an upload cancelled, a
- * page left while loading) gets its access-log line too, with the status it was never sent.
- */
-export function logAbortedRequests(app: FastifyInstance): void {
-  app.addHook('onRequestAbort', (request, done) => {
-    request.log.info({ req: request }, 'request aborted by the client');
-    done();
-  });
 }
 
 /** Whether `log` writes lines of `level`: pino's own check, on any logger that has it. */
