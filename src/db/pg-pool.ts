@@ -76,17 +76,18 @@ export function pgFault(error: unknown): unknown {
 function guardedClient(client: pg.PoolClient, guard: PoolGuard): PostgresPoolClient {
   let broken = false;
 
-  const fail = (error: unknown): never => {
+  /** The failure as the service answers it; a failed connection is not lent again. */
+  const faultOf = (error: unknown): unknown => {
     const fault = pgFault(error);
     if (fault instanceof DependencyUnavailable) broken = true;
-    throw fault;
+    return fault;
   };
 
   function run(statement: string, values: unknown[]): Promise<pg.QueryResult> {
     const name = preparedName(statement);
     const answer = client.query(name ? { name, text: statement, values } : { text: statement, values });
     const limitMs = guard.queryTimeoutMs;
-    if (limitMs === 0) return answer.catch(fail);
+    if (limitMs === 0) return answer.catch((error: unknown) => Promise.reject(faultOf(error)));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         broken = true;
@@ -101,11 +102,7 @@ function guardedClient(client: pg.PoolClient, guard: PoolGuard): PostgresPoolCli
         },
         (error: unknown) => {
           clearTimeout(timer);
-          try {
-            fail(error);
-          } catch (mapped) {
-            reject(mapped as Error);
-          }
+          reject(faultOf(error));
         },
       );
     });

@@ -9,6 +9,7 @@ import { DependencyUnavailable, InsufficientStorage } from '../../src/errors.js'
 import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { describeWithRedis } from '../helpers/redis.js';
+import { CookieJar, csrfOf, get, post } from '../dashboard/support.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { createWebhook, deliveryEnv, spawnedTrust, spawnTagsvc } from '../webhooks/support.js';
 
@@ -291,11 +292,12 @@ describeWithRedis('Redis frozen and down', (redisUrl) => {
     // Public pages do not need Redis: served, and their views recorded.
     expect((await request(t, 'GET', `/t/${shortId}`)).status).toBe(200);
     // The dashboard's sign-in checks its throttle in Redis: a page saying so, not a 500.
-    const signIn = await request(t, 'POST', '/dashboard/signin', {
-      rawBody: `email=${encodeURIComponent(account.email)}&password=wrong`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(t.config.publicBaseUrl).origin },
-    });
-    expect(signIn.status).not.toBe(500);
+    const jar = new CookieJar();
+    const form = await get(t, '/dashboard/login', jar);
+    const signIn = await post(t, '/dashboard/login', jar, { _csrf: csrfOf(form), email: account.email, password: 'wrong' });
+    expect(signIn.status, signIn.text.slice(0, 300)).toBe(503);
+    expect(signIn.text).toContain('Temporarily unavailable');
+    expect(Number(signIn.headers.get('retry-after'))).toBeGreaterThan(0);
   }
 
   it('frozen: 503 within the bound where Redis is needed, pages still served; healthy within 2 s of its return', async () => {
