@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../../context.js';
 import { ApiError, DependencyUnavailable, isOutsideFault } from '../../errors.js';
+import { logOutsideFault } from '../../http/error-handler.js';
 import { SHORT_ID_PATTERN } from '../../lib/ids.js';
 import { andThen, handled, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Tracker } from '../analytics/index.js';
@@ -134,7 +135,7 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   /** A visitor (who may have scanned a printed code) gets a page, not the API's JSON envelope. */
   function unavailable(reply: FastifyReply, error: unknown): FastifyReply {
     if (!(error instanceof DependencyUnavailable)) throw error;
-    reply.log.warn({ dependency: error.dependency, reason: error.reason }, 'dependency unavailable');
+    logOutsideFault(reply.log, error);
     return reply.code(503).headers(PUBLIC_PAGE).header('retry-after', String(error.details.retryAfter)).send(UNAVAILABLE_BODY);
   }
 
