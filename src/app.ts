@@ -6,7 +6,7 @@ import { analyticsRoutes, Tracker, ViewRecorder } from './features/analytics/ind
 import { fileRoutes, publicFileRoutes } from './features/files/index.js';
 import { folderRoutes } from './features/folders/index.js';
 import { healthRoutes } from './features/health/index.js';
-import { pageRoutes } from './features/pages/index.js';
+import { pageRoutes } from './public/pages.js';
 import { tagRoutes } from './features/tags/index.js';
 import { webhookRoutes } from './features/webhooks/index.js';
 import { Authenticator, type RoutePermission } from './http/auth.js';

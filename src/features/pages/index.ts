@@ -1,6 +1,16 @@
-/** Public tag pages (/t/, /s/) and their beacons. */
-export { pageRoutes } from './pages.routes.js';
-/** The page's own rendering, for a preview of unsaved changes (the dashboard's editor). */
-export { renderTagPage, withoutBeacon, type PageAddresses, type PageTag } from './render.js';
+/**
+ * The HTML of public tag pages, without routes: the public door (src/public/) serves it, and the
+ * dashboard's editor previews unsaved changes with it.
+ */
+export {
+  beaconScript,
+  NOT_FOUND_PAGE,
+  renderTagPage,
+  splitAtBeacon,
+  UNAVAILABLE_PAGE,
+  withoutBeacon,
+  type PageAddresses,
+  type PageTag,
+} from './render.js';
 /** The tab icon of every page the service serves. */
-export { FAVICON_PATH } from './favicon.js';
+export { FAVICON_PATH, FAVICON_SVG } from './favicon.js';

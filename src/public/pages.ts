@@ -2,15 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
-import type { ServiceContext } from '../../context.js';
-import { ApiError, DependencyUnavailable, isOutsideFault } from '../../errors.js';
-import { logOutsideFault } from '../../http/error-handler.js';
-import { SHORT_ID_PATTERN } from '../../lib/ids.js';
-import { andThen, handled, type MaybePromise } from '../../lib/maybe-promise.js';
-import type { Tracker } from '../analytics/index.js';
-import { mayReadTagPage } from '../accounts/index.js';
-import { sendTagged } from '../../http/conditional.js';
-import { pageFiles } from '../files/index.js';
+import type { ServiceContext } from '../context.js';
+import { ApiError, DependencyUnavailable, isOutsideFault } from '../errors.js';
+import { logOutsideFault } from '../http/error-handler.js';
+import { SHORT_ID_PATTERN } from '../lib/ids.js';
+import { andThen, handled, type MaybePromise } from '../lib/maybe-promise.js';
+import type { Tracker } from '../features/analytics/index.js';
+import { mayReadTagPage } from '../features/accounts/index.js';
+import { sendTagged } from '../http/conditional.js';
+import { pageFiles } from '../features/files/index.js';
 import {
   baseUrlFor,
   findTag,
@@ -23,11 +23,18 @@ import {
   scanUrl,
   type Block,
   type TagRow,
-} from '../tags/index.js';
-import { FAVICON_PATH, FAVICON_SVG } from './favicon.js';
-import { PAGE_CSS } from './page.css.js';
+} from '../features/tags/index.js';
+import {
+  beaconScript,
+  FAVICON_PATH,
+  FAVICON_SVG,
+  NOT_FOUND_PAGE,
+  renderTagPage,
+  splitAtBeacon,
+  UNAVAILABLE_PAGE,
+} from '../features/pages/index.js';
 import { BEACON_JS } from './beacon.js.js';
-import { beaconScript, NOT_FOUND_PAGE, renderTagPage, splitAtBeacon, UNAVAILABLE_PAGE } from './render.js';
+import { PAGE_CSS } from './page.css.js';
 
 /**
  * No script, no inline style, nothing from other origins but images: user content cannot run
