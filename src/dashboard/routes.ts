@@ -8,28 +8,28 @@ import { fieldWithNul } from '../lib/text-fields.js';
 import { dashboardAssets } from './assets/index.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
-import { accountScreen } from './screens/account.js';
-import { adminScreen } from './screens/admin.js';
-import { filesScreen } from './screens/files.js';
-import { foldersScreen } from './screens/folders.js';
-import { analyticsScreen } from './screens/analytics.js';
-import { homeScreen } from './screens/home.js';
-import { keysScreen } from './screens/keys.js';
-import { organizationsScreen } from './screens/organizations.js';
-import { signInScreens } from './screens/sign-in.js';
-import { webhooksScreen } from './screens/webhooks.js';
-import { workspaceScreen } from './screens/workspace.js';
-import { tagEditorScreen } from './screens/tag-editor.js';
-import { tagsScreen } from './screens/tags.js';
-import { tagImportScreen } from './screens/tag-import.js';
-import { tagQrScreen } from './screens/tag-qr.js';
+import { accountScreen } from './account/account.routes.js';
+import { adminScreen } from './admin/admin.routes.js';
+import { filesScreen } from './files/files.routes.js';
+import { foldersScreen } from './folders/folders.routes.js';
+import { analyticsScreen } from './analytics/analytics.routes.js';
+import { homeScreen } from './home/home.routes.js';
+import { keysScreen } from './keys/keys.routes.js';
+import { organizationsScreen } from './organizations/organizations.routes.js';
+import { signInScreens } from './auth/sign-in.routes.js';
+import { webhooksScreen } from './webhooks/webhooks.routes.js';
+import { workspaceScreen } from './workspace/workspace.routes.js';
+import { tagEditorScreen } from './tags/tag-editor.routes.js';
+import { tagsScreen } from './tags/tags.routes.js';
+import { tagImportScreen } from './tags/tag-import.routes.js';
+import { tagQrScreen } from './tags/tag-qr.routes.js';
 import { cookieOptions, CSRF_COOKIE, csrfTokenMatches, isSameOrigin, newPreSessionValue, setCookie } from './security.js';
-import { SignInThrottle } from './throttle.js';
-import { WORKSPACE_COOKIE, workspacesOf } from './workspace.js';
-import { CSRF_FIELD } from './views/forms.js';
-import { renderMessage } from './views/message.js';
+import { SignInThrottle } from './auth/throttle.js';
+import { WORKSPACE_COOKIE, workspacesOf } from './workspace/workspaces.js';
+import { CSRF_FIELD } from './components/forms.js';
+import { renderMessage } from './components/message.js';
 
-/** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (views/layout.tsx). */
+/** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (components/layout.tsx). */
 const SCREENS: Screen[] = [
   signInScreens,
   homeScreen,

@@ -4,9 +4,9 @@ import { ApiError } from '../errors.js';
 import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/accounts/index.js';
 import { cookieOptions, csrfToken, csrfTokenMatches, securityHeaders, setCookie } from './security.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
-import type { SignInThrottle } from './throttle.js';
-import type { PageContext } from './views/layout.js';
-import type { Workspaces } from './workspace.js';
+import type { SignInThrottle } from './auth/throttle.js';
+import type { PageContext } from './components/layout.js';
+import type { Workspaces } from './workspace/workspaces.js';
 
 /**
  * What every screen of the dashboard builds on. A screen is a function that registers its

@@ -1,0 +1,41 @@
+import { changePassword } from '../../features/accounts/index.js';
+import { ApiError } from '../../errors.js';
+import { field, html, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import { renderAccount } from './account.js';
+import { TOO_MANY } from '../auth/sign-in.routes.js';
+
+/** /dashboard/account: the profile and the password change. */
+export const accountScreen: Screen = (app, context) => {
+  const { throttle } = context;
+
+  app.get('/account', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const changed = queryParam(request, 'password') === 'changed';
+    return html(reply, 200, renderAccount({ ...pageContext(context, request), user }, { changed }));
+  });
+
+  app.post('/account/password', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const view = { ...pageContext(context, request), path: '/dashboard/account', user };
+    const retryAfter = await throttle.retryAfter(request.ip, user.email);
+    if (retryAfter > 0) {
+      reply.header('retry-after', String(retryAfter));
+      return html(reply, 429, renderAccount(view, { error: TOO_MANY(retryAfter) }));
+    }
+    const next = field(request.body, 'new_password');
+    if (next !== field(request.body, 'confirm')) {
+      return html(reply, 400, renderAccount(view, { fieldErrors: { confirm: 'The two passwords do not match.' } }));
+    }
+    try {
+      await changePassword(context, user, { current: field(request.body, 'current_password'), next });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'validation_error' || !error.details.field) throw error;
+      // A wrong current password is a guess like a failed sign-in, and throttled like one.
+      if (error.details.field === 'current_password') await throttle.recordFailure(request.ip, user.email);
+      return html(reply, 400, renderAccount(view, { fieldErrors: { [error.details.field]: sentence(error.message) } }));
+    }
+    return seeOther(reply, '/dashboard/account?password=changed');
+  });
+};

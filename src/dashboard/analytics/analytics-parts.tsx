@@ -1,0 +1,256 @@
+import type { ComponentChildren } from 'preact';
+import { Field } from '../components/forms.js';
+import { DataTable, formatNumber, withQuery } from '../components/table.js';
+
+/** What the overview and a tag's analytics share: the period form, figures, charts, bar lists, downloads. */
+
+export type Granularity = 'hour' | 'day' | 'week' | 'month';
+export const GRANULARITIES: readonly Granularity[] = ['hour', 'day', 'week', 'month'];
+
+/** The period as the form shows it: first and last day, both included (the API's end is exclusive). */
+export interface PeriodValues {
+  from: string;
+  to: string;
+}
+
+/** The period form's state: the values typed, and an error per field when they were refused. */
+export interface PeriodForm {
+  values: PeriodValues;
+  errors: Record<string, string>;
+}
+
+const DAY_MS = 86_400_000;
+export const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** "Nov 1, 2026" */
+export function longDay(day: string): string {
+  return new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric', year: 'numeric' });
+}
+
+/** A period the service answered for (end exclusive), in words. */
+export function describePeriod(period: { start: string; end: string }): string {
+  const last = addDays(period.end, -1);
+  return last === period.start ? `${longDay(last)} (UTC)` : `${longDay(period.start)} – ${longDay(last)} (UTC)`;
+}
+
+/** Links that fill the period form with the last N days up to today. */
+const QUICK_RANGES = [
+  { days: 7, label: '7 days' },
+  { days: 30, label: '30 days' },
+  { days: 90, label: '90 days' },
+  { days: 365, label: '12 months' },
+] as const;
+
+/**
+ * The period form (a GET: its address can be bookmarked and shared), with quick ranges. `keep`
+ * holds parameters the form carries along, as hidden fields.
+ */
+export function PeriodPicker({
+  path,
+  form,
+  today,
+  keep = {},
+}: {
+  path: string;
+  form: PeriodForm;
+  today: string;
+  keep?: Record<string, string>;
+}) {
+  const current = `${form.values.from}|${form.values.to}`;
+  return (
+    <div class="period">
+      <form method="get" action={path} class="period-form" aria-label="Period">
+        {Object.entries(keep).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
+        <Field name="from" label="From" type="date" autocomplete="off" value={form.values.from} error={form.errors.from} />
+        <Field name="to" label="To" type="date" autocomplete="off" value={form.values.to} error={form.errors.to} />
+        <button type="submit" class="button button-secondary">
+          Apply
+        </button>
+      </form>
+      <nav class="segmented" aria-label="Quick periods">
+        {QUICK_RANGES.map(({ days, label }) => {
+          const from = addDays(today, 1 - days);
+          return (
+            <a
+              key={days}
+              href={withQuery(path, { ...keep, from, to: today })}
+              aria-current={current === `${from}|${today}` ? 'true' : undefined}
+            >
+              {label}
+            </a>
+          );
+        })}
+      </nav>
+    </div>
+  );
+}
+
+/** Headline figures; each `dd` carries data-stat (its key) so it can be found without its wording. */
+export function Stats({ items }: { items: ReadonlyArray<{ key: string; label: ComponentChildren; value: string }> }) {
+  return (
+    <dl class="stats">
+      {items.map((item) => (
+        <div key={item.key} class="stat">
+          <dt>{item.label}</dt>
+          <dd data-stat={item.key}>{item.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A card of headline figures: `values` by key, shown in the order and with the labels of `labels`. */
+export function StatsCard<K extends string>({
+  heading,
+  labels,
+  values,
+}: {
+  heading: string;
+  labels: ReadonlyArray<readonly [K, string]>;
+  values: Record<K, string | number>;
+}) {
+  const id = `${heading.toLowerCase()}-heading`;
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id} class="visually-hidden">
+        {heading}
+      </h2>
+      <Stats
+        items={labels.map(([key, label]) => {
+          const value: string | number = values[key];
+          return { key, label, value: typeof value === 'number' ? formatNumber(value) : value };
+        })}
+      />
+    </section>
+  );
+}
+
+export interface ChartData {
+  /** How the points are spaced: the x axis and the table format their labels by it. */
+  granularity: Granularity;
+  /** Bucket keys as the API gives them: YYYY-MM-DD, or YYYY-MM-DDTHH:00:00Z for hours. */
+  dates: readonly string[];
+  series: ReadonlyArray<{ label: string; values: readonly number[] }>;
+}
+
+/** A bucket key as a table row heading: "2026-11-25 14:00 UTC", "Week of 2026-11-23", "November 2026". */
+function bucketLabel(date: string, granularity: Granularity): string {
+  switch (granularity) {
+    case 'hour':
+      return `${date.slice(0, 10)} ${date.slice(11, 16)} UTC`;
+    case 'day':
+      return date;
+    case 'week':
+      return `Week of ${date}`;
+    case 'month':
+      return new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'long', year: 'numeric' });
+  }
+}
+
+/**
+ * A line chart drawn by charts.js (uPlot) from its data-chart attribute (JSON: the CSP runs no
+ * inline script, and an attribute is never run), with the same numbers as a table under a
+ * disclosure: readable without scripts and by assistive technology.
+ */
+export function Chart({ id, title, data, children }: { id: string; title: string; data: ChartData; children?: ComponentChildren }) {
+  return (
+    <figure class="chart" aria-labelledby={`${id}-title`}>
+      <div class="chart-head">
+        <figcaption id={`${id}-title`} class="chart-title">
+          {title}
+        </figcaption>
+        {children}
+      </div>
+      <div class="chart-plot" id={id} data-chart={JSON.stringify(data)} aria-hidden="true"></div>
+      {/* Open until charts.js has drawn the chart: without scripts the table is the chart. */}
+      <details class="chart-table" open>
+        <summary>Show as a table</summary>
+        <DataTable headings={[data.granularity === 'hour' ? 'Hour' : 'Date', ...data.series.map((s) => s.label)]}>
+          {data.dates.map((date, i) => (
+            <tr key={date}>
+              <th scope="row" data-label="Date">
+                {bucketLabel(date, data.granularity)}
+              </th>
+              {data.series.map((s) => (
+                <td key={s.label} data-label={s.label}>
+                  {formatNumber(s.values[i]!)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </DataTable>
+      </details>
+    </figure>
+  );
+}
+
+/** A horizontal bar as SVG (its width is an attribute, not an inline style the CSP would refuse). */
+function Bar({ share }: { share: number }) {
+  return (
+    <svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
+      <rect class="bar-track" width="100" height="8" rx="2" />
+      <rect class="bar-fill" width={Math.max(share * 100, share > 0 ? 1 : 0).toFixed(2)} height="8" rx="2" />
+    </svg>
+  );
+}
+
+/** Values by count, largest first, each with its share of `total` as a bar and a percentage. */
+export function BarList({
+  label,
+  rows,
+  total,
+  empty = 'No views in this period.',
+}: {
+  label: string;
+  rows: ReadonlyArray<{ key: string; name: ComponentChildren; views: number }>;
+  total: number;
+  empty?: string;
+}) {
+  if (total === 0) return <p class="muted">{empty}</p>;
+  return (
+    <table class="bar-list">
+      <thead class="visually-hidden">
+        <tr>
+          <th scope="col">{label}</th>
+          <th scope="col">Views</th>
+          <th scope="col">Share</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => {
+          const share = total > 0 ? row.views / total : 0;
+          return (
+            <tr key={row.key}>
+              <th scope="row">
+                <span class="bar-name">{row.name}</span>
+                <Bar share={share} />
+              </th>
+              <td class="bar-views">{formatNumber(row.views)}</td>
+              <td class="bar-share muted">{`${Math.round(share * 100)}%`}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+/** CSV and JSON download links for the period. */
+export function Downloads({ path, query, what }: { path: string; query: Record<string, string>; what: string }) {
+  return (
+    <section class="card" aria-labelledby="export-heading">
+      <h2 id="export-heading">Export</h2>
+      <p class="muted">{`Per day views, unique visitors, QR scans and direct visits of ${what}, for the period shown.`}</p>
+      <div class="actions">
+        <a class="button button-quiet" href={withQuery(path, { ...query, format: 'csv' })} download>
+          Download CSV
+        </a>
+        <a class="button button-quiet" href={withQuery(path, { ...query, format: 'json' })} download>
+          Download JSON
+        </a>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actorOfUser, PLAN_LIMITS, type SignedInUser } from '../../features/accounts/index.js';
+import { listTagLogs, MAX_VIEWS_OFFSET, overview, prepareExport, realtime, sendExport, tagReport } from '../../features/analytics/index.js';
+import { ApiError, validationError } from '../../errors.js';
+import { html, pageContext, queryParam, requireUser, sentence, type Screen, type ScreenContext } from '../screen.js';
+import { securityHeaders } from '../security.js';
+import { addDays, GRANULARITIES, type Granularity, type PeriodForm } from './analytics-parts.js';
+import { renderOverview } from './analytics.js';
+import { renderLiveNumbers, renderTagAnalytics, type TagAnalyticsPage } from './analytics-tag.js';
+import { userTag } from '../tags/user-tag.js';
+
+/** Access log entries per page; the API's offset cap bounds how far the pages reach. */
+const LOGS_PER_PAGE = 25;
+const LAST_LOGS_PAGE = Math.floor(MAX_VIEWS_OFFSET / LOGS_PER_PAGE) + 1;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const isDay = (value: string) => DATE.test(value) && new Date(Date.parse(`${value}T00:00:00Z`) || 0).toISOString().startsWith(value);
+
+/** A period the form accepted, with the query the analytics services take (their end is exclusive). */
+type ReadPeriod = PeriodForm & { query?: { start_date: string; end_date: string } };
+
+const today = (context: ScreenContext) => context.clock.now().toISOString().slice(0, 10);
+
+/**
+ * The period in the page's query: `from` and `to`, both days included, by default the last 30
+ * days up to today (the API's default). Malformed or reversed dates are the form's errors.
+ */
+function readPeriod(request: FastifyRequest, day: string): ReadPeriod {
+  const values = { from: queryParam(request, 'from') ?? addDays(day, -29), to: queryParam(request, 'to') ?? day };
+  const errors: Record<string, string> = {};
+  if (!isDay(values.from)) errors.from = 'Enter the first day as a date, e.g. 2026-11-01.';
+  if (!isDay(values.to)) errors.to = 'Enter the last day as a date, e.g. 2026-11-30.';
+  else if (!errors.from && values.to < values.from) errors.to = 'Choose a last day on or after the first day.';
+  if (Object.keys(errors).length > 0) return { values, errors };
+  return { values, errors, query: { start_date: values.from, end_date: addDays(values.to, 1) } };
+}
+
+/** The form field a service's refusal of the period names. */
+const FIELD_OF: Record<string, string> = { start_date: 'from', end_date: 'to', granularity: 'granularity' };
+
+/** A refused period as the form's errors; any other error is not the form's. */
+function periodErrors(error: unknown): Record<string, string> {
+  if (!(error instanceof ApiError)) throw error;
+  // The range is ordered (readPeriod): what is left is a period older than the plan's history.
+  if (error.code === 'invalid_date_range') return { to: sentence(error.message) };
+  const field = FIELD_OF[error.details.field ?? ''];
+  if (error.code === 'validation_error' && field) return { [field]: sentence(error.message) };
+  throw error;
+}
+
+function readGranularity(request: FastifyRequest): { granularity: Granularity; error?: string } {
+  const value = queryParam(request, 'granularity') ?? 'day';
+  if (GRANULARITIES.includes(value as Granularity)) return { granularity: value as Granularity };
+  return { granularity: 'day', error: 'Choose hour, day, week or month.' };
+}
+
+function readPage(request: FastifyRequest): number {
+  return Math.min(LAST_LOGS_PAGE, Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1));
+}
+
+/**
+ * /dashboard/analytics (all the user's tags) and /dashboard/tags/{id}/analytics (one tag): the
+ * analytics services' own figures for a period, as the API answers them; a tag's live viewers
+ * (Enterprise), polled by the page; CSV and JSON exports streamed as the API streams them.
+ */
+export const analyticsScreen: Screen = (app, context) => {
+  app.get('/analytics', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const day = today(context);
+    const form = readPeriod(request, day);
+    const view = { ...pageContext(context, request), user };
+    if (!form.query) return html(reply, 400, renderOverview(view, { form, today: day }));
+    try {
+      const report = await overview(context, actorOfUser(user), form.query);
+      return html(reply, 200, renderOverview(view, { form, today: day, report }));
+    } catch (error) {
+      return html(reply, 400, renderOverview(view, { form: { ...form, errors: periodErrors(error) }, today: day }));
+    }
+  });
+
+  app.get<{ Params: { id: string } }>('/tags/:id/analytics', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const actor = actorOfUser(user);
+    const tag = await userTag(context, user, request.params.id);
+    const day = today(context);
+    const form = readPeriod(request, day);
+    const { granularity, error } = readGranularity(request);
+    if (error) form.errors.granularity = error;
+    const live = PLAN_LIMITS[actor.plan].realtimeAnalytics ? await realtime(context, actor, { id: tag.id }) : undefined;
+    const page: TagAnalyticsPage = { tag, form, granularity, today: day, live };
+    const view = { ...pageContext(context, request), user };
+    if (!form.query || error) return html(reply, 400, renderTagAnalytics(view, page));
+    const pageNumber = readPage(request);
+    try {
+      const [report, logs] = await Promise.all([
+        tagReport(context, actor, { id: tag.id, ...form.query, granularity }),
+        tag.access_logging
+          ? listTagLogs(context, actor, {
+              id: tag.id,
+              ...form.query,
+              limit: LOGS_PER_PAGE,
+              offset: (pageNumber - 1) * LOGS_PER_PAGE,
+              level: 'detailed',
+            })
+          : undefined,
+      ]);
+      const reachable = LAST_LOGS_PAGE * LOGS_PER_PAGE;
+      return html(
+        reply,
+        200,
+        renderTagAnalytics(view, {
+          ...page,
+          report,
+          logs: logs && { records: logs.logs, page: pageNumber, perPage: LOGS_PER_PAGE, total: logs.total, reachable },
+        }),
+      );
+    } catch (error) {
+      return html(reply, 400, renderTagAnalytics(view, { ...page, form: { ...form, errors: periodErrors(error) } }));
+    }
+  });
+
+  // The live figures alone, which the tag's page polls; 403 on plans without real-time analytics.
+  // A fragment, not a page: once the session is over it answers 401, which htmx swaps in for
+  // nothing, instead of a redirect to the sign-in page that it would put inside the card.
+  app.get<{ Params: { id: string } }>('/tags/:id/analytics/live', { schema: { hide: true } }, async (request, reply) => {
+    const { user } = request.dashboard;
+    if (!user) return html(reply, 401, '');
+    const actor = actorOfUser(user);
+    const tag = await userTag(context, user, request.params.id);
+    return html(reply, 200, renderLiveNumbers(await realtime(context, actor, { id: tag.id })));
+  });
+
+  const download = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, tagIds?: string) => {
+    const format = queryParam(request, 'format');
+    if (format !== 'csv' && format !== 'json') throw validationError('format', 'format must be csv or json');
+    const { query, errors } = readPeriod(request, today(context));
+    if (!query) throw validationError(Object.keys(errors)[0]!, Object.values(errors)[0]!);
+    const prepared = await prepareExport(context, actorOfUser(user), { ...query, format, tag_ids: tagIds });
+    return sendExport(securityHeaders(reply), prepared);
+  };
+
+  app.get('/analytics/export', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    return download(request, reply, user);
+  });
+
+  app.get<{ Params: { id: string } }>('/tags/:id/analytics/export', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    // The tag first: another user's answers 404, and a comma in the address names no second tag.
+    const tag = await userTag(context, user, request.params.id);
+    return download(request, reply, user, tag.id);
+  });
+};

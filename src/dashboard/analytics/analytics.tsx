@@ -1,0 +1,105 @@
+import type { SignedInUser } from '../../features/accounts/index.js';
+import { Alert } from '../components/forms.js';
+import { renderAppPage, type PageContext } from '../components/layout.js';
+import {
+  BarList,
+  Chart,
+  describePeriod,
+  Downloads,
+  PeriodPicker,
+  StatsCard,
+  type PeriodForm,
+  type PeriodValues,
+} from './analytics-parts.js';
+import { withQuery } from '../components/table.js';
+import { tagPath } from '../tags/tag-header.js';
+
+/** What GET /v1/analytics/overview answers (the service's result). */
+export interface OverviewReport {
+  period: { start: string; end: string };
+  totals: { views: number; unique_views: number; qr_scans: number; tags_created: number; files_uploaded: number };
+  top_tags: ReadonlyArray<{ id: string; title: string; views: number }>;
+  by_day: ReadonlyArray<{ date: string; views: number; scans: number }>;
+}
+
+export interface OverviewPage {
+  form: PeriodForm;
+  today: string;
+  /** Absent when the period was refused (the form shows why). */
+  report?: OverviewReport;
+}
+
+export const OVERVIEW_PATH = '/dashboard/analytics';
+
+function OverviewReportCards({ report, period }: { report: OverviewReport; period: PeriodValues }) {
+  const { totals } = report;
+  const tagQuery = { from: period.from, to: period.to };
+  return (
+    <>
+      <StatsCard
+        heading="Totals"
+        values={totals}
+        labels={[
+          ['views', 'Views'],
+          ['unique_views', 'Unique visitors'],
+          ['qr_scans', 'QR scans'],
+          ['tags_created', 'Tags created'],
+          ['files_uploaded', 'Files uploaded'],
+        ]}
+      />
+      <section class="card" aria-labelledby="by-day-title">
+        <Chart
+          id="by-day"
+          title="Views and QR scans by day"
+          data={{
+            granularity: 'day',
+            dates: report.by_day.map((d) => d.date),
+            series: [
+              { label: 'Views', values: report.by_day.map((d) => d.views) },
+              { label: 'QR scans', values: report.by_day.map((d) => d.scans) },
+            ],
+          }}
+        />
+      </section>
+      <section class="card" aria-labelledby="top-heading">
+        <h2 id="top-heading">Top tags</h2>
+        <BarList
+          label="Tag"
+          total={totals.views}
+          empty="No tag was viewed in this period."
+          rows={report.top_tags.map((tag) => ({
+            key: tag.id,
+            name: <a href={withQuery(tagPath(tag, 'analytics'), tagQuery)}>{tag.title}</a>,
+            views: tag.views,
+          }))}
+        />
+      </section>
+    </>
+  );
+}
+
+/** /dashboard/analytics: account-wide totals, views and scans by day, top tags and the export. */
+export function renderOverview(context: PageContext & { user: SignedInUser }, page: OverviewPage): string {
+  const { report, form } = page;
+  const workspace = context.user.workspace;
+  const whose = `${workspace?.organization ? `All of ${workspace.organization.name}’s tags` : 'All your tags'}${
+    workspace?.environment === 'test' ? ' (test data)' : ''
+  }`;
+  return renderAppPage(
+    context,
+    'Analytics',
+    <>
+      <div class="page-head">
+        <div>
+          <h1>Analytics</h1>
+          <p class="lead">{report ? `${whose}, ${describePeriod(report.period)}.` : `${whose}.`}</p>
+        </div>
+      </div>
+      <PeriodPicker path={OVERVIEW_PATH} form={form} today={page.today} />
+      {!report && <Alert kind="error">No report for this period: correct the dates above.</Alert>}
+      {report && <OverviewReportCards report={report} period={form.values} />}
+      {report && <Downloads path={`${OVERVIEW_PATH}/export`} query={{ ...form.values }} what="every tag" />}
+    </>,
+    { scripts: ['uplot.js', 'charts.js'] },
+  );
+}

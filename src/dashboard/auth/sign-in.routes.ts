@@ -1,0 +1,103 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createFirstAccount, endSession, isSignupOpen, SESSION_COOKIE, signUp, verifyCredentials } from '../../features/accounts/index.js';
+import { ApiError } from '../../errors.js';
+import { csrfFor, field, html, queryParam, seeOther, sentence, signInAndRedirect, type Screen } from '../screen.js';
+import { cookieOptions, setCookie } from '../security.js';
+import { renderMessage } from '../components/message.js';
+import { renderSetup, renderSignIn, renderSignUp } from './sign-in.js';
+
+export const TOO_MANY = (seconds: number) => `Too many attempts, try again in ${seconds} seconds.`;
+const WRONG_CREDENTIALS = 'Incorrect email or password.';
+const DISABLED = 'This account is disabled. Ask the owner of this instance to enable it again.';
+
+/** The messages of a failed account creation, by field. */
+function accountErrors(error: unknown): Record<string, string> | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'validation_error') return undefined;
+  const name = error.details.field === 'email' ? 'email' : 'password';
+  return { [name]: sentence(error.message) };
+}
+
+function newAccountInput(body: unknown) {
+  const input = { email: field(body, 'email'), password: field(body, 'password') };
+  const mismatch = input.password !== field(body, 'confirm') ? { confirm: 'The two passwords do not match.' } : undefined;
+  return { input, mismatch };
+}
+
+/** Sign-in, sign-out, the first-run setup and sign-up: the screens of a signed-out browser. */
+export const signInScreens: Screen = (app, context) => {
+  const { config, throttle } = context;
+
+  app.get('/login', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await context.isSetUp())) return html(reply, 200, renderSetup({ csrf: csrfFor(context, request) }));
+    if (request.dashboard.user) return seeOther(reply, '/dashboard');
+    const notice = queryParam(request, 'signed_out') !== undefined ? 'You have been signed out.' : undefined;
+    return html(reply, 200, renderSignIn({ csrf: csrfFor(context, request), signupOpen: await isSignupOpen(context), notice }));
+  });
+
+  app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+    const email = field(request.body, 'email');
+    const password = field(request.body, 'password');
+    const form = { csrf: csrfFor(context, request), email, signupOpen: await isSignupOpen(context) };
+    const retryAfter = await throttle.retryAfter(request.ip, email);
+    if (retryAfter > 0) {
+      reply.header('retry-after', String(retryAfter));
+      return html(reply, 429, renderSignIn({ ...form, error: TOO_MANY(retryAfter) }));
+    }
+    const account = await verifyCredentials(context, { email, password });
+    if (!account) {
+      await throttle.recordFailure(request.ip, email);
+      return html(reply, 401, renderSignIn({ ...form, error: WRONG_CREDENTIALS }));
+    }
+    if (account.disabled) return html(reply, 403, renderSignIn({ ...form, error: DISABLED }));
+    return signInAndRedirect(context, request, reply, account.userId, '/dashboard');
+  });
+
+  app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+    if (request.dashboard.user) await endSession(context, request.dashboard.user.sessionId);
+    setCookie(reply, SESSION_COOKIE, '', cookieOptions(context.secure, 0));
+    return seeOther(reply, '/dashboard/login?signed_out');
+  });
+
+  app.post('/setup', { schema: { hide: true } }, async (request, reply) => {
+    if (await context.isSetUp()) return seeOther(reply, '/dashboard/login');
+    const { input, mismatch } = newAccountInput(request.body);
+    const form = { csrf: csrfFor(context, request), email: input.email };
+    if (mismatch) return html(reply, 400, renderSetup({ ...form, fieldErrors: mismatch }));
+    try {
+      const user = await createFirstAccount(context, input);
+      context.markSetUp();
+      return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'forbidden') return seeOther(reply, '/dashboard/login');
+      const fieldErrors = accountErrors(error);
+      if (!fieldErrors) throw error;
+      return html(reply, 400, renderSetup({ ...form, fieldErrors }));
+    }
+  });
+
+  // Sign-up exists only while open (the owner's setting, else SIGNUP); closed, its address is an unknown page.
+  const signupClosed = (request: FastifyRequest, reply: FastifyReply) =>
+    html(reply, 404, renderMessage(csrfFor(context, request), 'Page not found', 'There is no dashboard page at this address.'));
+
+  app.get('/signup', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await isSignupOpen(context))) return signupClosed(request, reply);
+    if (request.dashboard.user) return seeOther(reply, '/dashboard');
+    return html(reply, 200, renderSignUp({ csrf: csrfFor(context, request) }));
+  });
+
+  app.post('/signup', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await isSignupOpen(context))) return signupClosed(request, reply);
+    const { input, mismatch } = newAccountInput(request.body);
+    const form = { csrf: csrfFor(context, request), email: input.email };
+    if (mismatch) return html(reply, 400, renderSignUp({ ...form, fieldErrors: mismatch }));
+    try {
+      const user = await signUp(context, { ...input, plan: config.signupPlan });
+      context.markSetUp();
+      return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
+    } catch (error) {
+      const fieldErrors = accountErrors(error);
+      if (!fieldErrors) throw error;
+      return html(reply, 400, renderSignUp({ ...form, fieldErrors }));
+    }
+  });
+};

@@ -1,0 +1,83 @@
+import { Alert, CsrfField, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
+import { renderCardPage } from '../components/layout.js';
+
+/** The signed-out screens: sign-in, first-run setup and sign-up. Each re-renders with its error. */
+
+export interface FormState {
+  csrf: string;
+  email?: string;
+  /** A message about the whole form (wrong credentials, throttling). */
+  error?: string;
+  /** Messages about single fields, by field name. */
+  fieldErrors?: Record<string, string>;
+}
+
+export function renderSignIn(state: FormState & { signupOpen: boolean; notice?: string }): string {
+  return renderCardPage(
+    state,
+    'Sign in',
+    <>
+      <h1>Sign in</h1>
+      <p class="lead">Welcome back. Sign in to manage your tags.</p>
+      {state.notice && <Alert kind="success">{state.notice}</Alert>}
+      {state.error && <Alert kind="error">{state.error}</Alert>}
+      <form method="post" action="/dashboard/login" class="stack">
+        <CsrfField token={state.csrf} />
+        {/* After a failed attempt the email is filled in: the password is what to type next. */}
+        <Field name="email" label="Email" type="email" autocomplete="username" value={state.email} autofocus={!state.email} />
+        <Field name="password" label="Password" type="password" autocomplete="current-password" autofocus={!!state.email} />
+        <SubmitButton>Sign in</SubmitButton>
+      </form>
+      {state.signupOpen && (
+        <p class="switch">
+          New here? <a href="/dashboard/signup">Create an account</a>
+        </p>
+      )}
+    </>,
+  );
+}
+
+/** The form of a new account: email, password and confirmation (first-run setup and sign-up). */
+function NewAccountForm({ action, state }: { action: string; state: FormState }) {
+  const errors = state.fieldErrors ?? {};
+  return (
+    <>
+      {state.error && <Alert kind="error">{state.error}</Alert>}
+      <form method="post" action={action} class="stack">
+        <CsrfField token={state.csrf} />
+        <Field name="email" label="Email" type="email" autocomplete="username" value={state.email} error={errors.email} autofocus />
+        <NewPasswordFields name="password" label="Password" errors={errors} />
+        <SubmitButton>Create account</SubmitButton>
+      </form>
+    </>
+  );
+}
+
+export function renderSetup(state: FormState): string {
+  return renderCardPage(
+    state,
+    'Set up tagsvc',
+    <>
+      <h1>Set up tagsvc</h1>
+      <p class="lead">
+        Create the first account. It becomes the owner of this instance, on the Enterprise plan, and you are signed in right away.
+      </p>
+      <NewAccountForm action="/dashboard/setup" state={state} />
+    </>,
+  );
+}
+
+export function renderSignUp(state: FormState): string {
+  return renderCardPage(
+    state,
+    'Create an account',
+    <>
+      <h1>Create an account</h1>
+      <p class="lead">Start publishing tags: pages with short addresses and QR codes.</p>
+      <NewAccountForm action="/dashboard/signup" state={state} />
+      <p class="switch">
+        Already have an account? <a href="/dashboard/login">Sign in</a>
+      </p>
+    </>,
+  );
+}

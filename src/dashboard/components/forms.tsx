@@ -1,0 +1,315 @@
+import type { ComponentChildren } from 'preact';
+
+/** The field name of the form token; htmx sends the same token as the x-csrf-token header. */
+export const CSRF_FIELD = '_csrf';
+
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name={CSRF_FIELD} value={token} />;
+}
+
+export interface FieldProps {
+  name: string;
+  /** The control's id; `field-<name>` unless a page holds several fields of one name. */
+  id?: string;
+  label: string;
+  type?: 'date' | 'email' | 'password' | 'text' | 'url' | 'number' | 'color';
+  autocomplete: string;
+  /** Bounds of a number field. */
+  min?: number;
+  max?: number;
+  value?: string;
+  hint?: string;
+  /** The message shown under the field; marks it invalid for assistive technology. */
+  error?: string;
+  autofocus?: boolean;
+  /** Whether the browser refuses to send the form without it (default: yes). */
+  required?: boolean;
+}
+
+/** The ids a control's hint and error get, and its aria-describedby. */
+function describedBy(id: string, hint: string | undefined, error: string | undefined): string | undefined {
+  return [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+}
+
+/** A control's hint and error, under it. */
+function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+  return (
+    <>
+      {hint && (
+        <p class="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** One labelled input with its hint and error, linked by aria-describedby. */
+export function Field({
+  name,
+  id = `field-${name}`,
+  label,
+  type = 'text',
+  autocomplete,
+  value,
+  hint,
+  error,
+  autofocus,
+  required = true,
+  min,
+  max,
+}: FieldProps) {
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        // The input's attribute types differ per type; all of them take the same attributes here.
+        type={type as 'text'}
+        min={min}
+        max={max}
+        autocomplete={autocomplete}
+        value={value}
+        required={required}
+        autofocus={autofocus}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        spellcheck={type === 'email' ? false : undefined}
+        autocapitalize={type === 'email' ? 'none' : undefined}
+      />
+      <FieldMessages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** An optional multi-line text field. */
+export function TextAreaField({
+  name,
+  id = `field-${name}`,
+  label,
+  value,
+  hint,
+  error,
+  rows = 3,
+}: {
+  name: string;
+  id?: string;
+  label: string;
+  value?: string;
+  hint?: string;
+  error?: string;
+  rows?: number;
+}) {
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      <textarea
+        id={id}
+        name={name}
+        rows={rows}
+        spellcheck={false}
+        autocapitalize="none"
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+      >
+        {value}
+      </textarea>
+      <FieldMessages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+/** A labelled choice of one option. `hideLabel` keeps the label for assistive technology only (table rows). */
+export function SelectField({
+  name,
+  id = `field-${name}`,
+  label,
+  options,
+  value,
+  hint,
+  error,
+  hideLabel,
+}: {
+  name: string;
+  id?: string;
+  label: string;
+  options: readonly Option[];
+  value?: string;
+  hint?: string;
+  error?: string;
+  hideLabel?: boolean;
+}) {
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id} class={hideLabel ? 'visually-hidden' : undefined}>
+        {label}
+      </label>
+      <select id={id} name={name} aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy(id, hint, error)}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value} selected={option.value === value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      <FieldMessages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** A group of checkboxes sharing one name, under a legend; each is labelled with its value. */
+export function CheckboxGroup({
+  name,
+  legend,
+  values,
+  checked,
+  error,
+}: {
+  name: string;
+  legend: string;
+  values: readonly string[];
+  checked: readonly string[];
+  error?: string;
+}) {
+  const id = `field-${name}`;
+  return (
+    <fieldset class={error ? 'field checkboxes field-invalid' : 'field checkboxes'} aria-describedby={describedBy(id, undefined, error)}>
+      <legend>{legend}</legend>
+      <div class="checkbox-grid">
+        {values.map((value) => (
+          <label key={value} class="checkbox">
+            <input type="checkbox" name={name} value={value} checked={checked.includes(value)} />
+            <span>{value}</span>
+          </label>
+        ))}
+      </div>
+      <FieldMessages id={id} error={error} />
+    </fieldset>
+  );
+}
+
+/** One labelled checkbox (a yes/no setting) with an optional hint; checked sends `value`. */
+export function CheckboxField({
+  name,
+  id = `field-${name}`,
+  label,
+  checked,
+  hint,
+  value = 'yes',
+}: {
+  name: string;
+  id?: string;
+  label: string;
+  checked: boolean;
+  hint?: string;
+  value?: string;
+}) {
+  return (
+    <div class="field field-checkbox">
+      <label class="checkbox checkbox-plain" for={id}>
+        <input type="checkbox" id={id} name={name} value={value} checked={checked} aria-describedby={describedBy(id, hint, undefined)} />
+        <span>{label}</span>
+      </label>
+      <FieldMessages id={id} hint={hint} />
+    </div>
+  );
+}
+
+/** A message for the whole form; role=alert so screen readers announce it when the page loads. */
+export function Alert({ kind, children }: { kind: 'error' | 'success'; children: ComponentChildren }) {
+  return (
+    <div class={`alert alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+export function SubmitButton({ children }: { children: ComponentChildren }) {
+  return (
+    <button type="submit" class="button button-primary">
+      {children}
+    </button>
+  );
+}
+
+/** A form's submit button and a Cancel link back to where the person came from. */
+export function SubmitOrCancel({ label = 'Save', cancel }: { label?: string; cancel: string }) {
+  return (
+    <div class="actions">
+      <SubmitButton>{label}</SubmitButton>
+      <a class="button button-secondary" href={cancel}>
+        Cancel
+      </a>
+    </div>
+  );
+}
+
+/** A new password and its confirmation (the confirmation field is always named `confirm`). */
+export function NewPasswordFields({ name, label, errors }: { name: string; label: string; errors: Record<string, string> }) {
+  return (
+    <>
+      <Field name={name} label={label} type="password" autocomplete="new-password" hint="At least 8 characters." error={errors[name]} />
+      <Field name="confirm" label={`Confirm ${label.toLowerCase()}`} type="password" autocomplete="new-password" error={errors.confirm} />
+    </>
+  );
+}
+
+/** Copies the text of the element with id `target` (dashboard.js); hidden until that script runs. */
+export function CopyButton({ target }: { target: string }) {
+  return (
+    <button type="button" class="button button-quiet copy" data-copy={target} hidden>
+      Copy
+    </button>
+  );
+}
+
+/**
+ * A button that changes something hard to undo, in its own form. dashboard.js asks the person
+ * first (the browser's confirm, with `question`) and then sends `confirmed=yes`; without
+ * scripts the screen answers with a confirmation page instead (components/ask-first.ts).
+ */
+export function ConfirmButton({
+  csrf,
+  action,
+  question,
+  label,
+  danger,
+}: {
+  csrf: string;
+  action: string;
+  question: string;
+  label: string;
+  danger?: boolean;
+}) {
+  return (
+    <form method="post" action={action} class="inline-form" data-confirm={question}>
+      <CsrfField token={csrf} />
+      <input type="hidden" name="confirmed" value="" />
+      <button type="submit" class={danger ? 'button button-quiet button-danger' : 'button button-quiet'}>
+        {label}
+      </button>
+    </form>
+  );
+}
+
+/** A one-button form (no confirmation): Enable, Disable. */
+export function ActionButton({ csrf, action, label }: { csrf: string; action: string; label: string }) {
+  return (
+    <form method="post" action={action} class="inline-form">
+      <CsrfField token={csrf} />
+      <button type="submit" class="button button-quiet">
+        {label}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,193 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  actorOfUser,
+  createKey,
+  deleteKey,
+  editKey,
+  getKey,
+  listAdministeredKeys,
+  listOrganizations,
+  regenerateKey,
+  setKeyEnabled,
+  type SignedInUser,
+} from '../../features/accounts/index.js';
+import { ApiError } from '../../errors.js';
+import {
+  field,
+  fields,
+  html,
+  isConfirmed,
+  pageContext,
+  pageParam,
+  queryParam,
+  requireUser,
+  seeOther,
+  sentence,
+  type Screen,
+} from '../screen.js';
+import { askFirst } from '../components/ask-first.js';
+import { renderKeyEdit, renderKeys, type KeyEditPage, type KeyFormValues, type KeysPage } from './keys.js';
+
+/** Keys per page of the table: a page stays quick to render whatever the account holds. */
+const KEYS_PER_PAGE = 50;
+
+const NOTICES: Record<string, string> = {
+  enabled: 'Key enabled. It works again from the next request.',
+  disabled: 'Key disabled. Requests with it are refused from now on.',
+  deleted: 'Key deleted.',
+  saved: 'Key saved. The change applies from the next request.',
+};
+
+/** The form's fields a service error can name; anything else is not the form's fault. */
+const FORM_FIELDS = new Set(['name', 'permissions', 'ip', 'organization']);
+
+/**
+ * /dashboard/keys: the user's API keys (personal, and of the organizations they own or admin).
+ * A new or regenerated key's value is rendered in the POST's own answer (no-store), never after
+ * a redirect, and in no later page.
+ */
+export const keysScreen: Screen = (app, context) => {
+  const keysPage = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: Partial<KeysPage>, status = 200) => {
+    const actor = actorOfUser(user);
+    const pageNumber = pageParam(request);
+    const [{ total, keys }, organizations] = await Promise.all([
+      listAdministeredKeys(context, actor, { limit: KEYS_PER_PAGE, offset: (pageNumber - 1) * KEYS_PER_PAGE }),
+      listOrganizations(context, actor),
+    ]);
+    const view = { ...pageContext(context, request), path: '/dashboard/keys', user };
+    return html(
+      reply,
+      status,
+      renderKeys(view, { keys, organizations, paging: { page: pageNumber, perPage: KEYS_PER_PAGE, total }, ...page }),
+    );
+  };
+
+  /** The key, for a confirmation page: 404 unless the user administers it. */
+  const findKey = async (user: SignedInUser, id: string) => {
+    return getKey(context, actorOfUser(user), { id });
+  };
+
+  app.get('/keys', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    return keysPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
+  });
+
+  app.post('/keys', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const values: KeyFormValues = {
+      name: field(request.body, 'name'),
+      permissions: fields(request.body, 'permissions'),
+      ip: field(request.body, 'ip'),
+      organization: field(request.body, 'organization'),
+    };
+    const invalid = (errors: Record<string, string>) => keysPage(request, reply, user, { form: { values, errors } }, 400);
+    if (values.permissions.length === 0) return invalid({ permissions: 'Choose at least one permission.' });
+    try {
+      const key = await createKey(context, actorOfUser(user), {
+        name: values.name,
+        permissions: values.permissions,
+        ip: values.ip.split(/[\s,]+/).filter(Boolean),
+        test: field(request.body, 'environment') === 'test',
+        organizationId: values.organization || undefined,
+      });
+      return keysPage(request, reply, user, { shown: { name: key.name, value: key.key, regenerated: false } });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // An organization the user does not own or administer (only a forged form names one).
+      if (error.code === 'forbidden' || error.code === 'not_found') {
+        return invalid({ organization: 'Choose Personal or an organization you own or administer.' });
+      }
+      const name = error.details.field;
+      if (error.code !== 'validation_error' || !name || !FORM_FIELDS.has(name)) throw error;
+      return invalid({ [name]: sentence(error.message) });
+    }
+  });
+
+  const editPage = (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: KeyEditPage, status = 200) =>
+    html(reply, status, renderKeyEdit({ ...pageContext(context, request), path: '/dashboard/keys', user }, page));
+
+  app.get<{ Params: { id: string } }>('/keys/:id/edit', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const key = await findKey(user, request.params.id);
+    const values = { name: key.name, permissions: key.permissions, ip: (key.ip_allowlist ?? []).join('\n') };
+    return editPage(request, reply, user, { key, values, errors: {} });
+  });
+
+  app.post<{ Params: { id: string } }>('/keys/:id/edit', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const values = { name: field(request.body, 'name'), permissions: fields(request.body, 'permissions'), ip: field(request.body, 'ip') };
+    const invalid = async (errors: Record<string, string>) =>
+      editPage(request, reply, user, { key: await findKey(user, request.params.id), values, errors }, 400);
+    if (values.permissions.length === 0) return invalid({ permissions: 'Choose at least one permission.' });
+    try {
+      await editKey(context, actorOfUser(user), { id: request.params.id, ...values, ip: values.ip.split(/[\s,]+/).filter(Boolean) });
+    } catch (error) {
+      const name = error instanceof ApiError && error.code === 'validation_error' ? error.details.field : undefined;
+      if (!name || !FORM_FIELDS.has(name)) throw error;
+      return invalid({ [name]: sentence((error as ApiError).message) });
+    }
+    return seeOther(reply, '/dashboard/keys?done=saved');
+  });
+
+  for (const [verb, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    app.post<{ Params: { id: string } }>(`/keys/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (!user) return reply;
+      await setKeyEnabled(context, actorOfUser(user), { id: request.params.id, enabled });
+      return seeOther(reply, `/dashboard/keys?done=${verb}d`);
+    });
+  }
+
+  /**
+   * Regenerate and Delete: without `confirmed=yes` (no scripts), a confirmation page for the key
+   * the user administers (404 otherwise); confirmed, the action.
+   */
+  const destructive = (
+    verb: 'regenerate' | 'delete',
+    ask: { title: string; text: string; button: string },
+    act: (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, user: SignedInUser) => Promise<FastifyReply>,
+  ) =>
+    app.post<{ Params: { id: string } }>(`/keys/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (!user) return reply;
+      const { id } = request.params;
+      if (isConfirmed(request.body)) return act(request, reply, user);
+      const key = await findKey(user, id);
+      return askFirst(context, request, reply, user, '/dashboard/keys', {
+        title: `${ask.title} “${key.name}”?`,
+        text: ask.text,
+        action: `/dashboard/keys/${encodeURIComponent(id)}/${verb}`,
+        button: ask.button,
+        cancel: '/dashboard/keys',
+      });
+    });
+
+  destructive(
+    'regenerate',
+    {
+      title: 'Regenerate',
+      text: 'The key gets a new value, shown once. Its current value stops working at once, so update whatever uses it.',
+      button: 'Regenerate',
+    },
+    async (request, reply, user) => {
+      const key = await regenerateKey(context, actorOfUser(user), { id: request.params.id });
+      return keysPage(request, reply, user, { shown: { name: key.name, value: key.key, regenerated: true } });
+    },
+  );
+
+  destructive(
+    'delete',
+    { title: 'Delete', text: 'Requests with this key are refused from the next one on. This cannot be undone.', button: 'Delete' },
+    async (request, reply, user) => {
+      await deleteKey(context, actorOfUser(user), { id: request.params.id });
+      return seeOther(reply, '/dashboard/keys?done=deleted');
+    },
+  );
+};

@@ -1,0 +1,165 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  actorOfUser,
+  addMember,
+  changeMemberRole,
+  createOrganization,
+  getOrganization,
+  listOrganizations,
+  removeMember,
+  renameOrganization,
+  transferOrganization,
+  type SignedInUser,
+} from '../../features/accounts/index.js';
+import { ApiError } from '../../errors.js';
+import { field, html, isConfirmed, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import { renderOrganization, renderOrganizations, type OrganizationPage } from './organizations.js';
+import { askFirst } from '../components/ask-first.js';
+
+type OrgParams = { Params: { id: string } };
+type MemberParams = { Params: { id: string; userId: string } };
+
+const NOTICES: Record<string, string> = {
+  added: 'Member added.',
+  changed: 'Role changed.',
+  removed: 'Member removed. Their keys for this organization were disabled.',
+  renamed: 'Organization renamed.',
+  transferred: 'Ownership handed over. You are now an admin of this organization.',
+};
+
+/** A service's validation error for one of `names`, as that field's message; anything else is rethrown. */
+function fieldError(error: unknown, names: readonly string[]): Record<string, string> {
+  if (error instanceof ApiError && error.code === 'validation_error' && names.includes(error.details.field ?? '')) {
+    return { [error.details.field!]: sentence(error.message) };
+  }
+  throw error;
+}
+
+/**
+ * /dashboard/organizations: the user's organizations, founding one, and each one's members.
+ * An organization the user is not a member of answers the dashboard's 404 (the services' own).
+ */
+export const organizationsScreen: Screen = (app, context) => {
+  const organizationPage = async (
+    request: FastifyRequest<OrgParams>,
+    reply: FastifyReply,
+    user: SignedInUser,
+    page: Omit<OrganizationPage, 'organization'>,
+    status = 200,
+  ) => {
+    const organization = await getOrganization(context, actorOfUser(user), { organizationId: request.params.id });
+    const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
+    return html(reply, status, renderOrganization(view, { organization, ...page }));
+  };
+  const back = (request: FastifyRequest<OrgParams>, done: string) =>
+    `/dashboard/organizations/${encodeURIComponent(request.params.id)}?done=${done}`;
+
+  app.get('/organizations', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const organizations = await listOrganizations(context, actorOfUser(user));
+    return html(reply, 200, renderOrganizations({ ...pageContext(context, request), user }, { organizations }));
+  });
+
+  app.post('/organizations', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const name = field(request.body, 'name');
+    try {
+      const org = await createOrganization(context, actorOfUser(user), { name });
+      return seeOther(reply, `/dashboard/organizations/${encodeURIComponent(org.id)}`);
+    } catch (error) {
+      const errors = fieldError(error, ['name', 'plan']);
+      const organizations = await listOrganizations(context, actorOfUser(user));
+      const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
+      return html(reply, 400, renderOrganizations(view, { organizations, form: { name, errors } }));
+    }
+  });
+
+  app.get<OrgParams>('/organizations/:id', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    return organizationPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
+  });
+
+  app.post<OrgParams>('/organizations/:id/members', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const email = field(request.body, 'email');
+    const role = field(request.body, 'role');
+    // Outsiders get the 404 before anything about the email is said.
+    await getOrganization(context, actorOfUser(user), { organizationId: request.params.id });
+    try {
+      await addMember(context, actorOfUser(user), { organizationId: request.params.id, email, role });
+    } catch (error) {
+      const errors =
+        error instanceof ApiError && error.code === 'not_found'
+          ? { email: 'No account has this email. They need to sign up or be created first.' }
+          : fieldError(error, ['email', 'role']);
+      return organizationPage(request, reply, user, { form: { email, role, errors } }, 400);
+    }
+    return seeOther(reply, back(request, 'added'));
+  });
+
+  app.post<OrgParams>('/organizations/:id/name', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const name = field(request.body, 'name');
+    try {
+      await renameOrganization(context, actorOfUser(user), { organizationId: request.params.id, name });
+    } catch (error) {
+      return organizationPage(request, reply, user, { rename: { name, errors: fieldError(error, ['name']) } }, 400);
+    }
+    return seeOther(reply, back(request, 'renamed'));
+  });
+
+  app.post<OrgParams>('/organizations/:id/owner', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const { id } = request.params;
+    const userId = field(request.body, 'user_id');
+    if (!isConfirmed(request.body)) {
+      const org = await getOrganization(context, actorOfUser(user), { organizationId: id });
+      const member = org.members.find((m) => m.user_id === userId && m.role !== 'owner');
+      if (!member || org.role !== 'owner') throw new ApiError('not_found', 'Member not found');
+      return askFirst(context, request, reply, user, '/dashboard/organizations', {
+        title: `Make ${member.email} the owner of ${org.name}?`,
+        text: 'They get full control of the organization. You stay as an admin and cannot take it back yourself.',
+        action: `/dashboard/organizations/${encodeURIComponent(id)}/owner`,
+        button: 'Hand over',
+        cancel: `/dashboard/organizations/${encodeURIComponent(id)}`,
+        fields: { user_id: userId },
+      });
+    }
+    await transferOrganization(context, actorOfUser(user), { organizationId: id, userId });
+    return seeOther(reply, back(request, 'transferred'));
+  });
+
+  app.post<MemberParams>('/organizations/:id/members/:userId/role', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const { id, userId } = request.params;
+    await changeMemberRole(context, actorOfUser(user), { organizationId: id, userId, role: field(request.body, 'role') });
+    return seeOther(reply, back(request, 'changed'));
+  });
+
+  app.post<MemberParams>('/organizations/:id/members/:userId/remove', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const { id, userId } = request.params;
+    if (!isConfirmed(request.body)) {
+      const org = await getOrganization(context, actorOfUser(user), { organizationId: id });
+      const member = org.members.find((m) => m.user_id === userId);
+      if (!member || org.role === 'member') throw new ApiError('not_found', 'Member not found');
+      return askFirst(context, request, reply, user, '/dashboard/organizations', {
+        title: `Remove ${member.email}?`,
+        text: `They leave ${org.name}, and their API keys for it stop working at once.`,
+        action: `/dashboard/organizations/${encodeURIComponent(id)}/members/${encodeURIComponent(userId)}/remove`,
+        button: 'Remove',
+        cancel: `/dashboard/organizations/${encodeURIComponent(id)}`,
+      });
+    }
+    await removeMember(context, actorOfUser(user), { organizationId: id, userId });
+    return seeOther(reply, back(request, 'removed'));
+  });
+};

@@ -1,0 +1,241 @@
+import type { SignedInUser } from '../../features/accounts/index.js';
+import { Alert, ConfirmButton, CsrfField, Field, SelectField } from '../components/forms.js';
+import { PlanBadge, renderAppPage, type PageContext } from '../components/layout.js';
+import { DataTable, When } from '../components/table.js';
+
+type Context = PageContext & { user: SignedInUser };
+
+const ROLE_LABELS: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
+const ROLE_OPTIONS = [
+  { value: 'member', label: 'Member' },
+  { value: 'admin', label: 'Admin' },
+];
+
+function Role({ role }: { role: string }) {
+  return <span class={`badge badge-role-${role}`}>{ROLE_LABELS[role] ?? role}</span>;
+}
+
+export interface OrganizationsPage {
+  organizations: ReadonlyArray<{ id: string; name: string; plan: string; role: string; created_at: string }>;
+  form?: { name: string; errors: Record<string, string> };
+}
+
+/** /dashboard/organizations: the user's organizations with their role, and founding one. */
+export function renderOrganizations(context: Context, page: OrganizationsPage): string {
+  const errors = page.form?.errors ?? {};
+  return renderAppPage(
+    context,
+    'Organizations',
+    <>
+      <h1>Organizations</h1>
+      <p class="lead">Organizations share tags, files and API keys between their members. Owners and admins manage members and keys.</p>
+      <div class="grid grid-wide-first">
+        <section class="card" aria-labelledby="orgs-heading">
+          <h2 id="orgs-heading">Your organizations</h2>
+          {page.organizations.length === 0 ? (
+            <p class="muted">You do not belong to any organization yet.</p>
+          ) : (
+            <DataTable headings={['Name', 'Your role', 'Plan', 'Created']}>
+              {page.organizations.map((org) => (
+                <tr key={org.id}>
+                  <th scope="row" data-label="Name">
+                    <a href={`/dashboard/organizations/${encodeURIComponent(org.id)}`}>{org.name}</a>
+                  </th>
+                  <td data-label="Your role">
+                    <Role role={org.role} />
+                  </td>
+                  <td data-label="Plan">
+                    <PlanBadge plan={org.plan} />
+                  </td>
+                  <td data-label="Created">
+                    <When at={org.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
+          )}
+        </section>
+        <section class="card" aria-labelledby="new-org-heading">
+          <h2 id="new-org-heading">New organization</h2>
+          <p>You become its owner. Organizations are on your plan, Pro or Enterprise.</p>
+          {errors.plan && <Alert kind="error">{errors.plan}</Alert>}
+          <form method="post" action="/dashboard/organizations" class="stack">
+            <CsrfField token={context.csrf} />
+            <Field name="name" label="Name" autocomplete="organization" value={page.form?.name} error={errors.name} />
+            <button type="submit" class="button button-primary">
+              Create organization
+            </button>
+          </form>
+        </section>
+      </div>
+    </>,
+  );
+}
+
+export interface OrganizationPage {
+  organization: {
+    id: string;
+    name: string;
+    plan: string;
+    created_at: string;
+    role: string | null;
+    members: ReadonlyArray<{ user_id: string; email: string; role: string; created_at: string }>;
+  };
+  notice?: string;
+  form?: { email: string; role: string; errors: Record<string, string> };
+  /** A refused rename: the name as typed and its error. */
+  rename?: { name: string; errors: Record<string, string> };
+}
+
+/** Rename (owners and admins) and hand over (the owner only). */
+function Settings({ csrf, base, page }: { csrf: string; base: string; page: OrganizationPage }) {
+  const { organization: org } = page;
+  const others = org.members.filter((member) => member.role !== 'owner');
+  return (
+    <section class="card" aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Settings</h2>
+      <form method="post" action={`${base}/name`} class="stack form-narrow">
+        <CsrfField token={csrf} />
+        <Field
+          name="name"
+          label="Organization name"
+          autocomplete="organization"
+          value={page.rename?.name ?? org.name}
+          error={page.rename?.errors.name}
+        />
+        <div class="actions">
+          <button type="submit" class="button button-secondary">
+            Rename
+          </button>
+        </div>
+      </form>
+      {org.role === 'owner' && others.length > 0 && (
+        <form
+          method="post"
+          action={`${base}/owner`}
+          class="stack form-narrow settings-transfer"
+          data-confirm="Hand over this organization? You stay as an admin and cannot take it back yourself."
+        >
+          <CsrfField token={csrf} />
+          <input type="hidden" name="confirmed" value="" />
+          <SelectField
+            name="user_id"
+            label="Transfer ownership to"
+            options={others.map((member) => ({ value: member.user_id, label: member.email }))}
+            hint="The new owner gets full control; you stay as an admin."
+          />
+          <div class="actions">
+            <button type="submit" class="button button-quiet button-danger">
+              Hand over
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function MemberActions({
+  csrf,
+  base,
+  member,
+}: {
+  csrf: string;
+  base: string;
+  member: OrganizationPage['organization']['members'][number];
+}) {
+  if (member.role === 'owner') return <span class="muted">Owner</span>;
+  const memberPath = `${base}/members/${encodeURIComponent(member.user_id)}`;
+  return (
+    <div class="row-actions row-actions-inline">
+      <form method="post" action={`${memberPath}/role`} class="inline-form role-form">
+        <CsrfField token={csrf} />
+        <SelectField
+          name="role"
+          id={`role-${member.user_id}`}
+          label={`Change ${member.email} to`}
+          options={ROLE_OPTIONS}
+          value={member.role}
+          hideLabel
+        />
+        <button type="submit" class="button button-quiet">
+          Change role
+        </button>
+      </form>
+      <ConfirmButton
+        csrf={csrf}
+        action={`${memberPath}/remove`}
+        question={`Remove ${member.email}? Their keys for this organization stop working.`}
+        label="Remove"
+        danger
+      />
+    </div>
+  );
+}
+
+/** /dashboard/organizations/{id}: members and roles; owners and admins manage them. */
+export function renderOrganization(context: Context, page: OrganizationPage): string {
+  const { organization: org } = page;
+  const administers = org.role === 'owner' || org.role === 'admin';
+  const base = `/dashboard/organizations/${encodeURIComponent(org.id)}`;
+  const errors = page.form?.errors ?? {};
+  return renderAppPage(
+    context,
+    org.name,
+    <>
+      <p class="breadcrumb">
+        <a href="/dashboard/organizations">Organizations</a>
+      </p>
+      <h1>{org.name}</h1>
+      <p class="lead">
+        <PlanBadge plan={org.plan} /> Your role: {ROLE_LABELS[org.role ?? ''] ?? 'None'}
+      </p>
+      {page.notice && <Alert kind="success">{page.notice}</Alert>}
+      <div class="stack-cards">
+        <section class="card" aria-labelledby="members-heading">
+          <h2 id="members-heading">Members</h2>
+          <DataTable headings={administers ? ['Email', 'Role', 'Since', 'Actions'] : ['Email', 'Role', 'Since']}>
+            {org.members.map((member) => (
+              <tr key={member.user_id}>
+                <th scope="row" data-label="Email">
+                  {member.email}
+                </th>
+                <td data-label="Role">
+                  <Role role={member.role} />
+                </td>
+                <td data-label="Since">
+                  <When at={member.created_at} />
+                </td>
+                {administers && (
+                  <td data-label="Actions" class="cell-actions">
+                    <MemberActions csrf={context.csrf} base={base} member={member} />
+                  </td>
+                )}
+              </tr>
+            ))}
+          </DataTable>
+        </section>
+        {administers ? (
+          <section class="card" aria-labelledby="add-member-heading">
+            <h2 id="add-member-heading">Add a member</h2>
+            <p>They need an account on this instance already. Admins manage members and the organization’s API keys.</p>
+            <form method="post" action={`${base}/members`} class="stack form-narrow">
+              <CsrfField token={context.csrf} />
+              <Field name="email" label="Email" type="email" autocomplete="off" value={page.form?.email} error={errors.email} />
+              <SelectField name="role" label="Role" options={ROLE_OPTIONS} value={page.form?.role ?? 'member'} error={errors.role} />
+              <button type="submit" class="button button-primary">
+                Add member
+              </button>
+            </form>
+          </section>
+        ) : (
+          <section class="card" aria-labelledby="about-heading">
+            <h2 id="about-heading">Your membership</h2>
+            <p>Members use the organization’s tags. Its owner and admins manage members and API keys.</p>
+          </section>
+        )}
+        {administers && <Settings csrf={context.csrf} base={base} page={page} />}
+      </div>
+    </>,
+  );
+}

@@ -1,0 +1,166 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import escapeHtml from 'escape-html';
+import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js';
+import { IMAGE_MIME_TYPES, listFiles } from '../../features/files/index.js';
+import { renderTagPage, withoutBeacon, type PageTag } from '../../features/pages/index.js';
+import { previewTag, updateTag, type Block, type TagView } from '../../features/tags/index.js';
+import { ApiError } from '../../errors.js';
+import { field, html, pageContext, queryParam, requireUser, seeOther, sentence, type Screen, type ScreenContext } from '../screen.js';
+import { applyBlockOp, blockErrorKey, blockInput, blocksOfForm, fieldsOfBlock, type BlockFields } from './block-form.js';
+import { userTag } from './user-tag.js';
+import { settingsError, tagInputOfSettings, tagSettingsChoices, tagSettingsOfForm } from './tag-settings-form.js';
+import { renderTagEditor } from './tag-editor.js';
+import { tagPath } from './tag-header.js';
+import type { TagSettingsValues } from './tag-settings.js';
+
+/** Image files an image block offers: more than a tag's page would ever show. */
+const MAX_IMAGES_LISTED = 500;
+
+/** The editor posts every block: as much as the API takes in one JSON body. */
+const EDITOR_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The preview's own policy: the public page's (no script at all, styles from this origin), a
+ * sandbox (an origin of its own: it reaches nothing of the dashboard's), and framed only by the
+ * dashboard's own pages.
+ */
+const PREVIEW_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'; sandbox";
+
+function preview(reply: FastifyReply, status: number, page: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', PREVIEW_CSP)
+    .header('x-frame-options', 'SAMEORIGIN')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'same-origin')
+    .header('cache-control', 'no-store')
+    .send(page);
+}
+
+/** The public page's rendering, without its view beacon: a preview is not a view. */
+function renderPreview(tag: PageTag & { short_id: string }): string {
+  return withoutBeacon(renderTagPage(tag, { file: (fileId) => `/t/${tag.short_id}/files/${fileId}` }));
+}
+
+/** The error of a form the preview cannot show yet, in the page's own style. */
+function previewProblem(message: string): string {
+  return renderTagPage({ title: 'Nothing to preview yet', blocks: [] }, { file: () => '' }).replace(
+    '</article>',
+    `<aside class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></aside></article>`,
+  );
+}
+
+const NOTICES: Record<string, string> = { saved: 'Saved. The public page shows the change now.' };
+
+/** The form's errors for a service error about the tag's settings or blocks; undefined when it is about neither. */
+function formErrors(error: ApiError): Record<string, string> | undefined {
+  const settings = settingsError(error);
+  if (settings) return settings;
+  const name = error.code === 'validation_error' ? error.details.field : undefined;
+  if (!name) return undefined;
+  const key = blockErrorKey(name);
+  // The message names the field by its API path (content[2].level must be…): the form shows it under the field.
+  if (key) return { [key]: sentence(error.message.slice(name.length).trim()) };
+  return name === 'content' ? { content: sentence(error.message.replace(/^content /, 'The page ')) } : undefined;
+}
+
+/**
+ * /dashboard/tags/{id}/edit: one form for the settings and every block. Without scripts, Add,
+ * Move and Remove are submit buttons that answer with the form re-rendered (nothing saved);
+ * Save saves it all through updateTag, or nothing. /preview renders the form's unsaved title
+ * and blocks with the public page's own code, into the editor's frame.
+ */
+export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
+  const editorPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: SignedInUser,
+    tag: TagView,
+    form: { values: TagSettingsValues; blocks: BlockFields[]; errors: Record<string, string> },
+    status = 200,
+  ) => {
+    const actor = actorOfUser(user);
+    const [choices, { files }] = await Promise.all([
+      tagSettingsChoices(context, actor),
+      listFiles(context, actor, { tagId: tag.id, limit: MAX_IMAGES_LISTED, offset: 0 }),
+    ]);
+    const images = files.filter((file) => IMAGE_MIME_TYPES.includes(file.mime_type)).map((file) => ({ id: file.id, name: file.name }));
+    const notice = NOTICES[queryParam(request, 'done') ?? ''];
+    return html(reply, status, renderTagEditor({ ...pageContext(context, request), user }, { tag, choices, images, notice, ...form }));
+  };
+
+  app.get<{ Params: { id: string } }>('/tags/:id/edit', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const tag = await userTag(context, user, request.params.id);
+    const values: TagSettingsValues = {
+      title: tag.title,
+      read: tag.permissions.read,
+      write: tag.permissions.write,
+      folder: tag.folder_id ?? '',
+      accessLogging: tag.access_logging,
+    };
+    return editorPage(request, reply, user, tag, { values, blocks: tag.content.map(fieldsOfBlock), errors: {} });
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/tags/:id/edit',
+    { schema: { hide: true }, bodyLimit: EDITOR_BODY_LIMIT },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (!user) return reply;
+      const actor = actorOfUser(user);
+      const tag = await userTag(context, user, request.params.id);
+      const values = tagSettingsOfForm(request.body);
+      const blocks = blocksOfForm(request.body);
+      const op = field(request.body, 'op');
+      if (op && op !== 'save') {
+        const edited = applyBlockOp(blocks, op) ?? blocks;
+        return editorPage(request, reply, user, tag, { values, blocks: edited, errors: {} });
+      }
+      const invalid = (errors: Record<string, string>) => editorPage(request, reply, user, tag, { values, blocks, errors }, 400);
+      const settings = tagInputOfSettings(values, await tagSettingsChoices(context, actor));
+      if ('errors' in settings) return invalid(settings.errors);
+      try {
+        await updateTag(context, actor, { id: tag.id, ...settings.input, content: blocks.map(blockInput) });
+        return seeOther(reply, `${tagPath(tag, 'edit')}?done=saved`);
+      } catch (error) {
+        const errors = error instanceof ApiError ? formErrors(error) : undefined;
+        if (!errors) throw error;
+        return invalid(errors);
+      }
+    },
+  );
+
+  app.get<{ Params: { id: string } }>('/tags/:id/preview', { schema: { hide: true } }, async (request, reply) => {
+    const user = requireUser(request, reply);
+    if (!user) return reply;
+    const tag = await userTag(context, user, request.params.id);
+    return preview(reply, 200, renderPreview({ title: tag.title, blocks: tag.content as Block[], short_id: tag.short_id }));
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/tags/:id/preview',
+    { schema: { hide: true }, bodyLimit: EDITOR_BODY_LIMIT },
+    async (request, reply) => {
+      const user = requireUser(request, reply);
+      if (!user) return reply;
+      const tag = await userTag(context, user, request.params.id);
+      try {
+        const page = await previewTag(context, actorOfUser(user), {
+          id: tag.id,
+          title: field(request.body, 'title'),
+          content: blocksOfForm(request.body).map(blockInput),
+        });
+        return preview(reply, 200, renderPreview(page));
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'validation_error') throw error;
+        // content[2].level must be… reads "block 3 level must be…" on the page.
+        const message = error.message.replace(/^content\[(\d+)\]\.?/, (_, index: string) => `block ${Number(index) + 1} `);
+        return preview(reply, 400, previewProblem(`Fix the form to see the preview. ${sentence(message)}`));
+      }
+    },
+  );
+};

@@ -1,0 +1,68 @@
+import type { Actor } from '../../features/accounts/index.js';
+import { listFolders } from '../../features/folders/index.js';
+import { READ_PERMISSIONS, WRITE_PERMISSIONS, type TagInput } from '../../features/tags/index.js';
+import { ApiError } from '../../errors.js';
+import { field, sentence, type ScreenContext } from '../screen.js';
+import type { TagSettingsChoices, TagSettingsValues } from './tag-settings.js';
+
+/** Folders the forms offer: enough for any real account, and a bounded query for any other. */
+const MAX_FOLDERS_LISTED = 1000;
+
+/**
+ * What the tag forms offer this actor: `organization` permissions only when acting for an
+ * organization (the service refuses them otherwise, so offering them would only fail).
+ */
+export async function tagSettingsChoices(context: ScreenContext, actor: Actor): Promise<TagSettingsChoices> {
+  const { folders } = await listFolders(context, actor, { limit: MAX_FOLDERS_LISTED, offset: 0 });
+  const allowed = (value: string) => value !== 'organization' || actor.organizationId !== null;
+  return { readPermissions: READ_PERMISSIONS.filter(allowed), writePermissions: WRITE_PERMISSIONS.filter(allowed), folders };
+}
+
+export function tagSettingsOfForm(body: unknown): TagSettingsValues {
+  return {
+    title: field(body, 'title'),
+    read: field(body, 'read'),
+    write: field(body, 'write'),
+    folder: field(body, 'folder'),
+    accessLogging: field(body, 'access_logging') === 'yes',
+  };
+}
+
+/**
+ * The settings as the tags service reads them, or the form's errors when a choice is not one
+ * the form offered (only a forged or stale form sends one).
+ */
+export function tagInputOfSettings(
+  values: TagSettingsValues,
+  choices: TagSettingsChoices,
+): { input: TagInput & { folder_id: string | null } } | { errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  if (!choices.readPermissions.includes(values.read)) errors.read = 'Choose who may open the page.';
+  if (!choices.writePermissions.includes(values.write)) errors.write = 'Choose who may edit the tag.';
+  if (Object.keys(errors).length > 0) return { errors };
+  return {
+    input: {
+      title: values.title,
+      permissions: { read: values.read as never, write: values.write as never },
+      folder_id: values.folder || null,
+      access_logging: values.accessLogging,
+    },
+  };
+}
+
+/** The service's field names, as the forms name them. */
+const FORM_FIELDS: Record<string, string> = {
+  title: 'title',
+  folder_id: 'folder',
+  'permissions.read': 'read',
+  readPermission: 'read',
+  'permissions.write': 'write',
+  writePermission: 'write',
+};
+
+/** A validation error of the tags service as the form's error of one of its settings; undefined when it names none. */
+export function settingsError(error: ApiError): Record<string, string> | undefined {
+  const name = error.code === 'validation_error' ? FORM_FIELDS[error.details.field ?? ''] : undefined;
+  if (!name) return undefined;
+  return { [name]: name === 'folder' ? 'Choose one of your folders.' : sentence(error.message) };
+}

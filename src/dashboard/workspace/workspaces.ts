@@ -1,0 +1,51 @@
+import type { FastifyReply } from 'fastify';
+import { actorOfUser, listOrganizations, type Plan, type SignedInUser, type Workspace } from '../../features/accounts/index.js';
+import { cookieOptions, setCookie } from '../security.js';
+
+/** The cookie holding the chosen workspace: `live:personal`, `test:org_…` and so on. */
+export const WORKSPACE_COOKIE = 'tagsvc_workspace';
+
+/** An organization the user may act for in the dashboard. */
+export interface WorkspaceOrganization {
+  id: string;
+  name: string;
+  plan: Plan;
+}
+
+/** The workspaces a page offers and the one it shows. */
+export interface Workspaces {
+  current: Workspace;
+  organizations: readonly WorkspaceOrganization[];
+}
+
+export function workspaceValue(workspace: { environment: Workspace['environment']; organization: { id: string } | null }): string {
+  return `${workspace.environment}:${workspace.organization?.id ?? 'personal'}`;
+}
+
+/**
+ * The workspaces of a signed-in user: their own data and that of each organization they own or
+ * administer (those whose keys they may make: a member acts for an organization only through a
+ * key its owner or an admin gave them), each live or test. `chosen` is the cookie's value; one
+ * naming anything else (a former organization, a forged value) gives the user's own live data.
+ */
+export async function workspacesOf(context: Parameters<typeof listOrganizations>[0], user: SignedInUser, chosen: string | undefined) {
+  const memberships = await listOrganizations(context, actorOfUser(user));
+  const organizations: WorkspaceOrganization[] = memberships
+    .filter((membership) => membership.role === 'owner' || membership.role === 'admin')
+    .map(({ id, name, plan }) => ({ id, name, plan: plan as Plan }));
+  return { current: parseWorkspace(chosen, organizations), organizations };
+}
+
+export function parseWorkspace(value: string | undefined, organizations: readonly WorkspaceOrganization[]): Workspace {
+  const [environment, id] = (value ?? '').split(':');
+  const organization = organizations.find((org) => org.id === id) ?? null;
+  return {
+    environment: environment === 'test' && (organization || id === 'personal') ? 'test' : 'live',
+    organization,
+  };
+}
+
+export function rememberWorkspace(reply: FastifyReply, secure: boolean, workspace: Workspace): void {
+  // A year: the choice is a preference, checked against the user's organizations on every request.
+  setCookie(reply, WORKSPACE_COOKIE, workspaceValue(workspace), cookieOptions(secure, 365 * 24 * 3600));
+}
