@@ -1,0 +1,68 @@
+import { afterAll, beforeAll } from 'vitest';
+import { createAccount, startTestApp, type Account, type TestApp, type TestAppOptions } from './app.js';
+
+/**
+ * The test harness: `useApp` and `useAccount` are called where a suite is declared (a file's top
+ * level or a `describe`), and register the hooks that start and stop what they give:
+ *
+ *   const t = useApp({ worker: true });
+ *   const alice = useAccount(t, 'enterprise');
+ *   it('…', async () => expect((await request(t, 'GET', '/v1/me', { key: alice.key })).status).toBe(200));
+ *
+ * `useApp` starts a test app before the suite's tests and closes it after them. What it returns
+ * is that app, read through: every helper that takes a TestApp takes it, inside tests and hooks.
+ * Options that need awaiting (a receiver's certificate) are given as a function, called then.
+ */
+export function useApp(options: TestAppOptions | (() => Promise<TestAppOptions>) = {}): TestApp {
+  let started: TestApp | undefined;
+  beforeAll(async () => {
+    started = await startTestApp(typeof options === 'function' ? await options() : options);
+  });
+  afterAll(() => close());
+  const running = (): TestApp => {
+    if (!started) throw new Error('the test app runs from beforeAll to afterAll: use it inside tests and hooks');
+    return started;
+  };
+  // A test that stops the app itself leaves afterAll nothing to do.
+  const close = async () => {
+    const app = started;
+    started = undefined;
+    await app?.close();
+  };
+  return {
+    get app() {
+      return running().app;
+    },
+    get config() {
+      return running().config;
+    },
+    get services() {
+      return running().services;
+    },
+    get database() {
+      return running().database;
+    },
+    get clock() {
+      return running().clock;
+    },
+    get baseUrl() {
+      return running().baseUrl;
+    },
+    get env() {
+      return running().env;
+    },
+    close,
+  };
+}
+
+/**
+ * An account on `plan` created on `t` before the suite's tests (after the app has started), for
+ * the tests that share it; its fields are there from then on.
+ */
+export function useAccount(t: TestApp, plan?: 'free' | 'pro' | 'enterprise'): Account {
+  const account = {} as Account;
+  beforeAll(async () => {
+    Object.assign(account, await createAccount(t, plan));
+  });
+  return account;
+}
