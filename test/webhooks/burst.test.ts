@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createTags, createWebhook, deliveryEnv, deliveryRows } from './support.js';
 
@@ -11,16 +12,12 @@ import { createTags, createWebhook, deliveryEnv, deliveryRows } from './support.
  * roots + the file, ~20 ms of CPU each) blocks the event loop for over a second per 50
  * connections; one SecureContext built once and shared keeps it near 100 ms here.
  */
-let t: TestApp;
+const t = useApp(async () => ({ worker: true, env: await deliveryEnv() }));
 let receiver: Receiver;
 beforeAll(async () => {
-  t = await startTestApp({ worker: true, env: await deliveryEnv() });
   receiver = await Receiver.start('ok');
 });
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+afterAll(() => receiver.close());
 
 it('50 simultaneous deliveries with OUTBOUND_CA_FILE all succeed on the first attempt (WEBHOOK_TIMEOUT 1s)', async () => {
   const alice = await createAccount(t, 'enterprise');

@@ -2,7 +2,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/features/webhooks/index.js';
 import { createServices, type Services } from '../../src/services.js';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv, deliveryRows, firstDeliverySucceeded } from './support.js';
 
@@ -12,12 +13,11 @@ import { createWebhook, deliveryEnv, deliveryRows, firstDeliverySucceeded } from
  * lease left behind would never run out and the delivery would never arrive.
  */
 describe('a worker that cannot reach Redis for the per-webhook cap', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv() }));
   let broken: Services;
   let receiver: Receiver;
   const errors: string[] = [];
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv() });
     t.clock.freeze();
     const log = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
     broken = await createServices({ ...t.config, redisUrl: 'redis://127.0.0.1:1' }, { clock: t.clock, log });
@@ -25,7 +25,6 @@ describe('a worker that cannot reach Redis for the per-webhook cap', () => {
   });
   afterAll(async () => {
     await broken.close();
-    await t.close();
     await receiver.close();
   });
 

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_SAMPLES, EVENT_TYPES, eventSamples } from '../../src/features/events/index.js';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv } from './support.js';
 
@@ -34,16 +35,12 @@ describe('the event catalogue', () => {
 });
 
 describe('POST /v1/webhooks/{id}/test sends the sample of the event asked for', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv({ PUBLIC_BASE_URL: 'https://tags.test.example' }) }));
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv({ PUBLIC_BASE_URL: 'https://tags.test.example' }) });
     receiver = await Receiver.start();
   });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  afterAll(() => receiver.close());
 
   it.each(EVENT_TYPES)('%s', async (type) => {
     const alice = await createAccount(t);

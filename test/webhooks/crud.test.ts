@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createKey, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, expectError, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { Receiver } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv } from './support.js';
 
@@ -8,18 +9,13 @@ const WH_ID = /^wh_[0-9a-z]{26}$/;
 const UNKNOWN_ID = 'wh_01jzzzzzzzzzzzzzzzzzzzzzzz';
 
 describe('webhooks: create, read, update, delete', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv() }));
+  const alice = useAccount(t, 'pro');
   let receiver: Receiver;
-  let alice: Account;
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv() });
     receiver = await Receiver.start();
-    alice = await createAccount(t, 'pro');
   });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  afterAll(() => receiver.close());
 
   it('POST creates a webhook with a generated whsec_ secret and defaults', async () => {
     const before = t.clock.now().getTime();
@@ -555,13 +551,8 @@ describe('webhooks: create, read, update, delete', () => {
 });
 
 describe('webhooks: private and loopback receivers are refused unless ALLOW_PRIVATE_NETWORKS', () => {
-  let t: TestApp;
-  let owner: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const owner = useAccount(t, 'pro');
 
   it.each([
     'https://127.0.0.1:8443/hooks',

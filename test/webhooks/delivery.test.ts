@@ -1,10 +1,11 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
 import { eventSamples } from '../../src/features/events/index.js';
-import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, expectError, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
 import { view } from '../analytics/support.js';
 import {
@@ -21,16 +22,10 @@ import {
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('webhook delivery (worker running)', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ worker: true, env: await deliveryEnv() }));
   const receivers = receiverPool();
   const receiver = () => receivers.start();
-  beforeAll(async () => {
-    t = await startTestApp({ worker: true, env: await deliveryEnv() });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receivers.closeAll();
-  });
+  afterAll(() => receivers.closeAll());
 
   /** Waits until every delivery of `webhookId` is finished and returns them. */
   async function settledDeliveries(webhookId: string, count: number) {

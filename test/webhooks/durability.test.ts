@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import {
   createTags,
@@ -17,20 +18,16 @@ import {
 /** These tests run `bin/tagsvc`, which runs dist/: build it first (npm run build). */
 
 describe('a process killed mid-delivery (SIGKILL) loses nothing', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv() }));
   let receiver: Receiver;
   const processes: Spawned[] = [];
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv() });
     receiver = await Receiver.start('hang');
   });
   afterEach(async () => {
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));
   });
-  afterAll(async () => {
-    await receiver.close();
-    await t.close();
-  });
+  afterAll(() => receiver.close());
 
   it('after a restart every event is delivered', { timeout: 45_000 }, async () => {
     const env = {
@@ -128,19 +125,17 @@ describe('a process killed mid-delivery (SIGKILL) loses nothing', () => {
 });
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on PostgreSQL', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv({ WEBHOOK_TIMEOUT: '10s' }) }));
   let receiver: Receiver;
   const workers: Spawned[] = [];
   beforeAll(async () => {
     // 10 s rather than 1 s: a timed-out attempt is legitimately sent again (at-least-once), which
     // on a busy machine would blur what this test checks: that no two workers claim the same delivery.
-    t = await startTestApp({ env: await deliveryEnv({ WEBHOOK_TIMEOUT: '10s' }) });
     receiver = await Receiver.start('ok');
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop('SIGTERM')));
     await receiver.close();
-    await t.close();
   });
 
   it('deliver each event exactly once', { timeout: 45_000 }, async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv, deliveryRows } from './support.js';
 
@@ -9,16 +10,12 @@ import { createWebhook, deliveryEnv, deliveryRows } from './support.js';
  * schedule instead of a delivery that stays leased and pending.
  */
 describe('webhook custom header values (schedule 100ms,200ms)', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ worker: true, env: await deliveryEnv() }));
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await startTestApp({ worker: true, env: await deliveryEnv() });
     receiver = await Receiver.start('ok');
   });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  afterAll(() => receiver.close());
 
   const bad: Array<[string, string]> = [
     ['a control character', 'a\u0001b'],

@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/features/webhooks/index.js';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv, firstDeliverySucceeded } from './support.js';
 
@@ -17,7 +18,7 @@ interface IdleLine {
  * wakes it at once rather than at its next poll. Its trace lines tell each wait and how it ended.
  */
 describe('an idle delivery worker', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv() }));
   let receiver: Receiver;
   const lines: IdleLine[] = [];
   const idles = (from = 0) =>
@@ -27,13 +28,9 @@ describe('an idle delivery worker', () => {
       .map(({ wait_ms, woken }) => ({ wait_ms, woken }));
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv() });
     receiver = await Receiver.start('ok');
   });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  afterAll(() => receiver.close());
 
   it('doubles its wait after each empty cycle up to a second, and an event committed here wakes it', async () => {
     const owner = await createAccount(t);

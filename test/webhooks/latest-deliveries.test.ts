@@ -1,27 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import * as webhooks from '../../src/features/webhooks/index.js';
-import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { Receiver } from '../helpers/receiver.js';
 import { deliveryEnv } from './support.js';
 
 /** latestDeliveries: the newest delivery of each webhook of a list page, in the actor's scope only. */
 describe('webhooks: the latest delivery of each webhook', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv() }));
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
   let receiver: Receiver;
-  let alice: Account;
-  let bob: Account;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv() });
     receiver = await Receiver.start();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
   });
-  afterAll(async () => {
-    await receiver?.close();
-    await t?.close();
-  });
+  afterAll(() => receiver?.close());
 
   const actor = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const hook = (account: Account, name: string) =>

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createWebhook, expectUtf8Signature } from './support.js';
 
@@ -15,11 +16,7 @@ describe('plain http:// webhook receivers', () => {
   afterAll(() => receiver.close());
 
   describe('with ALLOW_PRIVATE_NETWORKS=true', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp({ worker: true, env: { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms' } });
-    });
-    afterAll(() => t.close());
+    const t = useApp({ worker: true, env: { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms' } });
 
     it('delivers signed events to an http receiver on 127.0.0.1', async () => {
       const owner = await createAccount(t, 'pro');
@@ -50,11 +47,7 @@ describe('plain http:// webhook receivers', () => {
   });
 
   describe('without ALLOW_PRIVATE_NETWORKS', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp({ env: { ALLOW_PRIVATE_NETWORKS: 'false' } });
-    });
-    afterAll(() => t.close());
+    const t = useApp({ env: { ALLOW_PRIVATE_NETWORKS: 'false' } });
 
     it('refuses the same http:// URL with the https-only error', async () => {
       const owner = await createAccount(t, 'pro');

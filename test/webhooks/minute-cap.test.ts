@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createTags, createWebhook, deliveryEnv, deliveryRows, waitDispatched } from './support.js';
 
-let t: TestApp;
+const t = useApp(async () => ({ worker: true, env: await deliveryEnv({ WEBHOOK_TIMEOUT: '30s' }) }));
 let receiver: Receiver;
 beforeAll(async () => {
   // The production timeout (30 s) rather than 1 s: while OUTBOUND_CA_FILE is rebuilt for every
   // connection (see burst.test.ts), each burst of 50 new TLS connections blocks the event loop
   // for a second or more (several on a busy machine), and a timed-out attempt would wait for a
   // retry that never comes due while the clock is frozen.
-  t = await startTestApp({ worker: true, env: await deliveryEnv({ WEBHOOK_TIMEOUT: '30s' }) });
   receiver = await Receiver.start('ok');
 });
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+afterAll(() => receiver.close());
 
 it('over 1000 deliveries a minute per webhook the excess is queued, not dropped', { timeout: 90_000 }, async () => {
   const alice = await createAccount(t, 'enterprise');

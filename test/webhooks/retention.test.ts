@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deliveryRetentionJob } from '../../src/jobs/delivery-retention.js';
 import { jobs } from '../../src/jobs/index.js';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv, deliveryRows, eventRows } from './support.js';
 
 const DAY = 86_400_000;
 
-let t: TestApp;
+const t = useApp(async () => ({ env: await deliveryEnv() }));
 let receiver: Receiver;
 beforeAll(async () => {
-  t = await startTestApp({ env: await deliveryEnv() });
   receiver = await Receiver.start('ok');
 });
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+afterAll(() => receiver.close());
 
 it('the delivery-retention job is registered with the worker', () => {
   expect(jobs).toContain(deliveryRetentionJob);

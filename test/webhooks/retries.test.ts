@@ -1,26 +1,21 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv, deliveryRows, eventRows } from './support.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('retries and isolation between receivers (schedule 100ms,200ms; timeout 1s)', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ worker: true, env: await deliveryEnv() }));
   const receivers: Receiver[] = [];
   async function receiver(behaviour: 'ok' | 'fail' | 'hang' = 'ok'): Promise<Receiver> {
     const started = await Receiver.start(behaviour);
     receivers.push(started);
     return started;
   }
-  beforeAll(async () => {
-    t = await startTestApp({ worker: true, env: await deliveryEnv() });
-  });
-  afterAll(async () => {
-    await t.close();
-    await Promise.all(receivers.map((r) => r.close()));
-  });
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
   it('a failing receiver gets exactly 3 attempts, then the delivery is failed; a manual retry succeeds', async () => {
     const alice = await createAccount(t);
@@ -249,16 +244,14 @@ describe('retries and isolation between receivers (schedule 100ms,200ms; timeout
 });
 
 describe('deleting a webhook stops its pending deliveries (schedule 1h)', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ worker: true, env: await deliveryEnv({ WEBHOOK_RETRY_SCHEDULE: '1h' }) }));
   let failing: Receiver;
   let healthy: Receiver;
   beforeAll(async () => {
-    t = await startTestApp({ worker: true, env: await deliveryEnv({ WEBHOOK_RETRY_SCHEDULE: '1h' }) });
     failing = await Receiver.start('fail');
     healthy = await Receiver.start('ok');
   });
   afterAll(async () => {
-    await t.close();
     await failing.close();
     await healthy.close();
   });

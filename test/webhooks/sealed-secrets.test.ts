@@ -3,6 +3,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, expectError, request, runCli, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv, receiverPool } from './support.js';
 
@@ -38,19 +39,12 @@ async function expectSignedDeliveries(t: TestApp, account: Account, targets: Arr
 }
 
 describe('webhook secrets at rest', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useApp(async () => ({ worker: true, env: await deliveryEnv() }));
+  const alice = useAccount(t);
   const receivers = receiverPool();
   const receiver = () => receivers.start();
 
-  beforeAll(async () => {
-    t = await startTestApp({ worker: true, env: await deliveryEnv() });
-    alice = await createAccount(t);
-  });
-  afterAll(async () => {
-    await t.close();
-    await receivers.closeAll();
-  });
+  afterAll(() => receivers.closeAll());
 
   it('stores the secret encrypted; the API shows it in clear and deliveries verify', async () => {
     const r = await receiver();
