@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobs } from '../../src/jobs/index.js';
 import { purgeSandbox } from '../../src/jobs/sandbox-purge.js';
-import { createAccount, createKey, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 /** The outbox: exactly the expected events after each operation, none after a failed one. */
 describe('events outbox', () => {
-  let t: TestApp;
-  let alice: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t);
 
   async function eventsSince(cursor: string) {
     const rows = await t.database.db.selectFrom('events').selectAll().where('id', '>', cursor).orderBy('id').execute();
@@ -108,11 +104,7 @@ describe('events outbox', () => {
 });
 
 describe('sandbox purge job', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it('is registered with the worker', () => {
     expect(jobs.map((job) => job.name)).toContain('sandbox-purge');

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, expectError, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 describe('folders', () => {
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-    bob = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t);
+  const bob = useAccount(t);
 
   const folder = (body: unknown, key = alice.key) => request(t, 'POST', '/v1/folders', { key, body });
 

@@ -1,10 +1,11 @@
 import { EventEmitter, once } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase, readSnapshot } from '../../src/db/database.js';
 import { OTHER_PROCESS_CHANGE_DELAY_MS } from '../../src/perf/exact-cache.js';
-import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { createAccount, request, type ApiResponse } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 /**
  * GET /v1/tags/{id} and GET /v1/me send bodies serialized once per cached row or key
@@ -13,22 +14,17 @@ import { createAccount, request, startTestApp, type Account, type ApiResponse, t
  * OTHER_PROCESS_CHANGE_DELAY_MS has passed (the caches read data_version at most that often).
  */
 describe('bodies kept with cached rows', () => {
-  let t: TestApp;
-  let alice: Account;
   /** Emits 'request' as each request arrives, before its key is looked up. */
   const arrivals = new EventEmitter();
-  beforeAll(async () => {
-    t = await startTestApp({
-      extend: (app) => {
-        app.addHook('onRequest', (_request, _reply, done) => {
-          arrivals.emit('request');
-          done();
-        });
-      },
-    });
-    alice = await createAccount(t);
+  const t = useApp({
+    extend: (app) => {
+      app.addHook('onRequest', (_request, _reply, done) => {
+        arrivals.emit('request');
+        done();
+      });
+    },
   });
-  afterAll(() => t.close());
+  const alice = useAccount(t);
 
   /** Runs `change` on a connection of its own, as another process would. */
   async function elsewhere(change: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<unknown>) {

@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 /** The tags service's helpers for the dashboard: every batch problem at once, counts by folder, title search. */
 describe('tags service: batch problems, counts by folder, title search', () => {
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-    bob = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t);
+  const bob = useAccount(t);
 
   const actor = (account: Account) => actorOfUser({ ...account, plan: 'pro' });
   const titles = async (account: Account, search: string) =>

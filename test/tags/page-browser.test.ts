@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
 import { createTag, upload } from '../files/helpers.js';
@@ -15,14 +16,12 @@ import { image, pdf } from '../files/samples.js';
  */
 describe('a public page in the browser', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let owner: Account;
+  const t = useApp();
+  const owner = useAccount(t);
   let tag: { id: string; short_id: string };
   const menu = pdf();
 
   beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
     tag = await createTag(t, owner.key, { title: 'Harbour Café' });
     const photo = await upload(t, owner.key, tag.id, 'terrace.jpg', await image('jpeg', 1200, 600));
     expect(photo.status, photo.text).toBe(201);
@@ -38,7 +37,6 @@ describe('a public page in the browser', () => {
     const updated = await request(t, 'PUT', `/v1/tags/${tag.id}`, { key: owner.key, body: { content } });
     expect(updated.status, updated.text).toBe(200);
   });
-  afterAll(() => t.close());
 
   it('shows link buttons, the image and the files, downloads the PDF on a click, with no CSP violation', async () => {
     const { context, page } = await newPage(holder.browser, { userAgent: UA.chromeWindows, viewport: { width: 1280, height: 900 } });

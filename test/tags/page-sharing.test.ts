@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import sharp from 'sharp';
-import { createAccount, PUBLIC_BASE_URL, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { PUBLIC_BASE_URL, request, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, upload } from '../files/helpers.js';
 import { image, pdf, svg } from '../files/samples.js';
 import { UA } from '../analytics/support.js';
@@ -44,14 +45,8 @@ async function viewCount(t: TestApp, tagId: string): Promise<number> {
 }
 
 describe('sharing a public page', () => {
-  let t: TestApp;
-  let owner: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const owner = useAccount(t);
 
   describe('link previews', () => {
     it('describes the page with its title, first text block, first image block and address', async () => {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
-import { createAccount, createKey, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, request, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { upload } from '../files/helpers.js';
 import { image } from '../files/samples.js';
 
@@ -91,14 +92,8 @@ function expectNoDangerousMarkup(html: string): void {
 }
 
 describe('public tag pages', () => {
-  let t: TestApp;
-  let owner: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const owner = useAccount(t);
 
   describe('rendering', () => {
     let tag: CreatedTag;

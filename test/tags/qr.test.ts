@@ -1,18 +1,9 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createAccount,
-  createKey,
-  expectError,
-  PUBLIC_BASE_URL,
-  request,
-  startTestApp,
-  type Account,
-  type ApiResponse,
-  type TestApp,
-} from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, createKey, expectError, PUBLIC_BASE_URL, request, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 // jsqr is CommonJS (`module.exports = jsQR`) while its types declare a default export; under
 // NodeNext the default import is module.exports, i.e. the function itself.
@@ -67,16 +58,13 @@ function palette(png: PNG): Map<string, number> {
 const scanUrl = (tag: CreatedTag) => `${PUBLIC_BASE_URL}/s/${tag.short_id}`;
 
 describe('GET /v1/tags/{id}/qr', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useApp();
+  const owner = useAccount(t);
   let tag: CreatedTag;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
     tag = await createTag(t, owner.key, { title: 'Scan me' });
   });
-  afterAll(() => t.close());
 
   describe('PNG', () => {
     it('defaults to a 512×512 PNG encoding the scan address {PUBLIC_BASE_URL}/s/{short_id}', async () => {

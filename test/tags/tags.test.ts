@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
-import {
-  createAccount,
-  createKey,
-  expectError,
-  PUBLIC_BASE_URL,
-  request,
-  startTestApp,
-  type Account,
-  type TestApp,
-} from '../helpers/app.js';
+import { createKey, expectError, PUBLIC_BASE_URL, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('tags', () => {
-  let t: TestApp;
-  let alice: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t);
 
   const create = (body: unknown, key = alice.key) => request(t, 'POST', '/v1/tags', { key, body });
 
@@ -394,15 +381,13 @@ describe('tags', () => {
 });
 
 describe('GET /v1/tags: sorting, filtering, pagination', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useApp();
+  const owner = useAccount(t);
   const titles = ['banana', 'Apple', 'cherry', 'date', 'elderberry'];
   const ids: string[] = [];
   let folderId: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
     folderId = (await request(t, 'POST', '/v1/folders', { key: owner.key, body: { name: 'Fruit' } })).body.data.id;
     t.clock.freeze(new Date('2026-01-01T00:00:00.000Z'));
     for (const [index, title] of titles.entries()) {
@@ -414,7 +399,6 @@ describe('GET /v1/tags: sorting, filtering, pagination', () => {
     t.clock.advance(10_000);
     await request(t, 'PUT', `/v1/tags/${ids[1]}`, { key: owner.key, body: { content: [] } });
   });
-  afterAll(() => t.close());
 
   const list = async (query: string) => (await request(t, 'GET', `/v1/tags?${query}`, { key: owner.key })).body;
 
@@ -474,15 +458,9 @@ describe('GET /v1/tags: sorting, filtering, pagination', () => {
 });
 
 describe('tag access: accounts, organizations, environments, permissions', () => {
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-    bob = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t);
+  const bob = useAccount(t);
 
   it('keeps accounts apart: 403 for another account’s tag, and lists only one’s own', async () => {
     const tag = (await request(t, 'POST', '/v1/tags', { key: alice.key, body: { title: 'Alice only' } })).body.data;
