@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countInboxViews, takeInboxBatch } from '../../src/features/analytics/analytics.repository.js';
+import { countInboxViews, takeInboxBatch } from '../../src/features/analytics/ingestion.repository.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { transaction } from '../../src/db/transaction.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countInboxViews } from '../../src/features/analytics/analytics.repository.js';
+import { countInboxViews } from '../../src/features/analytics/ingestion.repository.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { analyticsRollupJob } from '../../src/jobs/analytics-rollup.js';

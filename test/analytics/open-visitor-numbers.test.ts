@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeVisitorsBefore } from '../../src/features/analytics/analytics.repository.js';
+import { purgeVisitorsBefore } from '../../src/features/analytics/retention.repository.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { createAccount, type Account, type TestApp } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendToInbox } from '../../src/features/analytics/analytics.repository.js';
+import { appendToInbox } from '../../src/features/analytics/ingestion.repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 /**

@@ -7,7 +7,9 @@ import { getOrCreate } from '../../lib/maps.js';
 import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { countFilesUploaded } from '../files/index.js';
 import { countTagsCreated, requireTag } from '../tags/index.js';
-import * as repo from './analytics.repository.js';
+import { countInboxViews } from './ingestion.repository.js';
+import * as repo from './reports.repository.js';
+import * as visitorStore from './visitor-sets.repository.js';
 import {
   bucketOf,
   bucketsOf,
@@ -56,7 +58,7 @@ async function distinctVisitors(ctx: ServiceContext, tagId: string, period: Peri
   const days = { from: period.start, to: period.end };
   // One snapshot: sealing moves a day's visitors from its open rows into its set.
   const [sets, open] = await readSnapshot(ctx.db, (db) =>
-    Promise.all([repo.visitorSets(db, tagId, days), repo.openVisitorDays(db, tagId, days)]),
+    Promise.all([visitorStore.visitorSets(db, tagId, days), visitorStore.openVisitorDays(db, tagId, days)]),
   );
   const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
@@ -176,7 +178,7 @@ async function countTagViews(ctx: ServiceContext, tagId: string, range: { from: 
 
 /** Views answered but not yet ingested (metrics). */
 export function pendingViewCount(db: Db): Promise<number> {
-  return repo.countInboxViews(db);
+  return countInboxViews(db);
 }
 
 export function toViewRecord(view: ViewsTable) {
@@ -302,12 +304,12 @@ function scopeVisitors(ctx: ServiceContext, scope: Scope, period: Period): Promi
     // added (PostgreSQL: 20–30 ms for a year's open rows of a large account).
     const ranges = setRanges(days);
     const setsOf = (i: number) => {
-      const rows = repo.scopeDaySets(db, scope, ranges[i]!);
+      const rows = visitorStore.scopeDaySets(db, scope, ranges[i]!);
       rows.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
       return rows;
     };
     let next = setsOf(0);
-    const openRows = repo.openScopeVisitorDays(db, scope, days);
+    const openRows = visitorStore.openScopeVisitorDays(db, scope, days);
     openRows.catch(() => undefined);
     const visitors = new DistinctVisitors();
     const staleDays: string[] = [];
@@ -319,7 +321,7 @@ function scopeVisitors(ctx: ServiceContext, scope: Scope, period: Period): Promi
         else visitors.addSet(row.visitors);
       }
     }
-    if (staleDays.length > 0) for (const row of await repo.tagSetsOfScopeDays(db, scope, staleDays)) visitors.addSet(row.visitors);
+    if (staleDays.length > 0) for (const row of await visitorStore.tagSetsOfScopeDays(db, scope, staleDays)) visitors.addSet(row.visitors);
     for (const row of await openRows) {
       if (row.number === null) visitors.addKey(row.visitor);
       else visitors.addNumber(Number(row.number));

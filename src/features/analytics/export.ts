@@ -5,7 +5,7 @@ import { setImmediate } from 'node:timers/promises';
 import { validationError } from '../../errors.js';
 import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { requireTag, tagsInScope } from '../tags/index.js';
-import * as repo from './analytics.repository.js';
+import * as repo from './export.repository.js';
 import { requireAccessLogging, toLogRecord, toViewRecord } from './analytics.service.js';
 import { instantRange, resolvePeriod, type Period } from './period.js';
 import { rollUpViews } from './view-rollup.js';

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.js';
 import { PLAN_LIMITS, PLANS, type Plan } from '../accounts/index.js';
-import { purgeAnalyticsBefore, purgeVisitorsBefore } from './analytics.repository.js';
+import { purgeAnalyticsBefore, purgeVisitorsBefore } from './retention.repository.js';
 import { toDay } from './period.js';
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import * as repo from './analytics.repository.js';
+import * as repo from './visitor-sets.repository.js';
 import { decodeVisitorSet, unionVisitorSet } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 import { hourOf, toDay } from './period.js';

@@ -2,7 +2,8 @@ import { setImmediate } from 'node:timers/promises';
 import type { TagDependent } from '../../context.js';
 import { lockTagRow, lockViewRollup } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
-import * as repo from './analytics.repository.js';
+import { anyInboxView } from './ingestion.repository.js';
+import * as repo from './tag-dependent.repository.js';
 import { rollUpViewsIn } from './view-rollup.js';
 
 /**
@@ -40,7 +41,7 @@ export const analyticsTagDependent: TagDependent = {
   async deleteWithTag(_ctx, trx, tag) {
     await lockViewRollup(trx);
     await lockTagRow(trx, tag.id, 'update');
-    if (await repo.anyInboxView(trx)) await rollUpViewsIn(trx);
+    if (await anyInboxView(trx)) await rollUpViewsIn(trx);
     await repo.deleteTagAnalytics(trx, tag.id);
   },
 };

@@ -5,7 +5,7 @@ import type { ViewSource } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
 import { failureReason } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import * as repo from './analytics.repository.js';
+import * as repo from './tracking.repository.js';
 import { Places } from './geo.js';
 import { hourOf } from './period.js';
 import type { RecordedView } from './view-record.js';

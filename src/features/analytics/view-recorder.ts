@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { failureFields } from '../../errors.js';
 import type { Metrics } from '../../lib/metrics.js';
-import * as repo from './analytics.repository.js';
+import * as repo from './ingestion.repository.js';
 import { encodeView, type RecordedView } from './view-record.js';
 
 /** Views a group takes at most: its row, and its statement's parameter, stay a few hundred kilobytes. */

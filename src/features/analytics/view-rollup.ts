@@ -4,7 +4,7 @@ import { lockViewRollup } from '../../db/locks.js';
 import { transaction } from '../../db/transaction.js';
 import { emitAll, type AnyEventInput, type EventPayloads, type EventType } from '../events/index.js';
 import { subscribedEventTypes } from '../webhooks/index.js';
-import * as repo from './analytics.repository.js';
+import * as repo from './ingestion.repository.js';
 
 /**
  * Views ingested in one transaction (give or take a group): short enough not to hold the database

@@ -1,0 +1,86 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { inScope, type Scope } from '../accounts/index.js';
+
+/** The pages of views and daily rows an export reads. */
+
+/** Where a page of views starts: at an instant, after one, or after one view (instant and id). */
+export type ViewsFrom = { at: string } | { after: string } | { afterView: { at: string; id: string } };
+
+function fromInstant(from: ViewsFrom) {
+  return (eb: ExpressionBuilder<Database, 'views'>) =>
+    'at' in from
+      ? eb('occurred_at', '>=', from.at)
+      : 'after' in from
+        ? eb('occurred_at', '>', from.after)
+        : eb('occurred_at', '>=', from.afterView.at);
+}
+
+/**
+ * The instant of the `scan`-th view (of every tag) from `from` and before `to`, read from the
+ * time index alone; undefined when fewer are left. Views up to it are a window of about `scan`
+ * views, which a page of viewsPage then reads and sorts whatever share of them it exports.
+ */
+export async function viewsWindowEnd(db: Db, from: ViewsFrom, to: string, scan: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('views')
+    .select('occurred_at')
+    .where(fromInstant(from))
+    .where('occurred_at', '<', to)
+    .orderBy('occurred_at')
+    .limit(1)
+    .offset(scan - 1)
+    .executeTakeFirst();
+  return row?.occurred_at;
+}
+
+/**
+ * One page of views of several tags, oldest first, in (occurred_at, id) order, from `from` and
+ * up to `through` (inclusive; the window viewsWindowEnd found) or else before `to`. The window
+ * bounds what one query reads and sorts, however many views the tags have (the order spans
+ * tags, so no index gives it: without a window each page sorted every view of the period).
+ */
+export function viewsPage(
+  db: Db,
+  tagIds: string[],
+  from: ViewsFrom,
+  until: { through: string } | { before: string },
+  loggedOnly: boolean,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('views')
+    .selectAll()
+    .where('tag_id', 'in', tagIds)
+    .where(fromInstant(from))
+    .where('occurred_at', 'through' in until ? '<=' : '<', 'through' in until ? until.through : until.before);
+  if ('afterView' in from) {
+    const { at, id } = from.afterView;
+    query = query.where((eb) => eb(eb.refTuple('occurred_at', 'id'), '>', eb.tuple(at, id)));
+  }
+  if (loggedOnly) query = query.where('logged', '=', 1);
+  return query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
+}
+
+/**
+ * One page of per tag and day rows (days with views), after the (day, tag_id) cursor: of the
+ * tags named, else of every tag in the scope. The cursor is a row-value comparison, so both
+ * databases seek to it in the (…, day, tag_id) index instead of rescanning from the start.
+ */
+export function dailyPage(
+  db: Db,
+  of: { scope: Scope } | { tagIds: string[] },
+  days: { from: string; to: string },
+  after: { day: string; tagId: string } | undefined,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('tag_daily')
+    .select(['day', 'tag_id', 'views', 'unique_views', 'qr_scans', 'direct_visits'])
+    .where('day', '<', days.to)
+    .where('views', '>', 0)
+    .where((eb) => (after ? eb(eb.refTuple('day', 'tag_id'), '>', eb.tuple(after.day, after.tagId)) : eb('day', '>=', days.from)));
+  query = 'scope' in of ? query.where(inScope(of.scope)) : query.where('tag_id', 'in', of.tagIds);
+  return query.orderBy('day').orderBy('tag_id').limit(limit).execute();
+}

@@ -1,0 +1,166 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { inScope, type Scope } from '../accounts/index.js';
+
+/** What the reports read: the rollups' counts and the stored views. */
+
+export interface Range {
+  /** Inclusive ISO timestamp. */
+  from: string;
+  /** Exclusive ISO timestamp. */
+  to: string;
+}
+
+export function hourlyRows(db: Db, tagId: string, range: Range) {
+  return db
+    .selectFrom('tag_hourly')
+    .select(['hour as bucket', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors as unique_views'])
+    .where('tag_id', '=', tagId)
+    .where('hour', '>=', range.from)
+    .where('hour', '<', range.to)
+    .execute();
+}
+
+export function dailyRows(db: Db, tagId: string, days: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_daily')
+    .select(['day as bucket', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_views'])
+    .where('tag_id', '=', tagId)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .execute();
+}
+
+/** Views per dimension and value over days [from, to). */
+export function dailyDimensionTotals(db: Db, tagId: string, days: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_daily_dimensions')
+    .select(['dimension', 'value', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where('tag_id', '=', tagId)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .groupBy(['dimension', 'value'])
+    .execute();
+}
+
+/** Views per dimension and value over whole months [from, to) (YYYY-MM-01). */
+export function monthlyDimensionTotals(db: Db, tagId: string, months: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_monthly_dimensions')
+    .select(['dimension', 'value', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where('tag_id', '=', tagId)
+    .where('month', '>=', months.from)
+    .where('month', '<', months.to)
+    .groupBy(['dimension', 'value'])
+    .execute();
+}
+
+/** The rows of a scope's own tables (scope_daily, scope_day_visitors) on days [from, to). */
+export function ofScopeDays(scope: Scope, days: { from: string; to: string }) {
+  return (eb: ExpressionBuilder<Database, 'scope_daily' | 'scope_day_visitors'>) =>
+    eb.and([
+      eb('environment', '=', scope.environment),
+      eb('scope_id', '=', scope.organizationId ?? scope.userId),
+      eb('day', '>=', days.from),
+      eb('day', '<', days.to),
+    ]);
+}
+
+export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: string }) {
+  return db.selectFrom('scope_daily').select(['day', 'views', 'qr_scans']).where(ofScopeDays(scope, days)).execute();
+}
+
+/** Views per tag over whole months [from, to) (YYYY-MM-01). */
+export function monthlyTagViews(db: Db, scope: Scope, months: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_monthly')
+    .select(['tag_id', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
+    .where('month', '>=', months.from)
+    .where('month', '<', months.to)
+    .groupBy('tag_id')
+    .execute();
+}
+
+/** Views per tag over days [from, to). */
+export function dailyTagViews(db: Db, scope: Scope, days: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_daily')
+    .select(['tag_id', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where(inScope(scope))
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .groupBy('tag_id')
+    .execute();
+}
+
+export function tagTitles(db: Db, tagIds: string[]) {
+  return tagIds.length === 0 ? Promise.resolve([]) : db.selectFrom('tags').select(['id', 'title']).where('id', 'in', tagIds).execute();
+}
+
+/** Where a range of instants starts (`at`: inclusive, `after`: exclusive) and ends (`before`: exclusive, `through`: inclusive). */
+export type InstantFrom = { at: string } | { after: string };
+export type InstantUntil = { before: string } | { through: string };
+
+/** A tag's views (or logged views) between `from` and `until`. */
+function tagViewsBetween(db: Db, tagId: string, from: InstantFrom, until: InstantUntil, loggedOnly: boolean) {
+  let query = db
+    .selectFrom('views')
+    .where('tag_id', '=', tagId)
+    .where('occurred_at', 'at' in from ? '>=' : '>', 'at' in from ? from.at : from.after)
+    .where('occurred_at', 'before' in until ? '<' : '<=', 'before' in until ? until.before : until.through);
+  if (loggedOnly) query = query.where('logged', '=', 1);
+  return query;
+}
+
+/** How many of a tag's views (or logged views) lie between `from` and `until`. */
+export async function countViews(db: Db, tagId: string, from: InstantFrom, until: InstantUntil, loggedOnly: boolean): Promise<number> {
+  const row = await tagViewsBetween(db, tagId, from, until, loggedOnly)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * The instant of the tag's view `n` views (of those tagViewsBetween selects) after the first,
+ * read from the index alone; undefined when there are not that many.
+ */
+export async function tagViewAfter(
+  db: Db,
+  tagId: string,
+  from: InstantFrom,
+  until: InstantUntil,
+  loggedOnly: boolean,
+  n: number,
+): Promise<string | undefined> {
+  const row = await tagViewsBetween(db, tagId, from, until, loggedOnly)
+    .select('occurred_at')
+    .orderBy('occurred_at')
+    .limit(1)
+    .offset(n)
+    .executeTakeFirst();
+  return row?.occurred_at;
+}
+
+export function listViews(db: Db, tagId: string, range: Range, page: { limit: number; offset: number; loggedOnly: boolean }) {
+  let query = db
+    .selectFrom('views')
+    .selectAll()
+    .where('tag_id', '=', tagId)
+    .where('occurred_at', '>=', range.from)
+    .where('occurred_at', '<', range.to);
+  if (page.loggedOnly) query = query.where('logged', '=', 1);
+  return query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+export function countViewsSince(db: Db, tagId: string, since: string) {
+  return db
+    .selectFrom('views')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('tag_id', '=', tagId)
+    .where('occurred_at', '>=', since)
+    .executeTakeFirstOrThrow()
+    .then((r) => Number(r.count));
+}
