@@ -16,7 +16,7 @@ import { analyticsScreen } from './analytics/analytics.routes.js';
 import { homeScreen } from './home/home.routes.js';
 import { keysScreen } from './keys/keys.routes.js';
 import { organizationsScreen } from './organizations/organizations.routes.js';
-import { signInScreens } from './auth/sign-in.routes.js';
+import { signedOut, signInScreens } from './auth/sign-in.routes.js';
 import { webhooksScreen } from './webhooks/webhooks.routes.js';
 import { workspaceScreen } from './workspace/workspace.routes.js';
 import { tagEditorScreen } from './tags/tag-editor.routes.js';
@@ -29,9 +29,14 @@ import { WORKSPACE_COOKIE, workspacesOf } from './workspace/workspaces.js';
 import { CSRF_FIELD } from './components/forms.js';
 import { renderMessage } from './components/message.js';
 
-/** Every screen; a new one is registered here and, when it has a page of its own, in NAV_ITEMS (components/layout.tsx). */
-const SCREENS: Screen[] = [
-  signInScreens,
+/** The screens of a signed-out browser: sign-in, sign-out, the first-run setup and sign-up. */
+const PUBLIC_SCREENS: Screen[] = [signInScreens];
+
+/**
+ * Every screen of a signed-in user; a new one is registered here and, when it has a page of its
+ * own, in NAV_ITEMS (components/layout.tsx).
+ */
+const SIGNED_IN_SCREENS: Screen[] = [
   homeScreen,
   tagsScreen,
   tagEditorScreen,
@@ -109,12 +114,7 @@ export function dashboardRoutes(dashboard: ServiceContext) {
             binding = newPreSessionValue();
             setCookie(reply, CSRF_COOKIE, binding, cookieOptions(context.secure));
           }
-          request.dashboard = { user, binding };
-          if (user) {
-            const workspaces = await workspacesOf(dashboard, user, cookies[WORKSPACE_COOKIE]);
-            user.workspace = workspaces.current;
-            request.dashboard.workspaces = workspaces;
-          }
+          request.dashboard = { user, binding, workspaceCookie: cookies[WORKSPACE_COOKIE] };
         });
 
         // Every POST: same origin and the form token, checked before anything is read or changed.
@@ -185,7 +185,21 @@ export function dashboardRoutes(dashboard: ServiceContext) {
           return html(reply, status >= 400 ? status : 500, renderMessage(csrf, title, text));
         });
 
-        for (const screen of SCREENS) screen(pages, context);
+        for (const screen of PUBLIC_SCREENS) screen(pages, context);
+
+        // Signed-in pages, after the checks above: without a session, sign in first (or, on an
+        // instance with no account yet, the first-run setup at /dashboard); with one, the user's
+        // workspaces are read once, for the handler, the layout's bar and the actor.
+        pages.register(async (signedIn) => {
+          signedIn.addHook('preHandler', async (request, reply) => {
+            const { user } = request.dashboard;
+            if (!user) return signedOut(context, request, reply);
+            const workspaces = await workspacesOf(dashboard, user, request.dashboard.workspaceCookie);
+            user.workspace = workspaces.current;
+            request.dashboard.workspaces = workspaces;
+          });
+          for (const screen of SIGNED_IN_SCREENS) screen(signedIn, context);
+        });
       },
       { prefix: '/dashboard' },
     );

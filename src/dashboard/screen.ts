@@ -10,9 +10,10 @@ import type { Workspaces } from './workspace/workspaces.js';
 
 /**
  * What every screen of the dashboard builds on. A screen is a function that registers its
- * routes (paths relative to /dashboard) on the dashboard's scope, where the session and CSRF
- * hooks already ran: `request.dashboard.user` is the signed-in user, and a POST handler runs
- * only for a same-origin request with this browser's form token.
+ * routes (paths relative to /dashboard) on one of the dashboard's scopes (routes.ts), where the
+ * session and CSRF hooks already ran: a POST handler runs only for a same-origin request with
+ * this browser's form token. In the signed-in scope a handler runs only for a signed-in user
+ * (`signedInUser`), whose workspaces are read.
  */
 export type Screen = (app: FastifyInstance, context: ScreenContext) => void;
 
@@ -31,7 +32,9 @@ export interface DashboardRequestState {
   user: SignedInUser | undefined;
   /** The value the form token is bound to: the session token, else the pre-session cookie. */
   binding: string | undefined;
-  /** The signed-in user's workspaces and the one chosen (also set as `user.workspace`). */
+  /** The workspace cookie's value: the choice the signed-in scope checks against the user's organizations. */
+  workspaceCookie: string | undefined;
+  /** On a signed-in page, the user's workspaces and the one chosen (also set as `user.workspace`). */
   workspaces?: Workspaces;
 }
 
@@ -46,6 +49,8 @@ declare module 'fastify' {
      * reads the file (the body is not parsed before the handler).
      */
     tokenInUpload?: boolean;
+    /** The signed-in page a signed-out browser sees as the first-run setup while no account exists (home). */
+    firstRun?: boolean;
   }
 }
 
@@ -111,11 +116,14 @@ export function seeOther(reply: FastifyReply, location: string): FastifyReply {
   return securityHeaders(reply).redirect(location, 303);
 }
 
-/** The signed-in user; without one, answers with a redirect to sign-in and returns undefined. */
-export function requireUser(request: FastifyRequest, reply: FastifyReply): SignedInUser | undefined {
-  if (request.dashboard.user) return request.dashboard.user;
-  void seeOther(reply, '/dashboard/login');
-  return undefined;
+/**
+ * The signed-in user of a page in the signed-in scope (routes.ts), whose hook has answered
+ * every request without one before the handler runs.
+ */
+export function signedInUser(request: FastifyRequest): SignedInUser {
+  const { user } = request.dashboard;
+  if (!user) throw new Error(`${request.url} is not in the dashboard's signed-in scope`);
+  return user;
 }
 
 /**

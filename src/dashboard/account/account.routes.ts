@@ -1,6 +1,6 @@
 import { changePassword } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { field, html, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import { field, html, pageContext, queryParam, signedInUser, seeOther, sentence, type Screen } from '../screen.js';
 import { renderAccount } from './account.js';
 import { TOO_MANY } from '../auth/sign-in.routes.js';
 
@@ -9,15 +9,13 @@ export const accountScreen: Screen = (app, context) => {
   const { throttle } = context;
 
   app.get('/account', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const changed = queryParam(request, 'password') === 'changed';
     return html(reply, 200, renderAccount({ ...pageContext(context, request), user }, { changed }));
   });
 
   app.post('/account/password', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const view = { ...pageContext(context, request), path: '/dashboard/account', user };
     const retryAfter = await throttle.retryAfter(request.ip, user.email);
     if (retryAfter > 0) {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOfUser, PLAN_LIMITS, type SignedInUser } from '../../features/accounts/index.js';
 import { listTagLogs, MAX_VIEWS_OFFSET, overview, prepareExport, realtime, sendExport, tagReport } from '../../features/analytics/index.js';
 import { ApiError, validationError } from '../../errors.js';
-import { html, pageContext, queryParam, requireUser, sentence, type Screen, type ScreenContext } from '../screen.js';
+import { html, pageContext, queryParam, signedInUser, sentence, type Screen, type ScreenContext } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { addDays, GRANULARITIES, type Granularity, type PeriodForm } from './analytics-parts.js';
 import { renderOverview } from './analytics.js';
@@ -65,8 +65,7 @@ function readPage(request: FastifyRequest): number {
  */
 export const analyticsScreen: Screen = (app, context) => {
   app.get('/analytics', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const day = today(context);
     const form = readPeriod(request, day);
     const view = { ...pageContext(context, request), user };
@@ -80,8 +79,7 @@ export const analyticsScreen: Screen = (app, context) => {
   });
 
   app.get<{ Params: { id: string } }>('/tags/:id/analytics', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const tag = await userTag(context, user, request.params.id);
     const day = today(context);
@@ -142,14 +140,12 @@ export const analyticsScreen: Screen = (app, context) => {
   };
 
   app.get('/analytics/export', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     return download(request, reply, user);
   });
 
   app.get<{ Params: { id: string } }>('/tags/:id/analytics/export', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     // The tag first: another user's answers 404, and a comma in the address names no second tag.
     const tag = await userTag(context, user, request.params.id);
     return download(request, reply, user, tag.id);

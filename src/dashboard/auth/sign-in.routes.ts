@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createFirstAccount, endSession, isSignupOpen, SESSION_COOKIE, signUp, verifyCredentials } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { csrfFor, field, html, queryParam, seeOther, sentence, signInAndRedirect, type Screen } from '../screen.js';
+import { csrfFor, field, html, queryParam, seeOther, sentence, signInAndRedirect, type Screen, type ScreenContext } from '../screen.js';
 import { cookieOptions, setCookie } from '../security.js';
 import { renderMessage } from '../components/message.js';
 import { renderSetup, renderSignIn, renderSignUp } from './sign-in.js';
@@ -21,6 +21,17 @@ function newAccountInput(body: unknown) {
   const input = { email: field(body, 'email'), password: field(body, 'password') };
   const mismatch = input.password !== field(body, 'confirm') ? { confirm: 'The two passwords do not match.' } : undefined;
   return { input, mismatch };
+}
+
+/**
+ * A signed-out browser on a signed-in page: sign in first. Until an account exists, the home
+ * page (route config `firstRun`) is the first-run setup instead.
+ */
+export async function signedOut(context: ScreenContext, request: FastifyRequest, reply: FastifyReply) {
+  if (request.routeOptions.config.firstRun && !(await context.isSetUp())) {
+    return html(reply, 200, renderSetup({ csrf: csrfFor(context, request) }));
+  }
+  return seeOther(reply, '/dashboard/login');
 }
 
 /** Sign-in, sign-out, the first-run setup and sign-up: the screens of a signed-out browser. */

@@ -22,7 +22,7 @@ import {
   pageContext,
   queryParam,
   readOwn,
-  requireUser,
+  signedInUser,
   seeOther,
   sentence,
   type Screen,
@@ -105,8 +105,7 @@ export const filesScreen: Screen = (app, context) => {
   };
 
   app.get<TagParams>('/tags/:id/files', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await tagOf(user, request.params.id);
     return filesPage(request, reply, user, tag, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
@@ -115,8 +114,7 @@ export const filesScreen: Screen = (app, context) => {
   app.register(async (uploads) => {
     await multipartUploads(uploads);
     uploads.post<TagParams>('/tags/:id/files', { schema: { hide: true }, config: { tokenInUpload: true } }, async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const tag = await tagOf(user, request.params.id);
       // The page script sends the token as a header (checked already); the plain form as its first part.
       let token: unknown = request.headers['x-csrf-token'];
@@ -143,15 +141,13 @@ export const filesScreen: Screen = (app, context) => {
   });
 
   app.get<FileParams>('/tags/:id/files/:fileId/thumbnail', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await tagOf(user, request.params.id);
     return sendThumbnail(context, request, reply, await fileOf(user, tag, request.params.fileId), {});
   });
 
   app.get<FileParams>('/tags/:id/files/:fileId/download', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await tagOf(user, request.params.id);
     return sendDownload(context, request, reply, await fileOf(user, tag, request.params.fileId));
   });
@@ -160,16 +156,14 @@ export const filesScreen: Screen = (app, context) => {
     html(reply, status, renderFileEdit({ ...pageContext(context, request), path: '/dashboard/tags', user }, tag, form));
 
   app.get<FileParams>('/tags/:id/files/:fileId/edit', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await tagOf(user, request.params.id);
     const file = await fileOf(user, tag, request.params.fileId);
     return editPage(request, reply, user, tag, { file, values: { name: file.name, description: file.description ?? '' }, errors: {} });
   });
 
   app.post<FileParams>('/tags/:id/files/:fileId/edit', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await tagOf(user, request.params.id);
     const file = await fileOf(user, tag, request.params.fileId);
     const values = { name: field(request.body, 'name'), description: field(request.body, 'description') };
@@ -190,8 +184,7 @@ export const filesScreen: Screen = (app, context) => {
 
   /** Delete: without `confirmed=yes` (no scripts), a confirmation page first. */
   app.post<FileParams>('/tags/:id/files/:fileId/delete', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await tagOf(user, request.params.id);
     const file = await fileOf(user, tag, request.params.fileId);
     const filesAddress = tagPath(tag, 'files');

@@ -11,7 +11,7 @@ import {
   pageContext,
   queryParam,
   readOwn,
-  requireUser,
+  signedInUser,
   seeOther,
   sentence,
   type Screen,
@@ -119,14 +119,12 @@ export const foldersScreen: Screen = (app, context) => {
   const findFolder = (user: SignedInUser, id: string) => readOwn(() => getFolder(context, actorOfUser(user), { id }));
 
   app.get('/folders', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     return foldersPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
   app.post('/folders', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const values = { name: field(request.body, 'name'), parent_id: field(request.body, 'parent_id') };
     try {
       const folder = await createFolder(context, actorOfUser(user), { name: values.name, parent_id: values.parent_id || null });
@@ -137,16 +135,14 @@ export const foldersScreen: Screen = (app, context) => {
   });
 
   app.get<{ Params: { id: string } }>('/folders/:id', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const folder = await findFolder(user, request.params.id);
     return folderPage(request, reply, user, folder, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
   // Rename and move under another folder (or to the top level): one form.
   app.post<{ Params: { id: string } }>('/folders/:id', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const folder = await findFolder(user, request.params.id);
     const values = { name: field(request.body, 'name'), parent_id: field(request.body, 'parent_id') };
     try {
@@ -158,8 +154,7 @@ export const foldersScreen: Screen = (app, context) => {
   });
 
   app.post<{ Params: { id: string } }>('/folders/:id/delete', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const folder = await findFolder(user, request.params.id);
     if (!isConfirmed(request.body)) {
       return askFirst(context, request, reply, user, SECTION, {
@@ -185,8 +180,7 @@ export const foldersScreen: Screen = (app, context) => {
    * (the tag is the user's, they may change it); the page lists what moved and what was refused.
    */
   app.post<{ Params: { id: string } }>('/folders/:id/tags', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const folder = await findFolder(user, request.params.id);
     const chosen = fields(request.body, 'tag');
     if (chosen.length === 0) return folderPage(request, reply, user, folder, { moveError: 'Choose at least one tag to move here.' }, 400);
@@ -209,8 +203,7 @@ export const foldersScreen: Screen = (app, context) => {
     '/folders/:id/tags/:tagId/move',
     { schema: { hide: true } },
     async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const folder = await findFolder(user, request.params.id);
       const target = field(request.body, 'folder_id');
       try {

@@ -20,7 +20,7 @@ import {
   pageContext,
   pageParam,
   queryParam,
-  requireUser,
+  signedInUser,
   seeOther,
   sentence,
   type Screen,
@@ -68,14 +68,12 @@ export const keysScreen: Screen = (app, context) => {
   };
 
   app.get('/keys', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     return keysPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
   app.post('/keys', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const values: KeyFormValues = {
       name: field(request.body, 'name'),
       permissions: fields(request.body, 'permissions'),
@@ -109,16 +107,14 @@ export const keysScreen: Screen = (app, context) => {
     html(reply, status, renderKeyEdit({ ...pageContext(context, request), path: '/dashboard/keys', user }, page));
 
   app.get<{ Params: { id: string } }>('/keys/:id/edit', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const key = await findKey(user, request.params.id);
     const values = { name: key.name, permissions: key.permissions, ip: (key.ip_allowlist ?? []).join('\n') };
     return editPage(request, reply, user, { key, values, errors: {} });
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/edit', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const values = { name: field(request.body, 'name'), permissions: fields(request.body, 'permissions'), ip: field(request.body, 'ip') };
     const invalid = async (errors: Record<string, string>) =>
       editPage(request, reply, user, { key: await findKey(user, request.params.id), values, errors }, 400);
@@ -138,8 +134,7 @@ export const keysScreen: Screen = (app, context) => {
     ['disable', false],
   ] as const) {
     app.post<{ Params: { id: string } }>(`/keys/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       await setKeyEnabled(context, actorOfUser(user), { id: request.params.id, enabled });
       return seeOther(reply, `/dashboard/keys?done=${verb}d`);
     });
@@ -155,8 +150,7 @@ export const keysScreen: Screen = (app, context) => {
     act: (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, user: SignedInUser) => Promise<FastifyReply>,
   ) =>
     app.post<{ Params: { id: string } }>(`/keys/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const { id } = request.params;
       if (isConfirmed(request.body)) return act(request, reply, user);
       const key = await findKey(user, id);

@@ -12,7 +12,7 @@ import {
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { field, html, isConfirmed, pageContext, queryParam, requireUser, seeOther, sentence, type Screen } from '../screen.js';
+import { field, html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, sentence, type Screen } from '../screen.js';
 import { renderOrganization, renderOrganizations, type OrganizationPage } from './organizations.js';
 import { askFirst } from '../components/ask-first.js';
 
@@ -55,15 +55,13 @@ export const organizationsScreen: Screen = (app, context) => {
     `/dashboard/organizations/${encodeURIComponent(request.params.id)}?done=${done}`;
 
   app.get('/organizations', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const organizations = await listOrganizations(context, actorOfUser(user));
     return html(reply, 200, renderOrganizations({ ...pageContext(context, request), user }, { organizations }));
   });
 
   app.post('/organizations', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const name = field(request.body, 'name');
     try {
       const org = await createOrganization(context, actorOfUser(user), { name });
@@ -77,14 +75,12 @@ export const organizationsScreen: Screen = (app, context) => {
   });
 
   app.get<OrgParams>('/organizations/:id', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     return organizationPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
   app.post<OrgParams>('/organizations/:id/members', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const email = field(request.body, 'email');
     const role = field(request.body, 'role');
     // Outsiders get the 404 before anything about the email is said.
@@ -102,8 +98,7 @@ export const organizationsScreen: Screen = (app, context) => {
   });
 
   app.post<OrgParams>('/organizations/:id/name', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const name = field(request.body, 'name');
     try {
       await renameOrganization(context, actorOfUser(user), { organizationId: request.params.id, name });
@@ -114,8 +109,7 @@ export const organizationsScreen: Screen = (app, context) => {
   });
 
   app.post<OrgParams>('/organizations/:id/owner', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const { id } = request.params;
     const userId = field(request.body, 'user_id');
     if (!isConfirmed(request.body)) {
@@ -136,16 +130,14 @@ export const organizationsScreen: Screen = (app, context) => {
   });
 
   app.post<MemberParams>('/organizations/:id/members/:userId/role', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const { id, userId } = request.params;
     await changeMemberRole(context, actorOfUser(user), { organizationId: id, userId, role: field(request.body, 'role') });
     return seeOther(reply, back(request, 'changed'));
   });
 
   app.post<MemberParams>('/organizations/:id/members/:userId/remove', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const { id, userId } = request.params;
     if (!isConfirmed(request.body)) {
       const org = await getOrganization(context, actorOfUser(user), { organizationId: id });

@@ -5,7 +5,7 @@ import { IMAGE_MIME_TYPES, listFiles } from '../../features/files/index.js';
 import { renderTagPage, withoutBeacon, type PageTag } from '../../features/pages/index.js';
 import { previewTag, updateTag, type Block, type TagView } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
-import { field, html, pageContext, queryParam, requireUser, seeOther, sentence, type Screen, type ScreenContext } from '../screen.js';
+import { field, html, pageContext, queryParam, signedInUser, seeOther, sentence, type Screen, type ScreenContext } from '../screen.js';
 import { applyBlockOp, blockErrorKey, blockInput, blocksOfForm, fieldsOfBlock, type BlockFields } from './block-form.js';
 import { userTag } from './user-tag.js';
 import { settingsError, tagInputOfSettings, tagSettingsChoices, tagSettingsOfForm } from './tag-settings-form.js';
@@ -92,8 +92,7 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
   };
 
   app.get<{ Params: { id: string } }>('/tags/:id/edit', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await userTag(context, user, request.params.id);
     const values: TagSettingsValues = {
       title: tag.title,
@@ -109,8 +108,7 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
     '/tags/:id/edit',
     { schema: { hide: true }, bodyLimit: EDITOR_BODY_LIMIT },
     async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const actor = actorOfUser(user);
       const tag = await userTag(context, user, request.params.id);
       const values = tagSettingsOfForm(request.body);
@@ -135,8 +133,7 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
   );
 
   app.get<{ Params: { id: string } }>('/tags/:id/preview', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await userTag(context, user, request.params.id);
     return preview(reply, 200, renderPreview({ title: tag.title, blocks: tag.content as Block[], short_id: tag.short_id }));
   });
@@ -145,8 +142,7 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
     '/tags/:id/preview',
     { schema: { hide: true }, bodyLimit: EDITOR_BODY_LIMIT },
     async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const tag = await userTag(context, user, request.params.id);
       try {
         const page = await previewTag(context, actorOfUser(user), {

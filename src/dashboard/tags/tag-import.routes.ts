@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js';
 import { createTags, findBatchProblems } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
-import { field, html, pageContext, requireUser, sentence, type Screen } from '../screen.js';
+import { field, html, pageContext, signedInUser, sentence, type Screen } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { renderTagImport, type ImportResult } from './tag-import.js';
 import { EXAMPLE_CSV, MAX_IMPORT_BYTES, readImportFile, type ImportProblem } from './tag-import-file.js';
@@ -41,14 +41,11 @@ export const tagImportScreen: Screen = (app, context) => {
     html(reply, status, renderTagImport({ ...pageContext(context, request), user }, result));
 
   app.get('/tags/import', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     return importPage(request, reply, user);
   });
 
   app.get('/tags/import/example.csv', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
     return securityHeaders(reply)
       .type('text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="tags-example.csv"')
@@ -67,8 +64,7 @@ export const tagImportScreen: Screen = (app, context) => {
     });
 
     scope.post('/tags/import', { schema: { hide: true } }, async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const file = uploaded(request.body);
       const text = file ? file.toString('utf8') : field(request.body, 'text');
       // Pasted text goes back into its field with the answer, unless it is too large to.

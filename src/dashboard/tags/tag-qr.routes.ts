@@ -14,7 +14,7 @@ import {
   type QrOptions,
   type TagRow,
 } from '../../features/tags/index.js';
-import { html, pageContext, readOwn, requireUser, type Screen } from '../screen.js';
+import { html, pageContext, readOwn, signedInUser, type Screen } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { renderTagQr, type QrFormValues } from './tag-qr.js';
 
@@ -90,15 +90,13 @@ export const tagQrScreen: Screen = (app, context) => {
   };
 
   app.get('/tags/:id/qr', { schema: { hide: true } }, async (request: QrRequest, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await findTag(user, request.params.id);
     return qrPage(request, reply, user, tag, readQrOptions(request.query));
   });
 
   app.get('/tags/:id/qr/image', { schema: { hide: true } }, async (request: QrRequest, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await findTag(user, request.params.id);
     const { options } = readQrOptions(request.query);
     if (!options) return securityHeaders(reply).code(400).type('text/plain; charset=utf-8').send('Invalid QR options.');
@@ -106,8 +104,7 @@ export const tagQrScreen: Screen = (app, context) => {
   });
 
   app.get('/tags/:id/qr/download', { schema: { hide: true } }, async (request: QrRequest, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await findTag(user, request.params.id);
     const form = readQrOptions(request.query);
     if (!form.options) return qrPage(request, reply, user, tag, form);

@@ -4,7 +4,7 @@ import { tagReport } from '../../features/analytics/index.js';
 import { getFolder } from '../../features/folders/index.js';
 import { createTag, deleteTag, listTags, type TagSort } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
-import { html, isConfirmed, pageContext, queryParam, requireUser, seeOther, type Screen } from '../screen.js';
+import { html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, type Screen } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
 import { userTag } from './user-tag.js';
 import { settingsError, tagInputOfSettings, tagSettingsChoices, tagSettingsOfForm } from './tag-settings-form.js';
@@ -43,8 +43,7 @@ function pageNumber(request: FastifyRequest): number {
  */
 export const tagsScreen: Screen = (app, context) => {
   app.get('/tags', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const { folders } = await tagSettingsChoices(context, actor);
     const sort = TAG_ORDERS.find((order) => order.value === queryParam(request, 'sort'))?.value ?? 'newest';
@@ -70,8 +69,7 @@ export const tagsScreen: Screen = (app, context) => {
   });
 
   app.get('/tags/new', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const choices = await tagSettingsChoices(context, actorOfUser(user));
     const folder = choices.folders.find((item) => item.id === queryParam(request, 'folder'))?.id ?? '';
     const page = { values: { ...NEW_TAG, folder }, errors: {}, choices };
@@ -79,8 +77,7 @@ export const tagsScreen: Screen = (app, context) => {
   });
 
   app.post('/tags/new', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const choices = await tagSettingsChoices(context, actor);
     const values = tagSettingsOfForm(request.body);
@@ -100,8 +97,7 @@ export const tagsScreen: Screen = (app, context) => {
   });
 
   app.get<{ Params: { id: string } }>('/tags/:id', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const tag = await userTag(context, user, request.params.id);
     // The API's report for its default period (the last 30 days, today included): the same numbers.
@@ -128,8 +124,7 @@ export const tagsScreen: Screen = (app, context) => {
 
   /** Delete: without `confirmed=yes` (no scripts), a confirmation page for a tag the user reaches (404 otherwise). */
   app.post<{ Params: { id: string } }>('/tags/:id/delete', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const tag = await userTag(context, user, request.params.id);
     if (isConfirmed(request.body)) {
       await deleteTag(context, actorOfUser(user), { id: tag.id });

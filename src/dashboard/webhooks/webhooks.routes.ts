@@ -23,7 +23,7 @@ import {
   pageContext,
   queryParam,
   readOwn,
-  requireUser,
+  signedInUser,
   seeOther,
   sentence,
   type Screen,
@@ -144,8 +144,7 @@ export const webhooksScreen: Screen = (app, context) => {
   const view = (request: FastifyRequest, user: SignedInUser) => ({ ...pageContext(context, request), user });
 
   app.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const page = pageNumber(request);
     const { total, webhooks } = await listWebhooks(context, actorOfUser(user), {
       limit: WEBHOOKS_PER_PAGE,
@@ -175,8 +174,7 @@ export const webhooksScreen: Screen = (app, context) => {
   };
 
   app.get('/webhooks/new', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     return html(reply, 200, renderNewWebhook(view(request, user), { values: EMPTY_WEBHOOK_FORM, errors: {} }));
   });
 
@@ -206,8 +204,7 @@ export const webhooksScreen: Screen = (app, context) => {
   };
 
   app.post('/webhooks', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     return submitForm(
       request,
       reply,
@@ -217,8 +214,7 @@ export const webhooksScreen: Screen = (app, context) => {
   });
 
   app.get<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const { id } = request.params;
     const webhook = await readOwn(() => getWebhook(context, actor, { id }));
@@ -250,15 +246,13 @@ export const webhooksScreen: Screen = (app, context) => {
   });
 
   app.get<{ Params: { id: string } }>('/webhooks/:id/edit', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const webhook = await readOwn(() => getWebhook(context, actorOfUser(user), { id: request.params.id }));
     return html(reply, 200, renderEditWebhook(view(request, user), webhook, { values: storedValues(webhook), errors: {} }));
   });
 
   app.post<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const webhook = await readOwn(() => getWebhook(context, actor, { id: request.params.id }));
     return submitForm(
@@ -277,8 +271,7 @@ export const webhooksScreen: Screen = (app, context) => {
     ['disable', false],
   ] as const) {
     app.post<{ Params: { id: string } }>(`/webhooks/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const webhook = await readOwn(() => updateWebhook(context, actorOfUser(user), { id: request.params.id, enabled }));
       return seeOther(reply, `${webhookPath(webhook.id)}?done=${verb}d`);
     });
@@ -286,8 +279,7 @@ export const webhooksScreen: Screen = (app, context) => {
 
   /** Rotate secret: without `confirmed=yes` (no scripts) a confirmation page first. */
   app.post<{ Params: { id: string } }>('/webhooks/:id/secret', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const { id } = request.params;
     if (isConfirmed(request.body)) {
@@ -306,8 +298,7 @@ export const webhooksScreen: Screen = (app, context) => {
 
   /** Delete: without `confirmed=yes` (no scripts) a confirmation page for the user's webhook (404 otherwise). */
   app.post<{ Params: { id: string } }>('/webhooks/:id/delete', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const { id } = request.params;
     if (isConfirmed(request.body)) {
@@ -326,8 +317,7 @@ export const webhooksScreen: Screen = (app, context) => {
 
   /** Send test event: one signed attempt now; the page shows its result from the delivery it recorded. */
   app.post<{ Params: { id: string } }>('/webhooks/:id/test', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
+    const user = signedInUser(request);
     const event = field(request.body, 'event');
     // Only a forged form names another event: the picker offers the catalogue.
     const sent = await readOwn(() =>
@@ -358,8 +348,7 @@ export const webhooksScreen: Screen = (app, context) => {
     '/webhooks/:id/deliveries/:deliveryId',
     { schema: { hide: true } },
     async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const done = queryParam(request, 'done') === 'retried';
       return deliveryPage(request, reply, user, { notice: done ? 'Retried: the result of the new attempt is below.' : undefined });
     },
@@ -370,8 +359,7 @@ export const webhooksScreen: Screen = (app, context) => {
     '/webhooks/:id/deliveries/:deliveryId/retry',
     { schema: { hide: true } },
     async (request, reply) => {
-      const user = requireUser(request, reply);
-      if (!user) return reply;
+      const user = signedInUser(request);
       const { id, deliveryId } = request.params;
       try {
         await readOwn(() => retryDelivery(context, actorOfUser(user), { webhookId: id, deliveryId }));

@@ -1,4 +1,4 @@
-import { csrfFor, field, html, requireUser, seeOther, type Screen } from '../screen.js';
+import { csrfFor, field, html, seeOther, type Screen } from '../screen.js';
 import { renderMessage } from '../components/message.js';
 import { parseWorkspace, rememberWorkspace, workspaceValue } from './workspaces.js';
 
@@ -17,8 +17,6 @@ function sectionOf(path: string): string {
  */
 export const workspaceScreen: Screen = (app, context) => {
   app.post('/workspace', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireUser(request, reply);
-    if (!user) return reply;
     const value = field(request.body, 'workspace');
     const workspace = parseWorkspace(value, request.dashboard.workspaces?.organizations ?? []);
     if (workspaceValue(workspace) !== value) {
