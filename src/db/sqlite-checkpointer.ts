@@ -69,17 +69,17 @@ parentPort.once('message', () => {
 /**
  * Checkpoints a SQLite database in WAL mode on a thread of its own. SQLite checkpoints on the
  * connection whose commit fills the log, and a checkpoint ends with an fsync of the database
- * file: on a busy disk hundreds of milliseconds (380 ms measured) during which the server's one
- * thread answered no one. So the server's connection never checkpoints, and a second connection
- * on this thread does it every second, PASSIVE: it copies what no reader still needs and never
- * waits for, or blocks, the server's writes.
+ * file: on a busy disk a long pause, during which the server's one thread answers no one. So
+ * the server's connection never checkpoints, and a second connection on this thread does it
+ * every second, PASSIVE: it copies what no reader still needs and never waits for, or blocks,
+ * the server's writes.
  *
  * Once the whole log is copied, the next commit writes the log again from its start, and first
- * fsyncs the log's new header (without it, a power loss could replay stale pages): 620 ms on
- * the server's thread measured on a busy disk. So the thread makes that commit itself, at once:
- * it writes the database header's user_version unchanged, and leaves that frame in the log until
- * another connection commits, so the log is never copied whole when the server writes next. The
- * server's writes wait for the restart on a timer (sqlite-lock-wait.ts).
+ * fsyncs the log's new header (without it, a power loss could replay stale pages): as long a
+ * pause on a busy disk. So the thread makes that commit itself, at once: it writes the database
+ * header's user_version unchanged, and leaves that frame in the log until another connection
+ * commits, so the log is never copied whole when the server writes next. The server's writes
+ * wait for the restart on a timer (sqlite-lock-wait.ts).
  *
  * Should the thread fail (a full disk: the checkpoint cannot grow the database file), the
  * server's connection checkpoints by itself meanwhile, so the log never grows without bound;
@@ -137,9 +137,8 @@ export function checkpointInBackground(
 
   checkpointOnConnection(0);
   // Started in the next turn of the event loop, not in the turn that opens the database: a
-  // thread started in that turn left every request of the process 6 to 8 µs slower for its
-  // whole life (the bot page 30 against 23 µs of CPU, GET /v1/me 31 against 25, pinned to one
-  // core or not), one started a turn later does not. The cause lies in V8 or Node, not found yet.
+  // thread started in that turn left every request of the process slower for its whole life
+  // (src/perf/README.md), one started a turn later does not. The cause is not known yet.
   setImmediate(start);
   return {
     async stop() {

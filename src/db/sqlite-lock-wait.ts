@@ -25,8 +25,8 @@ export interface LockWaits {
  * A SQLite dialect whose statements wait for another connection's lock without holding the
  * thread. SQLite's own wait (busy_timeout) sleeps on the calling thread: on the server's
  * connection, the thread that answers every request, for as long as the other connection
- * holds the lock (the checkpoint thread restarting the log, during an fsync of hundreds of
- * milliseconds on a busy disk; another process's transaction). So that connection has no
+ * holds the lock (the checkpoint thread restarting the log, during a long fsync on a busy disk;
+ * another process's transaction). So that connection has no
  * busy timeout: SQLite then fails a statement that finds the database locked at once, with
  * SQLITE_BUSY and nothing done, and this runs it again after a timer, for up to `lockWaitMs`
  * (DEPENDENCY_TIMEOUT); then it fails as DependencyUnavailable (503).

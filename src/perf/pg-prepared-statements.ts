@@ -2,8 +2,8 @@
  * PostgreSQL parses and plans an unnamed statement anew at every execution; node-postgres
  * prepares a named one on each connection the first time it runs there, and later runs skip
  * both steps. Registered here are statements that run often and whose planning is a large part
- * of their cost: naming the append of a group of page views (analytics.repository.ts) took its
- * backend's CPU from about 210 to 140 µs a group of ten views.
+ * of their cost, such as the append of a group of page views (ingestion.repository.ts; figures
+ * in README.md).
  *
  * Only fixed texts are registered, never what a query builder makes: a connection keeps every
  * statement it prepared until it closes, and Kysely writes a new text for every length of an

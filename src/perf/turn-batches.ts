@@ -21,9 +21,8 @@ function handleWaiting(): void {
  * The first onRequest hook of the application: every request read in one turn of the event
  * loop waits for that turn's check phase (setImmediate), and they are then handled one after
  * another. Handling each request inline, in its socket's read callback, interleaved the whole
- * request path with reads, writes and their wake-ups; handled in a batch, the same work took
- * about half the CPU under load (GET /v1/me on SQLite, 50 connections: 110 → 54–64 µs a
- * request, with throughput doubled and p99 lower). At low load a request waits only for the
+ * request path with reads, writes and their wake-ups; handled in a batch, the same work takes
+ * much less CPU under load (figures in README.md). At low load a request waits only for the
  * I/O callbacks already due in its turn. PostgreSQL's change-feed fences had been batching
  * requests the same way, which is why its reads cost less than SQLite's.
  */

@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * The logged views of each tag, in time order: what /logs counts and pages through. Without it
- * both read every view of the tag to find its logged ones (1.8 s for a tag of 1.4 million views
- * with none logged). Partial: only logged views are in it, so a view that is not costs nothing.
+ * both read every view of the tag to find its logged ones, however few are logged. Partial:
+ * only logged views are in it, so a view that is not costs nothing.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

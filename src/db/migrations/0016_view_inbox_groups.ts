@@ -4,8 +4,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * view_inbox keeps one row per group of views committed together (features/analytics/
  * view-recorder.ts) instead of one per view: `records` holds the group's records as one JSON
  * array, `views` how many. The per-row costs of an append (its tuple, its key in the index, its
- * later deletion) are then paid once a group rather than once a view: on PostgreSQL a recorded
- * view costs about 10 µs less CPU (service and database) under page-recording's load.
+ * later deletion) are then paid once a group rather than once a view.
  *
  * A record left from before (one view) becomes a group of one, so none is lost across the
  * change, in either direction. On PostgreSQL, vacuums leave the inbox's empty pages in place.
@@ -26,8 +25,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`UPDATE view_inbox SET records = ${group}`.execute(db);
   // A vacuum that finds the inbox's last pages empty (most of the time: its rows are few, and
   // go as a batch) would cut them off the file under an exclusive lock, which stops every
-  // page's append while it lasts (a p99 of 450 ms seen under load). The pages are reused at
-  // once anyway.
+  // page's append while it lasts. The pages are reused at once anyway.
   if (postgres) await sql`ALTER TABLE view_inbox SET (vacuum_truncate = false)`.execute(db);
 }
 

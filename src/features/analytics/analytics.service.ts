@@ -297,11 +297,10 @@ function scopeVisitors(ctx: ServiceContext, scope: Scope, period: Period): Promi
   const days = { from: period.start, to: period.end };
   return readSnapshot(ctx.db, async (db) => {
     // The sets a month at a time: each month is dropped once added, while still in the young
-    // generation. A year's sets read at once (21 MB of text on the 10M-view dataset) outlived
-    // it, and the old generation's collections made the slowest year overviews (p95 118 -> 80
-    // ms, p50 90 -> 70). The next month's query goes out before this month is added, and the
-    // open rows' query after the first month's, so the database works while the sets are
-    // added (PostgreSQL: 20–30 ms for a year's open rows of a large account).
+    // generation; a year's sets read at once outlive it, and the old generation's collections
+    // slow the year overviews. The next month's query goes out before this month is added, and
+    // the open rows' query after the first month's, so the database works while the sets are
+    // added.
     const ranges = setRanges(days);
     const setsOf = (i: number) => {
       const rows = visitorStore.scopeDaySets(db, scope, ranges[i]!);

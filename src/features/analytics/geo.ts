@@ -6,7 +6,7 @@ import { maskIp, parseIp } from '../../lib/ip.js';
 
 /**
  * Offline geolocation from DB-IP's City Lite database (CC BY 4.0), shipped as an npm package:
- * no network at run time. The databases (~130 MB) are loaded on the first lookup, not at start.
+ * no network at run time. The databases are large: loaded on the first lookup, not at start.
  */
 interface CityRecord {
   country_code?: string;

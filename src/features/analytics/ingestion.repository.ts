@@ -11,9 +11,7 @@ import { NUMERIC_FIELDS, RECORD_FIELDS } from './view-record.js';
  * row for the group, one statement of two parameters whatever its size, atomic by itself. The
  * array is kept as binary JSON (SQLite's JSONB, PostgreSQL's jsonb): parsed once, here, so that
  * ingestion reads a field by its offset instead of parsing the text again. One row a group
- * rather than one a view: on PostgreSQL a view then costs the database 4.5 µs less to append
- * and 3 less to take out (groups of 30 measured), the per-row costs (tuple, index entry,
- * deletion) being paid once a group.
+ * rather than one a view: the per-row costs (tuple, index entry, deletion) are paid once a group.
  */
 export async function appendToInbox(db: Db, records: string, views: number): Promise<void> {
   await db.executeQuery(CompiledQuery.raw(isPostgres(db) ? APPEND_POSTGRES : APPEND_SQLITE, [records, views]));
@@ -31,9 +29,8 @@ export async function countInboxViews(db: Db): Promise<number> {
 }
 
 /**
- * Through the sequence's index: the inbox's rows come and go by the thousand, and PostgreSQL
- * finds a live one by scanning its heap past every row deleted since the last vacuum (39 ms a
- * look measured under page traffic, against well under one through the index).
+ * Through the sequence's index: the inbox's rows come and go by the thousand, and without it
+ * PostgreSQL finds a live one by scanning its heap past every row deleted since the last vacuum.
  */
 export async function anyInboxView(db: Db): Promise<boolean> {
   return (await db.selectFrom('view_inbox').select('seq').orderBy('seq').limit(1).executeTakeFirst()) !== undefined;
@@ -148,8 +145,7 @@ const counted = (condition: string) => `sum(CASE WHEN ${condition} THEN 1 ELSE 0
  * visitor's views come in runs. The look-up is a scalar subquery, a probe of `table`'s key per
  * visitor: PostgreSQL may run an EXISTS as one hash of the whole table instead, which it
  * thinks cheaper knowing nothing of a temporary table's rows, and which costs every batch a
- * scan of all open visitor rows (10 ms a batch over the bench's 22,000, most of the batch's
- * time in this rollup).
+ * scan of all open visitor rows.
  */
 const withNewVisitors = (table: string, bucket: string) => `ingest_batch b LEFT JOIN (
     SELECT d.tag_id, d.${bucket}, sum(CASE WHEN (SELECT 1 FROM ${table} v

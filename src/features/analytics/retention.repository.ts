@@ -37,9 +37,9 @@ const ENVIRONMENTS = Object.keys({ live: true, test: true } satisfies Record<Env
  * The tags of `plan`'s scopes with daily rows before `cutoffDay` or monthly rows of months
  * before its month, with their scope. Driven from the plan's users and organizations through
  * the (environment, scope, day) indexes, so a run reads the rows that are due and little else:
- * filtering every rollup row by `day < cutoff` first read all of tag_daily for each plan (the
- * Free plan's 7-day cutoff matches nearly every row), 0.2–1.7 s at 10 million views, on the
- * thread that serves requests in embedded mode, once an hour, even with nothing to delete.
+ * filtering every rollup row by `day < cutoff` would read all of tag_daily for each plan (the
+ * Free plan's 7-day cutoff matches nearly every row), on the thread that serves requests in
+ * embedded mode, once an hour, even with nothing to delete.
  */
 function tagsWithAnalyticsBefore(db: Db, plan: string, cutoffDay: string) {
   const users = db

@@ -53,7 +53,7 @@ const TAG_ROWS_PER_STATEMENT = 2000;
  * Deletes the tag's rows of `table`, about TAG_ROWS_PER_STATEMENT at a time in `column` order
  * (the key after tag_id), giving the thread back between statements. Inside the deletion's one
  * transaction: on SQLite other queries wait for its connection meanwhile, but other requests
- * run (a year of hourly and breakdown rows is tens of thousands of rows, 40-60 ms at once).
+ * run (a year of hourly and breakdown rows is tens of thousands of rows).
  */
 async function deleteTagRows(trx: Db, table: string, column: string, tagId: string): Promise<void> {
   for (;;) {

@@ -6,8 +6,8 @@ import { endianness } from 'node:os';
  * unit, or for a difference of 0xFFFF or more the unit 0xFFFF and the difference in two more
  * (low, high). About 2 bytes a visitor, decoded by a tight loop over 16-bit units. Counting
  * distinct visitors over a period is a union of those sets in a bitmap: exact, and linear in the
- * stored numbers. In base64 text rather than a binary column: PostgreSQL sends bytea as hex it
- * encodes at about 100 MB/s, the slowest step of a year's report; text goes out as stored.
+ * stored numbers. In base64 text rather than a binary column: PostgreSQL sends bytea as hex,
+ * slowly enough to be the slowest step of a year's report; text goes out as stored.
  */
 
 const ESCAPE = 0xffff;
