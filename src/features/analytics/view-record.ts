@@ -7,7 +7,7 @@ export type RecordedView = Omit<ViewsTable, 'environment' | 'owner_id' | 'organi
  * A record's fields, in order. A record is a JSON array, not an object: a third of the bytes,
  * and one JSON.stringify on the request instead of a bound parameter per column (a bound
  * parameter costs more than the whole serialization). The database unpacks it by position when
- * it ingests the inbox (analytics.repository.ts). Migration 0015 writes records in this order
+ * it ingests the inbox (ingestion.repository.ts). Migration 0015 writes records in this order
  * too: a change here needs a migration that rewrites the inbox.
  */
 export const RECORD_FIELDS = [
