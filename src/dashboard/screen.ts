@@ -102,6 +102,24 @@ export function pageParam(request: FastifyRequest): number {
   return Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1);
 }
 
+/** The fields of a form a service may name: a list of names both share, or the service's name → the form's. */
+export type FormFields = readonly string[] | Readonly<Record<string, string>>;
+
+/**
+ * The one mapping from a service's refusal to a form's message: a validation error naming one
+ * of the form's `fields` becomes that field's message, as a sentence. Undefined for anything
+ * else (another code, a field the form does not have): not the form's fault, so the caller
+ * lets the error go on up to the error page.
+ */
+export function fieldError(error: unknown, fields: FormFields): Record<string, string> | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'validation_error' || !error.details.field) return undefined;
+  const name = error.details.field;
+  const formName = isList(fields) ? (fields.includes(name) ? name : undefined) : Object.hasOwn(fields, name) ? fields[name] : undefined;
+  return formName ? { [formName]: sentence(error.message) } : undefined;
+}
+
+const isList = (fields: FormFields): fields is readonly string[] => Array.isArray(fields);
+
 /** A service's message as a sentence for the page: capitalised, with its full stop. */
 export function sentence(message: string): string {
   return message[0]!.toUpperCase() + message.slice(1) + (message.endsWith('.') ? '' : '.');

@@ -1,6 +1,5 @@
 import { changePassword } from '../../features/accounts/index.js';
-import { ApiError } from '../../errors.js';
-import { field, html, pageContext, queryParam, signedInUser, seeOther, sentence, type Screen } from '../screen.js';
+import { fieldError, field, html, pageContext, queryParam, signedInUser, seeOther, type Screen } from '../screen.js';
 import { renderAccount } from './account.js';
 import { TOO_MANY } from '../auth/sign-in.routes.js';
 
@@ -29,10 +28,11 @@ export const accountScreen: Screen = (app, context) => {
     try {
       await changePassword(context, user, { current: field(request.body, 'current_password'), next });
     } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'validation_error' || !error.details.field) throw error;
+      const fieldErrors = fieldError(error, ['current_password', 'new_password']);
+      if (!fieldErrors) throw error;
       // A wrong current password is a guess like a failed sign-in, and throttled like one.
-      if (error.details.field === 'current_password') await throttle.recordFailure(request.ip, user.email);
-      return html(reply, 400, renderAccount(view, { fieldErrors: { [error.details.field]: sentence(error.message) } }));
+      if (fieldErrors.current_password) await throttle.recordFailure(request.ip, user.email);
+      return html(reply, 400, renderAccount(view, { fieldErrors }));
     }
     return seeOther(reply, '/dashboard/account?password=changed');
   });

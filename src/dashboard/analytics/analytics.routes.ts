@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOfUser, PLAN_LIMITS, type SignedInUser } from '../../features/accounts/index.js';
-import { listTagLogs, MAX_VIEWS_OFFSET, overview, prepareExport, realtime, sendExport, tagReport } from '../../features/analytics/index.js';
+import { listTagLogs, MAX_VIEWS_OFFSET, overview, prepareExport, realtime, tagReport } from '../../features/analytics/index.js';
+import { sendExport } from '../../http/send-export.js';
 import { ApiError, validationError } from '../../errors.js';
-import { html, pageContext, queryParam, signedInUser, sentence, type Screen, type ScreenContext } from '../screen.js';
+import { fieldError, html, pageContext, queryParam, signedInUser, sentence, type Screen, type ScreenContext } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { addDays, GRANULARITIES, type Granularity, type PeriodForm } from './analytics-parts.js';
 import { renderOverview } from './analytics.js';
@@ -40,12 +41,11 @@ const FIELD_OF: Record<string, string> = { start_date: 'from', end_date: 'to', g
 
 /** A refused period as the form's errors; any other error is not the form's. */
 function periodErrors(error: unknown): Record<string, string> {
-  if (!(error instanceof ApiError)) throw error;
   // The range is ordered (readPeriod): what is left is a period older than the plan's history.
-  if (error.code === 'invalid_date_range') return { to: sentence(error.message) };
-  const field = FIELD_OF[error.details.field ?? ''];
-  if (error.code === 'validation_error' && field) return { [field]: sentence(error.message) };
-  throw error;
+  if (error instanceof ApiError && error.code === 'invalid_date_range') return { to: sentence(error.message) };
+  const errors = fieldError(error, FIELD_OF);
+  if (!errors) throw error;
+  return errors;
 }
 
 function readGranularity(request: FastifyRequest): { granularity: Granularity; error?: string } {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createFirstAccount, endSession, isSignupOpen, SESSION_COOKIE, signUp, verifyCredentials } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { csrfFor, field, html, queryParam, seeOther, sentence, signInAndRedirect, type Screen, type ScreenContext } from '../screen.js';
+import { fieldError, csrfFor, field, html, queryParam, seeOther, signInAndRedirect, type Screen, type ScreenContext } from '../screen.js';
 import { cookieOptions, setCookie } from '../security.js';
 import { renderMessage } from '../components/message.js';
 import { renderSetup, renderSignIn, renderSignUp } from './sign-in.js';
@@ -10,12 +10,8 @@ export const TOO_MANY = (seconds: number) => `Too many attempts, try again in ${
 const WRONG_CREDENTIALS = 'Incorrect email or password.';
 const DISABLED = 'This account is disabled. Ask the owner of this instance to enable it again.';
 
-/** The messages of a failed account creation, by field. */
-function accountErrors(error: unknown): Record<string, string> | undefined {
-  if (!(error instanceof ApiError) || error.code !== 'validation_error') return undefined;
-  const name = error.details.field === 'email' ? 'email' : 'password';
-  return { [name]: sentence(error.message) };
-}
+/** The fields of the account forms (setup, sign-up) a service's refusal can name. */
+const ACCOUNT_FIELDS = ['email', 'password'];
 
 function newAccountInput(body: unknown) {
   const input = { email: field(body, 'email'), password: field(body, 'password') };
@@ -80,7 +76,7 @@ export const signInScreens: Screen = (app, context) => {
       return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
     } catch (error) {
       if (error instanceof ApiError && error.code === 'forbidden') return seeOther(reply, '/dashboard/login');
-      const fieldErrors = accountErrors(error);
+      const fieldErrors = fieldError(error, ACCOUNT_FIELDS);
       if (!fieldErrors) throw error;
       return html(reply, 400, renderSetup({ ...form, fieldErrors }));
     }
@@ -106,7 +102,7 @@ export const signInScreens: Screen = (app, context) => {
       context.markSetUp();
       return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
     } catch (error) {
-      const fieldErrors = accountErrors(error);
+      const fieldErrors = fieldError(error, ACCOUNT_FIELDS);
       if (!fieldErrors) throw error;
       return html(reply, 400, renderSignUp({ ...form, fieldErrors }));
     }

@@ -1,20 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js';
-import {
-  deleteFile,
-  fileTooLarge,
-  listFiles,
-  multipartUploads,
-  requireFile,
-  sendDownload,
-  sendThumbnail,
-  storageUsage,
-  updateFile,
-  uploadFromRequest,
-} from '../../features/files/index.js';
+import { deleteFile, fileTooLarge, listFiles, requireFile, storageUsage, updateFile } from '../../features/files/index.js';
+import { sendDownload, sendThumbnail } from '../../http/downloads.js';
+import { multipartUploads, uploadFromRequest } from '../../http/uploads.js';
 import type { TagView } from '../../features/tags/index.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import {
+  fieldError,
   field,
   formTokenMatches,
   html,
@@ -52,7 +44,7 @@ const UPLOAD_REFUSALS = new Set([
   'storage_limit_exceeded',
 ]);
 
-const EDIT_FIELDS = new Set(['name', 'description']);
+const EDIT_FIELDS = ['name', 'description'];
 
 type TagParams = { Params: { id: string } };
 type FileParams = { Params: { id: string; fileId: string } };
@@ -176,9 +168,9 @@ export const filesScreen: Screen = (app, context) => {
       });
       return seeOther(reply, `${tagPath(tag, 'files')}?done=saved`);
     } catch (error) {
-      const name = error instanceof ApiError ? error.details.field : undefined;
-      if (!(error instanceof ApiError) || error.code !== 'validation_error' || !name || !EDIT_FIELDS.has(name)) throw error;
-      return editPage(request, reply, user, tag, { file, values, errors: { [name]: sentence(error.message) } }, 400);
+      const errors = fieldError(error, EDIT_FIELDS);
+      if (!errors) throw error;
+      return editPage(request, reply, user, tag, { file, values, errors }, 400);
     }
   });
 

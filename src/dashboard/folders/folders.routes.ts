@@ -4,6 +4,7 @@ import { createFolder, deleteFolder, getFolder, listFolders, updateFolder, type 
 import { countTagsByFolder, listTags, updateTag } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
 import {
+  fieldError,
   field,
   fields,
   html,
@@ -37,7 +38,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** The folder form's fields a service error can name; anything else is not the form's fault. */
-const FOLDER_FIELDS = new Set(['name', 'parent_id']);
+const FOLDER_FIELDS = ['name', 'parent_id'];
 
 /** Every folder of the user, for the tree and the parent choices. */
 async function allFolders(context: ScreenContext, user: SignedInUser): Promise<FolderView[]> {
@@ -47,14 +48,6 @@ async function allFolders(context: ScreenContext, user: SignedInUser): Promise<F
     folders.push(...page.folders);
     if (folders.length >= page.total || page.folders.length === 0) return folders;
   }
-}
-
-/** A service refusal of the folder form as errors per field; anything else goes on up. */
-function folderFormErrors(error: unknown): Record<string, string> {
-  if (!(error instanceof ApiError)) throw error;
-  const name = error.details.field;
-  if (error.code !== 'validation_error' || !name || !FOLDER_FIELDS.has(name)) throw error;
-  return { [name]: sentence(error.message) };
 }
 
 const folderPath = (id: string) => `/dashboard/folders/${encodeURIComponent(id)}`;
@@ -130,7 +123,9 @@ export const foldersScreen: Screen = (app, context) => {
       const folder = await createFolder(context, actorOfUser(user), { name: values.name, parent_id: values.parent_id || null });
       return seeOther(reply, `${folderPath(folder.id)}?done=created`);
     } catch (error) {
-      return foldersPage(request, reply, user, { form: { values, errors: folderFormErrors(error) } }, 400);
+      const errors = fieldError(error, FOLDER_FIELDS);
+      if (!errors) throw error;
+      return foldersPage(request, reply, user, { form: { values, errors } }, 400);
     }
   });
 
@@ -149,7 +144,9 @@ export const foldersScreen: Screen = (app, context) => {
       await updateFolder(context, actorOfUser(user), { id: folder.id, name: values.name, parent_id: values.parent_id || null });
       return seeOther(reply, `${folderPath(folder.id)}?done=saved`);
     } catch (error) {
-      return folderPage(request, reply, user, folder, { form: { values, errors: folderFormErrors(error) } }, 400);
+      const errors = fieldError(error, FOLDER_FIELDS);
+      if (!errors) throw error;
+      return folderPage(request, reply, user, folder, { form: { values, errors } }, 400);
     }
   });
 

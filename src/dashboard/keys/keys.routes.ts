@@ -13,6 +13,7 @@ import {
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
 import {
+  fieldError,
   field,
   fields,
   html,
@@ -22,7 +23,6 @@ import {
   queryParam,
   signedInUser,
   seeOther,
-  sentence,
   type Screen,
 } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
@@ -39,7 +39,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** The form's fields a service error can name; anything else is not the form's fault. */
-const FORM_FIELDS = new Set(['name', 'permissions', 'ip', 'organization']);
+const FORM_FIELDS = ['name', 'permissions', 'ip', 'organization'];
 
 /**
  * /dashboard/keys: the user's API keys (personal, and of the organizations they own or admin).
@@ -97,9 +97,9 @@ export const keysScreen: Screen = (app, context) => {
       if (error.code === 'forbidden' || error.code === 'not_found') {
         return invalid({ organization: 'Choose Personal or an organization you own or administer.' });
       }
-      const name = error.details.field;
-      if (error.code !== 'validation_error' || !name || !FORM_FIELDS.has(name)) throw error;
-      return invalid({ [name]: sentence(error.message) });
+      const errors = fieldError(error, FORM_FIELDS);
+      if (!errors) throw error;
+      return invalid(errors);
     }
   });
 
@@ -122,9 +122,9 @@ export const keysScreen: Screen = (app, context) => {
     try {
       await editKey(context, actorOfUser(user), { id: request.params.id, ...values, ip: values.ip.split(/[\s,]+/).filter(Boolean) });
     } catch (error) {
-      const name = error instanceof ApiError && error.code === 'validation_error' ? error.details.field : undefined;
-      if (!name || !FORM_FIELDS.has(name)) throw error;
-      return invalid({ [name]: sentence((error as ApiError).message) });
+      const errors = fieldError(error, FORM_FIELDS);
+      if (!errors) throw error;
+      return invalid(errors);
     }
     return seeOther(reply, '/dashboard/keys?done=saved');
   });

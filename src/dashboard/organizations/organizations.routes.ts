@@ -12,7 +12,7 @@ import {
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { field, html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, sentence, type Screen } from '../screen.js';
+import { fieldError, field, html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, type Screen } from '../screen.js';
 import { renderOrganization, renderOrganizations, type OrganizationPage } from './organizations.js';
 import { askFirst } from '../components/ask-first.js';
 
@@ -26,14 +26,6 @@ const NOTICES: Record<string, string> = {
   renamed: 'Organization renamed.',
   transferred: 'Ownership handed over. You are now an admin of this organization.',
 };
-
-/** A service's validation error for one of `names`, as that field's message; anything else is rethrown. */
-function fieldError(error: unknown, names: readonly string[]): Record<string, string> {
-  if (error instanceof ApiError && error.code === 'validation_error' && names.includes(error.details.field ?? '')) {
-    return { [error.details.field!]: sentence(error.message) };
-  }
-  throw error;
-}
 
 /**
  * /dashboard/organizations: the user's organizations, founding one, and each one's members.
@@ -68,6 +60,7 @@ export const organizationsScreen: Screen = (app, context) => {
       return seeOther(reply, `/dashboard/organizations/${encodeURIComponent(org.id)}`);
     } catch (error) {
       const errors = fieldError(error, ['name', 'plan']);
+      if (!errors) throw error;
       const organizations = await listOrganizations(context, actorOfUser(user));
       const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
       return html(reply, 400, renderOrganizations(view, { organizations, form: { name, errors } }));
@@ -92,6 +85,7 @@ export const organizationsScreen: Screen = (app, context) => {
         error instanceof ApiError && error.code === 'not_found'
           ? { email: 'No account has this email. They need to sign up or be created first.' }
           : fieldError(error, ['email', 'role']);
+      if (!errors) throw error;
       return organizationPage(request, reply, user, { form: { email, role, errors } }, 400);
     }
     return seeOther(reply, back(request, 'added'));
@@ -103,7 +97,9 @@ export const organizationsScreen: Screen = (app, context) => {
     try {
       await renameOrganization(context, actorOfUser(user), { organizationId: request.params.id, name });
     } catch (error) {
-      return organizationPage(request, reply, user, { rename: { name, errors: fieldError(error, ['name']) } }, 400);
+      const errors = fieldError(error, ['name']);
+      if (!errors) throw error;
+      return organizationPage(request, reply, user, { rename: { name, errors } }, 400);
     }
     return seeOther(reply, back(request, 'renamed'));
   });

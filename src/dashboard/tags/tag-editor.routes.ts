@@ -55,9 +55,9 @@ function previewProblem(message: string): string {
 const NOTICES: Record<string, string> = { saved: 'Saved. The public page shows the change now.' };
 
 /** The form's errors for a service error about the tag's settings or blocks; undefined when it is about neither. */
-function formErrors(error: ApiError): Record<string, string> | undefined {
+function formErrors(error: unknown): Record<string, string> | undefined {
   const settings = settingsError(error);
-  if (settings) return settings;
+  if (settings || !(error instanceof ApiError)) return settings;
   const name = error.code === 'validation_error' ? error.details.field : undefined;
   if (!name) return undefined;
   const key = blockErrorKey(name);
@@ -125,7 +125,7 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
         await updateTag(context, actor, { id: tag.id, ...settings.input, content: blocks.map(blockInput) });
         return seeOther(reply, `${tagPath(tag, 'edit')}?done=saved`);
       } catch (error) {
-        const errors = error instanceof ApiError ? formErrors(error) : undefined;
+        const errors = formErrors(error);
         if (!errors) throw error;
         return invalid(errors);
       }

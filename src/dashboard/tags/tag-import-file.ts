@@ -1,7 +1,8 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Value } from 'typebox/value';
 import { fieldWithNul } from '../../lib/text-fields.js';
-import { MAX_BATCH_TAGS, READ_PERMISSIONS, TagBatchBody, WRITE_PERMISSIONS, type TagInput } from '../../features/tags/index.js';
+import { TagBatchBody } from '../../api/schemas/tags.js';
+import { MAX_BATCH_TAGS, READ_PERMISSIONS, WRITE_PERMISSIONS, type TagInput } from '../../features/tags/index.js';
 
 /**
  * Reading an import file into the API's batch items, shape first: what the batch endpoint's

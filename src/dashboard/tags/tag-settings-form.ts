@@ -1,8 +1,7 @@
 import type { Actor } from '../../features/accounts/index.js';
 import { listFolders } from '../../features/folders/index.js';
 import { READ_PERMISSIONS, WRITE_PERMISSIONS, type TagInput } from '../../features/tags/index.js';
-import { ApiError } from '../../errors.js';
-import { field, sentence, type ScreenContext } from '../screen.js';
+import { fieldError, field, type ScreenContext } from '../screen.js';
 import type { TagSettingsChoices, TagSettingsValues } from './tag-settings.js';
 
 /** Folders the forms offer: enough for any real account, and a bounded query for any other. */
@@ -61,8 +60,8 @@ const FORM_FIELDS: Record<string, string> = {
 };
 
 /** A validation error of the tags service as the form's error of one of its settings; undefined when it names none. */
-export function settingsError(error: ApiError): Record<string, string> | undefined {
-  const name = error.code === 'validation_error' ? FORM_FIELDS[error.details.field ?? ''] : undefined;
-  if (!name) return undefined;
-  return { [name]: name === 'folder' ? 'Choose one of your folders.' : sentence(error.message) };
+export function settingsError(error: unknown): Record<string, string> | undefined {
+  const errors = fieldError(error, FORM_FIELDS);
+  // The service names the folder by its id, which the form's select never shows.
+  return errors?.folder ? { folder: 'Choose one of your folders.' } : errors;
 }

@@ -3,7 +3,6 @@ import { actorOfUser } from '../../features/accounts/index.js';
 import { tagReport } from '../../features/analytics/index.js';
 import { getFolder } from '../../features/folders/index.js';
 import { createTag, deleteTag, listTags, type TagSort } from '../../features/tags/index.js';
-import { ApiError } from '../../errors.js';
 import { html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, type Screen } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
 import { userTag } from './user-tag.js';
@@ -90,7 +89,7 @@ export const tagsScreen: Screen = (app, context) => {
       const tag = await createTag(context, actor, { ...input, ...(folder_id ? { folder_id } : {}) });
       return seeOther(reply, `${tagPath(tag)}?done=created`);
     } catch (error) {
-      const errors = error instanceof ApiError ? settingsError(error) : undefined;
+      const errors = settingsError(error);
       if (!errors) throw error;
       return invalid(errors);
     }

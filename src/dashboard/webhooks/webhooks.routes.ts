@@ -16,6 +16,7 @@ import {
 } from '../../features/webhooks/index.js';
 import { ApiError } from '../../errors.js';
 import {
+  fieldError,
   field,
   fields,
   html,
@@ -123,16 +124,15 @@ function formErrors(error: unknown, values: WebhookFormValues): Record<string, s
   if (!(error instanceof ApiError)) return undefined;
   if (error.code === 'webhook_limit_reached') return { form: sentence(error.message) };
   const name = error.details.field;
-  if (name === 'name') return { name: sentence(error.message) };
+  // The URL's refusals have codes of their own (invalid_url), and name it in the API's lower case.
   if (name === 'url') return { url: sentence(error.message.replace(/^url\b/, 'URL')) };
-  if (name === 'headers') return { headers: sentence(error.message) };
   if (name?.startsWith('headers.')) {
     const header = name.slice('headers.'.length);
     const row = values.headers.findIndex((item) => item.name === header);
     const message = error.message.startsWith(`${name} `) ? `Value ${error.message.slice(name.length + 1)}` : error.message;
     return { [row >= 0 ? `header-${row}` : 'headers']: sentence(message) };
   }
-  return undefined;
+  return fieldError(error, ['name', 'headers']);
 }
 
 /**
