@@ -1,35 +1,24 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { checkApiRoute, registerApi } from './api/index.js';
 import { dashboardRoutes } from './dashboard/routes.js';
-import { meRoutes, type KeyActor } from './features/accounts/index.js';
-import { analyticsRoutes, Tracker, ViewRecorder } from './features/analytics/index.js';
-import { fileRoutes, publicFileRoutes } from './features/files/index.js';
-import { folderRoutes } from './features/folders/index.js';
-import { healthRoutes } from './features/health/index.js';
-import { pageRoutes } from './public/pages.js';
-import { tagRoutes } from './features/tags/index.js';
-import { webhookRoutes } from './features/webhooks/index.js';
-import { Authenticator, type RoutePermission } from './http/auth.js';
-import { isPreflightRoute, registerCors } from './http/cors.js';
-import { clientError, frameworkError, installErrorHandling, refuseNul } from './http/error-handler.js';
+import { clientError, frameworkError, installErrorHandling } from './http/error-handler.js';
 import { closeConnectionsOnClose } from './http/graceful-close.js';
-import { IdempotencyLayer } from './http/idempotency.js';
 import { RequestLogController, requestLogger } from './http/logging.js';
 import { installMetrics } from './http/metrics.js';
-import { documentRoute, OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
-import { RateLimiter, type EndpointBucket } from './http/rate-limiter.js';
+import { registerOpenApi } from './http/openapi.js';
 import { timeoutOptions, watchIdleSockets } from './http/timeouts.js';
 import { installValidation } from './http/validation.js';
 import { newId } from './lib/ids.js';
-import type { MaybePromise } from './lib/maybe-promise.js';
 import { handleInTurnBatches } from './perf/turn-batches.js';
+import { registerPublic } from './public/index.js';
 import type { Services } from './services.js';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 
-/** Builds the HTTP application: cross-cutting plugins, then every feature's routes. */
+/** Builds the HTTP application: cross-cutting plugins, then the front doors. */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
-  const { config, database } = services;
+  const { config } = services;
   const app = Fastify({
     loggerInstance: services.log,
     genReqId: () => newId('req'),
@@ -49,13 +38,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   closeConnectionsOnClose(app);
   // First, so that every route gets its request metrics.
   installMetrics(app, config, services.metrics);
-  app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith('/v1/') || route.url === OPENAPI_PATH || isPreflightRoute(route)) return;
-    if (route.config?.permission === undefined) {
-      throw new Error(`${route.method} ${route.url} must declare config.permission (null for any valid key)`);
-    }
-    documentRoute(route);
-  });
+  app.addHook('onRoute', checkApiRoute);
   // JSON is the only body the API takes (uploads register their own parser); text/plain would
   // otherwise reach the schema as a string instead of being refused as the wrong media type.
   app.removeContentTypeParser('text/plain');
@@ -75,48 +58,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorHandling(app);
   await registerOpenApi(app, config);
 
-  await app.register(healthRoutes(database.db, services.redis));
-  const recorder = new ViewRecorder(database.db, services.log, services.metrics);
-  app.addHook('onClose', () => recorder.flush());
-  await app.register(pageRoutes(services, new Tracker(services, recorder)));
-  await app.register(publicFileRoutes(services));
-
-  // RATE_LIMITS=false lifts key limits (benchmarks, trusted on-premise); failed-auth limits stay.
-  const limiter = new RateLimiter(services.limits, services.clock, {
-    enforceKeyLimits: config.rateLimits,
-    multiplier: config.rateLimitMultiplier,
-  });
+  // The three front doors: public pages, the dashboard, the API.
+  await registerPublic(app, services);
   await app.register(dashboardRoutes(services));
-  const authenticator = new Authenticator(services, limiter);
-  const idempotency = new IdempotencyLayer(services);
-  app.decorateRequest('actor', null as unknown as KeyActor);
-  await app.register(
-    async (v1) => {
-      // Every /v1 route gets the guard as its first onRequest hook, bound to the route's
-      // permission and endpoint bucket once, when it is registered: reading them per request
-      // (request.routeOptions) would build a new options object for every request. POST
-      // routes also take Idempotency-Key. CORS's preflight (OPTIONS) is answered keyless.
-      v1.addHook('onRoute', (route) => {
-        if (isPreflightRoute(route)) return;
-        const guard = routeGuard(authenticator, route.config?.permission ?? null, route.config?.rateLimit);
-        route.onRequest = [guard, ...[route.onRequest ?? []].flat()];
-        // Only where text reaches the handler: a body, or a query it declares. A GET without a
-        // query schema ignores the query string, so a NUL there reaches nothing.
-        if (route.schema?.querystring || !['GET', 'HEAD'].includes(String(route.method))) {
-          route.preHandler = [refuseNul, ...[route.preHandler ?? []].flat()];
-        }
-        idempotency.addTo(route);
-      });
-      await registerCors(v1, config.corsOrigins);
-      await v1.register(meRoutes);
-      await v1.register(tagRoutes(services));
-      await v1.register(folderRoutes(services));
-      await v1.register(fileRoutes(services));
-      await v1.register(webhookRoutes(services));
-      await v1.register(analyticsRoutes(services));
-    },
-    { prefix: '/v1' },
-  );
+  await registerApi(app, services);
 
   return app;
 }
@@ -151,24 +96,5 @@ function startRequest(track: (request: FastifyRequest, reply: FastifyReply) => v
     reply.header('x-request-id', request.id);
     track(request, reply);
     done();
-  };
-}
-
-/**
- * The route's guard, bound to its permission and endpoint bucket. Callback style: most requests
- * pass it without anything to wait for (Authenticator.guard), and an async hook would cost each
- * a promise and a trip through the microtask queue.
- */
-function routeGuard(authenticator: Authenticator, permission: RoutePermission, bucket: EndpointBucket | undefined) {
-  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
-    let passed: MaybePromise<void>;
-    try {
-      passed = authenticator.guard(request, reply, permission, bucket);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    if (passed instanceof Promise) passed.then(() => done(), done);
-    else done();
   };
 }

@@ -7,7 +7,7 @@ import { ApiError, DependencyUnavailable, isOutsideFault } from '../errors.js';
 import { logOutsideFault } from '../http/error-handler.js';
 import { SHORT_ID_PATTERN } from '../lib/ids.js';
 import { andThen, handled, type MaybePromise } from '../lib/maybe-promise.js';
-import type { Tracker } from '../features/analytics/index.js';
+import type { Tracker, Visit } from '../features/analytics/index.js';
 import { mayReadTagPage } from '../features/accounts/index.js';
 import { sendTagged } from '../http/conditional.js';
 import { pageFiles } from '../features/files/index.js';
@@ -19,7 +19,6 @@ import {
   publicPageUrl,
   qrImage,
   QR_MIN_SIZE,
-  QrQuery,
   scanUrl,
   type Block,
   type TagRow,
@@ -34,6 +33,7 @@ import {
   UNAVAILABLE_PAGE,
 } from '../features/pages/index.js';
 import { BEACON_JS } from './beacon.js.js';
+import { QrQuery } from '../api/schemas/tags.js';
 import { PAGE_CSS } from './page.css.js';
 
 /**
@@ -149,8 +149,10 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   function show(request: FastifyRequest, reply: FastifyReply, tag: TagRow, scan: boolean): MaybePromise<FastifyReply> {
     const headers = tag.read_permission === 'public' ? PUBLIC_PAGE : PRIVATE_PAGE;
     return andThen(renderedPage(tag), (rendered) => {
-      if (!tracker.counts(request)) return reply.code(200).headers(headers).send(rendered.uncounted);
-      return tracker.recordView(request, reply, tag, scan).then(
+      if (!tracker.counts(request.method, request.headers['user-agent'])) return reply.code(200).headers(headers).send(rendered.uncounted);
+      const visit = tracker.recordView(visitOf(request), tag, scan);
+      reply.header('set-cookie', visit.setCookie);
+      return visit.token.then(
         (token) =>
           reply
             .code(200)
@@ -220,6 +222,18 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
     app.get('/assets/beacon.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(BEACON_JS),
     );
+  };
+}
+
+/** A counted request as the tracker takes it. */
+function visitOf(request: FastifyRequest): Visit {
+  return {
+    // Fastify works the address out anew at each read (proxy headers): once here.
+    ip: request.ip,
+    userAgent: request.headers['user-agent']!,
+    cookie: request.headers.cookie,
+    referrer: request.headers.referer,
+    host: request.host,
   };
 }
 

@@ -13,7 +13,6 @@ export {
   type AdminUserView,
 } from './instance-admin.service.js';
 export { actorOfKey, recordKeyUse } from './key-auth.js';
-export { meRoutes } from './me.routes.js';
 export { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 export { ENDPOINT_LIMITS_PER_MINUTE, isPlan, PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans.js';
 export { countCreatedInScope, inScope, isInScope, requireAccess, scopeOf, type Scope } from './scope.js';

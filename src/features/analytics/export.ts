@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
@@ -198,9 +197,4 @@ export async function prepareExport(ctx: ServiceContext, actor: Actor, query: Ex
       ? Readable.from(csv(ctx, exported, period))
       : Readable.from(json(ctx, exported, period, include, ctx.clock.now().toISOString()));
   return { period, filename, contentType: query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8', body };
-}
-
-/** Answers with a prepared export as a file download, streamed: the API and the dashboard alike. */
-export function sendExport(reply: FastifyReply, prepared: PreparedExport): FastifyReply {
-  return reply.type(prepared.contentType).header('content-disposition', `attachment; filename="${prepared.filename}"`).send(prepared.body);
 }

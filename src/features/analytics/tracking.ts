@@ -1,5 +1,4 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import type { ViewSource } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
@@ -17,6 +16,28 @@ import { AnonymousVisitors, describeClient, isBot, VISITOR_COOKIE, visitorFromCo
 export interface TrackedTag {
   id: string;
   access_logging: number;
+}
+
+/** A counted visit to a page, as the request tells it. */
+export interface Visit {
+  /** The client's address, proxy headers resolved. */
+  ip: string;
+  userAgent: string;
+  /** The Cookie header, which may name a returning visitor. */
+  cookie: string | undefined;
+  /** The Referer header. */
+  referrer: string | string[] | undefined;
+  /** The host the page was asked for: a referrer from it is a direct visit. */
+  host: string;
+}
+
+/**
+ * A visit being recorded: the Set-Cookie the answer carries (the visitor's, set whether or not
+ * the view is stored), and the beacon token of the view once it is stored.
+ */
+export interface CountedVisit {
+  setCookie: string;
+  token: Promise<string>;
 }
 
 const MAX_DURATION_SECONDS = 24 * 3600;
@@ -45,35 +66,40 @@ export class Tracker {
     return sighting.catch((error: unknown) => this.ctx.log.warn({ reason: failureReason(error) }, 'presence not updated'));
   }
 
-  /** Whether the request is a visit to count: a GET (HEAD is not a visit) from a browser, not a bot. */
-  counts(request: FastifyRequest): boolean {
-    return request.method === 'GET' && !isBot(request.headers['user-agent']);
+  /** Whether a request is a visit to count: a GET (HEAD is not a visit) from a browser, not a bot. */
+  counts(method: string, userAgent: string | undefined): boolean {
+    return method === 'GET' && !isBot(userAgent);
   }
 
-  /** Records the view of a request that counts; returns the token the page's beacon uses. */
-  async recordView(request: FastifyRequest, reply: FastifyReply, tag: TrackedTag, scan: boolean): Promise<string> {
-    const userAgent = request.headers['user-agent'];
-    // Fastify works the address out anew at each read (proxy headers): once here.
-    const address = request.ip;
-    const visitor = visitorFromCookie(request.headers.cookie) ?? this.anonymousVisitors.of(address, userAgent!);
+  /** Records the view of a visit that counts (counts() said so). */
+  recordView(visit: Visit, tag: TrackedTag, scan: boolean): CountedVisit {
+    const visitor = visitorFromCookie(visit.cookie) ?? this.anonymousVisitors.of(visit.ip, visit.userAgent);
     const secure = this.ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-    reply.header('set-cookie', `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`);
-    const client = describeClient(userAgent!);
+    return {
+      setCookie: `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`,
+      token: this.store(visit, visitor, tag, scan),
+    };
+  }
+
+  /** Stores the view; returns the token the page's beacon uses. */
+  private async store(visit: Visit, visitor: string, tag: TrackedTag, scan: boolean): Promise<string> {
+    const { ip: address, userAgent } = visit;
+    const client = describeClient(userAgent);
     const place = this.places.of(address) ?? (await this.places.locate(address));
-    const referrer = referrerToKeep(request.headers.referer);
+    const referrer = referrerToKeep(visit.referrer);
     const now = this.ctx.clock.now().toISOString();
     const view: RecordedView = {
       id: newId('view'),
       tag_id: tag.id,
       occurred_at: now,
-      source: this.sourceOf(scan, referrer, request.host),
+      source: this.sourceOf(scan, referrer, visit.host),
       visitor,
       ...client,
       country: place.country,
       region: place.region,
       city: place.city,
       ip_masked: place.ip_masked,
-      user_agent: tag.access_logging === 1 ? userAgent!.slice(0, 1024) : null,
+      user_agent: tag.access_logging === 1 ? userAgent.slice(0, 1024) : null,
       referrer,
       logged: tag.access_logging,
       duration_seconds: null,

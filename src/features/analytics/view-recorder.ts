@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { failureFields } from '../../errors.js';
 import type { Metrics } from '../../lib/metrics.js';
+import type { Logger } from 'pino';
 import * as repo from './ingestion.repository.js';
 import { encodeView, type RecordedView } from './view-record.js';
 
@@ -20,7 +20,7 @@ interface Pending {
  * appends all their records to the inbox as one row. record() resolves only after that
  * commit, so a page is never answered for a view that a crash could still lose, and throughput
  * does not pay one transaction per view. A group that cannot be written (a full disk) rejects
- * every view in it: none is claimed as recorded (the page goes out uncounted, pages.routes.ts). The page waits for its record only: the indexed views
+ * every view in it: none is claimed as recorded (the page goes out uncounted, src/public/pages.ts). The page waits for its record only: the indexed views
  * row, the rollups and the view's events follow when the inbox is ingested (view-rollup.ts), in
  * batches far larger than a group, which the record guarantees.
  *
@@ -38,7 +38,7 @@ export class ViewRecorder {
 
   constructor(
     private readonly db: Db,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Pick<Logger, 'error'>,
     private readonly metrics?: Metrics,
   ) {}
 

@@ -1,3 +1,2 @@
 /** Folders of tags (an extension of the spec): what other features and the front doors may use. */
-export { folderRoutes } from './folders.routes.js';
 export * from './folders.service.js';

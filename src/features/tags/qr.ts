@@ -3,6 +3,15 @@ import { LRUCache } from 'lru-cache';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 
+/** The pixel sizes a QR code can be made at. */
+export const QR_MIN_SIZE = 64;
+export const QR_MAX_SIZE = 2048;
+
+/** A colour as given (`rrggbb` or `#rrggbb`, any case) in the one form renderers, caches and events use: `rrggbb`, lower case. */
+export function normalizeColor(value: string): string {
+  return value.replace(/^#/, '').toLowerCase();
+}
+
 export interface QrOptions {
   format: 'png' | 'svg';
   size: number;

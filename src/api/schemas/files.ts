@@ -1,9 +1,14 @@
 import { Type } from 'typebox';
+import { FilePayload } from '../../features/events/index.js';
+import {
+  ALLOWED_EXTENSIONS,
+  DEFAULT_QUALITY,
+  MAX_DESCRIPTION,
+  MAX_DIMENSION,
+  MAX_NAME,
+  OUTPUT_FORMATS,
+} from '../../features/files/index.js';
 import { idPattern, TAG_REF_PATTERN } from '../../lib/ids.js';
-import { FilePayload } from '../events/index.js';
-import { ALLOWED_EXTENSIONS } from './file-types.js';
-import { DEFAULT_QUALITY, MAX_DIMENSION, OUTPUT_FORMATS } from './images.js';
-import { MAX_DESCRIPTION, MAX_NAME } from './names.js';
 
 /** The public contract of the file endpoints (TypeBox → validation, serialization, OpenAPI). */
 

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { KeyActor } from './actor.js';
-import { dataEnvelope } from '../../http/envelope.js';
-import { component } from '../../lib/components.js';
-import { SerializedBodies } from '../../perf/serialized-bodies.js';
-import { PERMISSIONS } from './permissions.js';
-import { PLANS } from './plans.js';
+import { PERMISSIONS, PLANS, type KeyActor } from '../features/accounts/index.js';
+import { dataEnvelope } from '../http/envelope.js';
+import { component } from '../lib/components.js';
+import { SerializedBodies } from '../perf/serialized-bodies.js';
 
 const Me = Type.Object(
   {

@@ -1,13 +1,12 @@
-import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { sendTagged } from '../../http/conditional.js';
-import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import { idPattern } from '../../lib/ids.js';
-import { SerializedBodies } from '../../perf/serialized-bodies.js';
-import { qrImage } from './qr.js';
-import { normalizeColor, QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './tags.schemas.js';
-import * as tags from './tags.service.js';
+import type { ServiceContext } from '../context.js';
+import * as tags from '../features/tags/index.js';
+import { sendTagged } from '../http/conditional.js';
+import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../http/envelope.js';
+import { idPattern } from '../lib/ids.js';
+import { SerializedBodies } from '../perf/serialized-bodies.js';
+import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './schemas/tags.js';
 
 const TAGS = ['Tags'];
 
@@ -157,8 +156,8 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const tag = await tags.requireTag(ctx, request.actor, request.params.id);
         const { format, size, color, background } = request.query;
-        const options = { format, size, color: normalizeColor(color), background: normalizeColor(background) };
-        const image = await qrImage(tags.scanUrl(ctx.config, tag), options);
+        const options = { format, size, color: tags.normalizeColor(color), background: tags.normalizeColor(background) };
+        const image = await tags.qrImage(tags.scanUrl(ctx.config, tag), options);
         await tags.recordQrGenerated(ctx, tag, options);
         return sendTagged(request, reply, image, 'private, max-age=86400');
       },

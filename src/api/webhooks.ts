@@ -1,11 +1,11 @@
-import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import { component } from '../../lib/components.js';
-import { idPattern } from '../../lib/ids.js';
-import { EVENT_SAMPLES, EVENT_TYPES } from '../events/index.js';
-import * as webhooks from './webhooks.service.js';
+import type { ServiceContext } from '../context.js';
+import { EVENT_SAMPLES, EVENT_TYPES } from '../features/events/index.js';
+import * as webhooks from '../features/webhooks/index.js';
+import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../http/envelope.js';
+import { component } from '../lib/components.js';
+import { idPattern } from '../lib/ids.js';
 
 const WEBHOOKS = ['Webhooks'];
 const EventKind = Type.Enum(EVENT_TYPES);

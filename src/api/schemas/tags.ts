@@ -1,13 +1,19 @@
 import { Type } from 'typebox';
+import { EVENT_SAMPLES, TagPayload } from '../../features/events/index.js';
+import {
+  BLOCK_TYPES,
+  CALLOUT_STYLES,
+  MAX_BATCH_TAGS,
+  MAX_BLOCKS,
+  QR_MAX_SIZE,
+  QR_MIN_SIZE,
+  READ_PERMISSIONS,
+  WRITE_PERMISSIONS,
+} from '../../features/tags/index.js';
 import { component } from '../../lib/components.js';
 import { idPattern, TAG_REF_PATTERN } from '../../lib/ids.js';
-import { EVENT_SAMPLES, TagPayload } from '../events/index.js';
-import { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCKS } from './blocks.js';
 
 /** The public contract of the tag endpoints (TypeBox → validation, serialization, OpenAPI). */
-
-export const READ_PERMISSIONS = ['public', 'organization', 'private'] as const;
-export const WRITE_PERMISSIONS = ['owner', 'organization'] as const;
 
 const ReadPermission = Type.Enum(READ_PERMISSIONS, { description: 'Who may view the public page' });
 const WritePermission = Type.Enum(WRITE_PERMISSIONS, { description: 'Who may change the tag' });
@@ -74,9 +80,6 @@ export const TagUpdateBody = Type.Object(optional(tagInputProperties), {
   examples: [{ title: 'Conference room B (2nd floor)', permissions: { read: 'organization' } }],
 });
 
-/** Tags one batch request may create. */
-export const MAX_BATCH_TAGS = 100;
-
 export const TagBatchBody = Type.Object(
   { tags: Type.Array(TagCreateBody, { minItems: 1, maxItems: MAX_BATCH_TAGS }) },
   {
@@ -108,16 +111,7 @@ export const TagListItem = Type.Object(
 export const TagIdParams = Type.Object({ id: TagRef });
 
 /** A colour as 6 hex digits, with or without a leading '#' (what colour pickers and CSS write). */
-export const HEX_COLOR = '^#?[0-9a-fA-F]{6}$';
-
-/** A colour as given (`rrggbb` or `#rrggbb`, any case) in the one form renderers, caches and events use: `rrggbb`, lower case. */
-export function normalizeColor(value: string): string {
-  return value.replace(/^#/, '').toLowerCase();
-}
-
-/** The pixel sizes a QR code can be made at. */
-export const QR_MIN_SIZE = 64;
-export const QR_MAX_SIZE = 2048;
+const HEX_COLOR = '^#?[0-9a-fA-F]{6}$';
 
 export const QrQuery = Type.Object({
   format: Type.Enum(['png', 'svg'], { default: 'png' }),

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ServiceContext } from '../../context.js';
-import { component } from '../../lib/components.js';
-import { idPattern } from '../../lib/ids.js';
-import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../../http/envelope.js';
-import * as folders from './folders.service.js';
+import type { ServiceContext } from '../context.js';
+import * as folders from '../features/folders/index.js';
+import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../http/envelope.js';
+import { component } from '../lib/components.js';
+import { idPattern } from '../lib/ids.js';
 
 const FOLDERS = ['Folders'];
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Redis } from 'ioredis';
-import { isDatabaseReachable, type Db } from '../../db/database.js';
-import { ApiError } from '../../errors.js';
-import { isRedisReachable } from '../../lib/redis.js';
+import { isDatabaseReachable, type Db } from '../db/database.js';
+import { ApiError } from '../errors.js';
+import { isRedisReachable } from '../lib/redis.js';
 
 const Status = Type.Object({ status: Type.String() });
 

@@ -1,11 +1,11 @@
-import type { ServiceContext } from '../../context.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { component } from '../../lib/components.js';
-import { TAG_REF_PATTERN } from '../../lib/ids.js';
-import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../../http/envelope.js';
-import * as analytics from './analytics.service.js';
-import { prepareExport, sendExport } from './export.js';
+import type { ServiceContext } from '../context.js';
+import * as analytics from '../features/analytics/index.js';
+import { dataEnvelope, Pagination, pagination, PaginationQuery } from '../http/envelope.js';
+import { sendExport } from '../http/send-export.js';
+import { component } from '../lib/components.js';
+import { TAG_REF_PATTERN } from '../lib/ids.js';
 
 const ANALYTICS = ['Analytics'];
 const permission = 'analytics:read' as const;
@@ -14,19 +14,13 @@ const dates = {
   start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, first day (UTC); default 29 days before today' })),
   end_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, the day after the last (UTC, exclusive); default tomorrow' })),
 };
-/**
- * Views and logs page by offset, and a database reaches an offset only by stepping over every
- * row before it (on SQLite on the thread that answers every request): the offset is capped, so
- * one request stays short however many views a tag has. The export reads every view.
- */
-export const MAX_VIEWS_OFFSET = 10_000;
 const ViewsPagination = {
   ...PaginationQuery,
   offset: Type.Integer({
     minimum: 0,
-    maximum: MAX_VIEWS_OFFSET,
+    maximum: analytics.MAX_VIEWS_OFFSET,
     default: 0,
-    description: `Items to skip, at most ${MAX_VIEWS_OFFSET.toLocaleString('en-US')} (more: 400 validation_error naming offset; GET /v1/analytics/export has every view)`,
+    description: `Items to skip, at most ${analytics.MAX_VIEWS_OFFSET.toLocaleString('en-US')} (more: 400 validation_error naming offset; GET /v1/analytics/export has every view)`,
   }),
 };
 const TagParams = Type.Object({ id: Type.String({ pattern: TAG_REF_PATTERN, description: 'Tag id or short id' }) });
@@ -310,7 +304,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
         },
       },
       async (request, reply) => {
-        return sendExport(reply, await prepareExport(ctx, request.actor, request.query));
+        return sendExport(reply, await analytics.prepareExport(ctx, request.actor, request.query));
       },
     );
   };

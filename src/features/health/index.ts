@@ -1,2 +1,0 @@
-/** Liveness and readiness probes. */
-export { healthRoutes } from './health.routes.js';

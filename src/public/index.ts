@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { Tracker, ViewRecorder } from '../features/analytics/index.js';
+import type { Services } from '../services.js';
+import { publicFileRoutes } from './files.js';
+import { healthRoutes } from './health.js';
+import { pageRoutes } from './pages.js';
+
+/**
+ * What anyone may reach without a key or a session: the probes, each tag's page with its QR
+ * code, assets and view beacons, and the files the page shows.
+ */
+export async function registerPublic(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(healthRoutes(services.database.db, services.redis));
+  const recorder = new ViewRecorder(services.database.db, services.log, services.metrics);
+  app.addHook('onClose', () => recorder.flush());
+  await app.register(pageRoutes(services, new Tracker(services, recorder)));
+  await app.register(publicFileRoutes(services));
+}
