@@ -39,10 +39,37 @@ describe('feature boundaries', () => {
     ).toEqual([]);
   });
 
-  it('keeps HTTP out of services: only route files import src/http', async () => {
-    const code = "import { dataEnvelope } from '../../http/envelope.js';\nvoid dataEnvelope;\n";
-    expect(await problems('src/features/tags/fixture.service.ts', code)).toEqual([expect.stringContaining('Only route files')]);
-    expect(await problems('src/features/tags/fixture.routes.ts', code)).toEqual([]);
+  it('keeps HTTP out of the features: no fastify, no src/http, no front door', async () => {
+    const fastify = "import type { FastifyReply } from 'fastify';\nexport type R = FastifyReply;\n";
+    expect(await problems('src/features/tags/fixture.ts', fastify)).toEqual([expect.stringContaining('no fastify')]);
+    const plugin = "import multipart from '@fastify/multipart';\nvoid multipart;\n";
+    expect(await problems('src/features/files/fixture.ts', plugin)).toEqual([expect.stringContaining('no fastify')]);
+    const http = "import { dataEnvelope } from '../../http/envelope.js';\nvoid dataEnvelope;\n";
+    expect(await problems('src/features/tags/fixture.service.ts', http)).toEqual([expect.stringContaining('below src/http/')]);
+    expect(await problems('src/features/tags/fixture.routes.ts', http)).toHaveLength(1);
+    const door = "import { registerApi } from '../../api/index.js';\nvoid registerApi;\n";
+    expect(await problems('src/features/tags/fixture.ts', door)).toEqual([expect.stringContaining('below src/http/')]);
+    expect(await problems('src/api/fixture.ts', "import { dataEnvelope } from '../http/envelope.js';\nvoid dataEnvelope;\n")).toEqual([]);
+  });
+
+  it('keeps src/http below the front doors', async () => {
+    for (const door of ['api/index.js', 'public/index.js', 'dashboard/routes.js']) {
+      const code = `import * as door from '../${door}';\nvoid door;\n`;
+      expect(await problems('src/http/fixture.ts', code)).toEqual([expect.stringContaining('imports no front door')]);
+    }
+    expect(await problems('src/http/fixture.ts', "import { findTag } from '../features/tags/index.js';\nvoid findTag;\n")).toEqual([]);
+  });
+
+  it('keeps the front doors apart, sharing only the API contract', async () => {
+    const publicDoor = "import { pageRoutes } from '../public/pages.js';\nvoid pageRoutes;\n";
+    expect(await problems('src/api/fixture.ts', publicDoor)).toEqual([expect.stringContaining('does not import another')]);
+    const apiRoutes = "import { tagRoutes } from '../api/tags.js';\nvoid tagRoutes;\n";
+    expect(await problems('src/public/fixture.ts', apiRoutes)).toEqual([expect.stringContaining('does not import another')]);
+    expect(await problems('src/dashboard/tags/fixture.ts', `import * as api from '../../api/index.js';\nvoid api;\n`)).toHaveLength(1);
+    expect(await problems('src/dashboard/fixture.ts', publicDoor)).toHaveLength(1);
+    const contract = "import { QrQuery } from '../api/schemas/tags.js';\nvoid QrQuery;\n";
+    expect(await problems('src/public/fixture.ts', contract)).toEqual([]);
+    expect(await problems('src/dashboard/fixture.ts', contract)).toEqual([]);
   });
 
   it('keeps db, lib and perf below the features', async () => {
