@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../src/features/accounts/permissions.js';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 
 describe('authentication', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { TRUST_PROXY: 'loopback' } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { TRUST_PROXY: 'loopback' } });
 
   it('accepts the key as a Bearer token and as X-API-Key', async () => {
     const account = await createAccount(t);
@@ -210,11 +207,7 @@ async function waitForLastUsed(t: TestApp, email: string, keyId: string, done: (
 }
 
 describe('sandbox host rule', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://api.example.com', SANDBOX_BASE_URL: 'https://sandbox.example.com' } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { PUBLIC_BASE_URL: 'https://api.example.com', SANDBOX_BASE_URL: 'https://sandbox.example.com' } });
 
   it('refuses a live key on the sandbox host and a test key on the production host', async () => {
     const account = await createAccount(t);

@@ -1,6 +1,7 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectError, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createWebhook, deliveryEnv } from '../webhooks/support.js';
 
 /**
@@ -9,18 +10,15 @@ import { createWebhook, deliveryEnv } from '../webhooks/support.js';
  * (PostgreSQL refuses NUL in text, so a NUL reaching a query there was a 500).
  */
 describe('malformed input', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useApp(async () => ({ env: await deliveryEnv() }));
+  const owner = useAccount(t, 'enterprise');
   let folderId: string;
   let webhookId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv() });
-    owner = await createAccount(t, 'enterprise');
     folderId = (await request(t, 'POST', '/v1/folders', { key: owner.key, body: { name: 'f' } })).body.data.id;
     webhookId = (await createWebhook(t, owner.key, { url: 'https://127.0.0.1:9/hook', events: ['tag.created'] })).id;
   });
-  afterAll(() => t.close());
 
   it('answers a malformed path id as it answers an unknown one: 404 not_found', async () => {
     const unknown = await request(t, 'GET', '/v1/folders/fld_00000000000000000000000000', { key: owner.key });

@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signInHttp } from '../dashboard/support.js';
-import { expectError, request, runCli, startTestApp, type TestApp } from '../helpers/app.js';
+import { expectError, request, runCli } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 
 const PASSWORD = 'long enough password';
 
 /** The command line against the same database as a running server, as an operator uses it. */
 describe('tagsvc command line', () => {
-  let t: TestApp;
+  const t = useApp();
   const email = 'ops@example.com';
 
   async function cli(...args: string[]) {
@@ -18,10 +19,8 @@ describe('tagsvc command line', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp();
     await cli('user', 'create', '--email', email, '--plan', 'pro');
   });
-  afterAll(() => t.close());
 
   it('creates a key and prints exactly the documented fields', async () => {
     const created = await cli('key', 'create', '--email', email, '--name', 'deploy', '--permissions', 'tags:read,files:read');
@@ -196,11 +195,7 @@ describe('tagsvc help and version', () => {
 });
 
 describe('tagsvc passwords', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it('reads the password from piped standard input, with or without --password-stdin, less one newline', async () => {
     const piped = await runCli(
@@ -285,12 +280,10 @@ describe('tagsvc passwords', () => {
 });
 
 describe('tagsvc --json', () => {
-  let t: TestApp;
+  const t = useApp();
   beforeAll(async () => {
-    t = await startTestApp();
     await runCli(['user', 'create', '--email', 'json@example.com', '--plan', 'pro'], t.env, PASSWORD);
   });
-  afterAll(() => t.close());
 
   /** A failure: nothing on stdout, one line on stderr that is exactly {"error":{code,message[,field]}}. */
   function expectJsonError(result: { code: number | null; stdout: string; stderr: string }, exitCode: number, code: string) {

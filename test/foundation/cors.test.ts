@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { expectError, request, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { newPage, useBrowser } from '../helpers/browser.js';
 
 /** A page of another origin (another port on 127.0.0.1): a browser client of the API. */
@@ -35,20 +36,16 @@ describe('CORS for /v1 (CORS_ORIGINS)', () => {
   const holder = useBrowser();
   let allowedPage: Awaited<ReturnType<typeof startPageServer>>;
   let otherPage: Awaited<ReturnType<typeof startPageServer>>;
-  let t: TestApp;
-  let alice: Account;
-
   beforeAll(async () => {
     allowedPage = await startPageServer();
     otherPage = await startPageServer();
-    t = await startTestApp({ env: { CORS_ORIGINS: `${ALLOWED}, ${allowedPage.origin}`, RATE_LIMITS: 'true' } });
-    alice = await createAccount(t);
   });
   afterAll(async () => {
-    await t.close();
     allowedPage.close();
     otherPage.close();
   });
+  const t = useApp(async () => ({ env: { CORS_ORIGINS: `${ALLOWED}, ${allowedPage.origin}`, RATE_LIMITS: 'true' } }));
+  const alice = useAccount(t);
 
   it('answers a preflight from an allowed origin with 204, the methods, headers and max-age', async () => {
     const response = await preflight(t, '/v1/tags', ALLOWED);
@@ -141,13 +138,8 @@ describe('CORS for /v1 (CORS_ORIGINS)', () => {
 });
 
 describe('without CORS_ORIGINS', () => {
-  let t: TestApp;
-  let alice: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t);
 
   it('sends no CORS headers and has no preflight route, as before', async () => {
     const me = await request(t, 'GET', '/v1/me', { key: alice.key, headers: { origin: ALLOWED } });
@@ -158,11 +150,7 @@ describe('without CORS_ORIGINS', () => {
 });
 
 describe('with CORS_ORIGINS=*', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { CORS_ORIGINS: '*' } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { CORS_ORIGINS: '*' } });
 
   it('allows any origin', async () => {
     const response = await preflight(t, '/v1/tags', 'https://anywhere.example');

@@ -7,6 +7,7 @@ import { SQLITE_FILE } from '../../src/db/database.js';
 import { transaction } from '../../src/db/transaction.js';
 import { DependencyUnavailable, InsufficientStorage } from '../../src/errors.js';
 import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { describeWithRedis } from '../helpers/redis.js';
 import { CookieJar, csrfOf, get, post } from '../dashboard/support.js';
@@ -237,14 +238,8 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL connections lost, frozen and ref
 });
 
 describe.skipIf(TEST_DATABASE_URL)('SQLite locked by another process for longer than the bound', () => {
-  let t: TestApp;
-  let account: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp({ env: { DEPENDENCY_TIMEOUT: `${BOUND_MS}ms` } });
-    account = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { DEPENDENCY_TIMEOUT: `${BOUND_MS}ms` } });
+  const account = useAccount(t);
 
   it('writes answer 503 once the bound has passed, reads go on, and writes resume when the lock is let go', async () => {
     const other = new SQLite(join(t.config.dataDir, SQLITE_FILE));
@@ -265,20 +260,16 @@ describe.skipIf(TEST_DATABASE_URL)('SQLite locked by another process for longer 
 
 describeWithRedis('Redis frozen and down', (redisUrl) => {
   let proxy: TcpProxy;
-  let t: TestApp;
-  let account: Account;
-
   beforeAll(async () => {
     const target = new URL(redisUrl);
     proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) });
-    t = await startTestApp({ env: { REDIS_URL: proxy.urlFor(redisUrl), DEPENDENCY_TIMEOUT: `${BOUND_MS}ms`, RATE_LIMITS: 'true' } });
-    account = await createAccount(t);
   });
   afterAll(async () => {
     proxy.restore();
-    await t.close();
     await proxy.close();
   });
+  const t = useApp(async () => ({ env: { REDIS_URL: proxy.urlFor(redisUrl), DEPENDENCY_TIMEOUT: `${BOUND_MS}ms`, RATE_LIMITS: 'true' } }));
+  const account = useAccount(t);
 
   async function expectDegraded(shortId: string): Promise<void> {
     const api = await timed(() => request(t, 'GET', '/v1/me', { key: account.key }));

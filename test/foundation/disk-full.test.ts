@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { expectError, request, type ApiResponse } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { mountSmallDisk, whyNoSmallDisk, type SmallDisk } from '../helpers/small-disk.js';
 import { visit } from '../analytics/support.js';
 import { CookieJar, csrfOf, get, signInHttp } from '../dashboard/support.js';
@@ -32,8 +33,6 @@ const title = `a full disk (DATA_DIR on a ${DISK_MB} MB tmpfs, ${where})${noSmal
 describe.skipIf(noSmallDisk)(title, () => {
   let disk: SmallDisk;
   let dataDir: string;
-  let t: TestApp;
-  let account: Account;
   let tag: { id: string; short_id: string };
   let photo: { id: string };
   let photoBytes: Buffer;
@@ -75,17 +74,18 @@ describe.skipIf(noSmallDisk)(title, () => {
     disk = mountSmallDisk(DISK_MB);
     dataDir = disk.dir;
     origin = await startOrigin(bigText);
-    t = await startTestApp({ env: { DATA_DIR: dataDir, ALLOW_PRIVATE_NETWORKS: 'true' } });
-    account = await createAccount(t, 'pro');
+  });
+  afterAll(async () => {
+    origin?.server.close();
+    disk?.unmount();
+  });
+  const t = useApp(() => ({ env: { DATA_DIR: dataDir, ALLOW_PRIVATE_NETWORKS: 'true' } }));
+  const account = useAccount(t, 'pro');
+  beforeAll(async () => {
     tag = await createTag(t, account.key, { title: 'Still readable', permissions: { read: 'public' } });
     photoBytes = await noise();
     photo = (await upload(t, account.key, tag.id, 'noise.png', photoBytes)).body.data;
     jar = await signInHttp(t, account.email);
-  });
-  afterAll(async () => {
-    await t?.close();
-    origin?.server.close();
-    disk?.unmount();
   });
 
   it('answers every write 507 insufficient_storage, leaving no temp file and no blob behind', async () => {

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listEnvelope, pagination, PaginationQuery } from '../../src/http/envelope.js';
-import { createAccount, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request, startTestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { NEEDS_REDIS, TEST_REDIS_URL } from '../helpers/redis.js';
 
 /**
@@ -42,11 +43,7 @@ function fixtures(app: FastifyInstance): void {
 }
 
 describe('error envelope and request ids', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ extend: fixtures });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ extend: fixtures });
 
   it('answers unknown routes with 404 not_found, authenticated or not', async () => {
     const account = await createAccount(t);
@@ -148,11 +145,7 @@ describe('error envelope and request ids', () => {
 });
 
 describe('operations endpoints', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it('answers /healthz and /readyz without a key', async () => {
     expect((await request(t, 'GET', '/healthz')).body).toEqual({ status: 'ok' });

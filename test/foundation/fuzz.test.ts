@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
-import { createAccount, createKey, request, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, request, type ApiResponse } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { createWebhook, deliveryEnv } from '../webhooks/support.js';
 
 /**
@@ -77,12 +78,11 @@ const BODY_VALUES = [
 const WHOLE_BODIES = ['[]', '[{}]', '"text"', 'null', '9000000000000000', '1e309', '{}', '{"unknown_field":1}', '{"a":"\\u0000"}'];
 
 describe('fuzz of every operation in the OpenAPI document', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv() }));
   let key: string;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv() });
     // An organization key with every permission: the widest scope, as the attack run used.
     const owner = await createAccount(t, 'enterprise');
     const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Fuzz', ownerEmail: owner.email, plan: 'enterprise' });
@@ -97,7 +97,6 @@ describe('fuzz of every operation in the OpenAPI document', () => {
     ids.file = 'file_00000000000000000000000000';
     ids.dlv = 'dlv_00000000000000000000000000';
   });
-  afterAll(() => t?.close());
 
   /** A well-formed value for a path parameter of `path`, so one malformed input is tried at a time. */
   function validPathValue(path: string, name: string): string {

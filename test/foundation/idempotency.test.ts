@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { PLAN_LIMITS } from '../../src/features/accounts/plans.js';
 import { releaseStorage, reserveStorage } from '../../src/features/files/files.repository.js';
 import { idempotencyPurgeJob } from '../../src/jobs/idempotency-purge.js';
 import { createServices } from '../../src/services.js';
-import { createAccount, createKey, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, expectError, request, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, multipart, streamUpload } from '../files/helpers.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -49,8 +50,8 @@ async function startGatedOrigin() {
 }
 
 describe('Idempotency-Key on POST', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useApp({ env: { ALLOW_PRIVATE_NETWORKS: 'true' } });
+  const alice = useAccount(t);
   let n = 0;
   const newKey = () => `key-${Date.now()}-${++n}`;
   const post = (path: string, body: unknown, idempotencyKey: string | undefined, key = alice.key) =>
@@ -58,12 +59,6 @@ describe('Idempotency-Key on POST', () => {
   const keyRows = async (key: string) =>
     (await t.database.db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', '=', key).execute()).length;
   const tagCount = async (key = alice.key) => (await request(t, 'GET', '/v1/tags', { key })).body.pagination.total as number;
-
-  beforeAll(async () => {
-    t = await startTestApp({ env: { ALLOW_PRIVATE_NETWORKS: 'true' } });
-    alice = await createAccount(t);
-  });
-  afterAll(() => t.close());
 
   it('replays the first response to a retry with the same key and body, and runs nothing again', async () => {
     const before = await tagCount();

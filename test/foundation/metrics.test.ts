@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { startWorker } from '../../src/worker.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createTag, view } from '../analytics/support.js';
@@ -32,11 +33,7 @@ async function scrapeText(t: TestApp): Promise<string> {
 }
 
 describe('metrics without METRICS_TOKEN', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it('/metrics does not exist, token or not, and nothing is counted', async () => {
     expectError(await request(t, 'GET', '/metrics'), 404, 'not_found');
@@ -46,18 +43,13 @@ describe('metrics without METRICS_TOKEN', () => {
 });
 
 describe('metrics with METRICS_TOKEN', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useApp(async () => ({ env: { ...(await deliveryEnv({ WEBHOOK_RETRY_SCHEDULE: '1h' })), METRICS_TOKEN: TOKEN } }));
+  const alice = useAccount(t);
   const receivers: Receiver[] = [];
   beforeAll(async () => {
     // No worker: the queues fill and stay put, and the test event is the only delivery attempt.
-    t = await startTestApp({ env: { ...(await deliveryEnv({ WEBHOOK_RETRY_SCHEDULE: '1h' })), METRICS_TOKEN: TOKEN } });
-    alice = await createAccount(t);
   });
-  afterAll(async () => {
-    await t.close();
-    await Promise.all(receivers.map((r) => r.close()));
-  });
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
   it('refuses a scrape without the token or with another one (401)', async () => {
     expectError(await request(t, 'GET', '/metrics'), 401, 'unauthorized');
@@ -148,12 +140,11 @@ describe('metrics with METRICS_TOKEN', () => {
 });
 
 describe('metrics of a separate `tagsvc worker` process', () => {
-  let t: TestApp;
+  const t = useApp(async () => ({ env: { ...(await deliveryEnv()), METRICS_TOKEN: TOKEN } }));
   let worker: Spawned;
   let workerUrl: string;
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await startTestApp({ env: { ...(await deliveryEnv()), METRICS_TOKEN: TOKEN } });
     receiver = await Receiver.start('ok');
     worker = spawnTagsvc(['worker'], { ...t.env, ...(await spawnedTrust()), PORT: '0', LOG_LEVEL: 'info' });
     workerUrl = (await worker.waitForOutput(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
@@ -161,7 +152,6 @@ describe('metrics of a separate `tagsvc worker` process', () => {
   afterAll(async () => {
     await worker.stop('SIGTERM');
     await receiver.close();
-    await t.close();
   });
 
   it('serves its own /metrics on PORT, counting the deliveries it makes', async () => {

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { PERMISSIONS, type Actor } from '../../src/features/accounts/index.js';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request, type Account } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 
 /** Account administration as a signed-in user does it (the dashboard's front door), and its isolation. */
 describe('organizations and keys administered by users', () => {
-  let t: TestApp;
+  const t = useApp();
   let alice: Account;
   let bob: Account;
   let carol: Account;
@@ -20,10 +21,8 @@ describe('organizations and keys administered by users', () => {
   });
 
   beforeAll(async () => {
-    t = await startTestApp();
     [alice, bob, carol] = [await createAccount(t), await createAccount(t), await createAccount(t)];
   });
-  afterAll(() => t.close());
 
   it('lets a user found an organization and run its membership; outsiders see nothing', async () => {
     const org = await accounts.createOrganization(t.services, actor(alice), { name: 'Acme' });

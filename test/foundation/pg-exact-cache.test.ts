@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, createKey, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createKey, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 /**
  * On PostgreSQL, API keys and tags are cached in the process and kept exact by notifications
@@ -9,21 +10,16 @@ import { createAccount, createKey, request, startTestApp, type Account, type Tes
  * request to see the change.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('exact caches on PostgreSQL', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useApp();
+  const alice = useAccount(t);
   let sql: pg.Client;
   const feedName = () => `tagsvc cache feed ${t.config.databaseSchema}`;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
     sql = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path="${t.config.databaseSchema}"` });
     await sql.connect();
   });
-  afterAll(async () => {
-    await sql.end();
-    await t.close();
-  });
+  afterAll(() => sql.end());
 
   async function feedListening(): Promise<void> {
     await vi.waitFor(

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyValue } from '../../src/features/accounts/key-format.js';
-import { createAccount, createKey, expectError, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, expectError, request, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { describeStores, describeWithRedis } from '../helpers/redis.js';
 
 async function burst(t: TestApp, count: number, key: string, path = '/v1/me', baseUrls = [t.baseUrl]) {
@@ -13,11 +14,7 @@ async function burst(t: TestApp, count: number, key: string, path = '/v1/me', ba
 }
 
 describeStores('rate limits', (env) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMITS: 'true', ...env } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { RATE_LIMITS: 'true', ...env } });
 
   it('admits exactly the per-minute limit of many parallel requests', async () => {
     const pro = await createAccount(t, 'pro');
@@ -91,11 +88,7 @@ describeStores('rate limits', (env) => {
 });
 
 describe('rolling minute and honest Retry-After (injected clock)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMITS: 'true' } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { RATE_LIMITS: 'true' } });
 
   it('a burst at the end of one minute and the start of the next cannot exceed the limit', async () => {
     const pro = await createAccount(t, 'pro');
@@ -147,11 +140,10 @@ describe('rolling minute and honest Retry-After (injected clock)', () => {
 });
 
 describeWithRedis('two server processes sharing Redis', (redisUrl) => {
-  let t: TestApp;
+  const t = useApp({ env: { RATE_LIMITS: 'true', REDIS_URL: redisUrl } });
   let child: ChildProcess;
   let childUrl: string;
   beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMITS: 'true', REDIS_URL: redisUrl } });
     child = spawn(process.execPath, ['bin/tagsvc', 'serve', '--no-worker'], {
       env: { PATH: process.env.PATH ?? '', ...t.env, RATE_LIMITS: 'true', REDIS_URL: redisUrl, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -168,7 +160,6 @@ describeWithRedis('two server processes sharing Redis', (redisUrl) => {
   });
   afterAll(async () => {
     child.kill('SIGTERM');
-    await t.close();
   });
 
   it('admit exactly the limit in total', async () => {
@@ -180,11 +171,7 @@ describeWithRedis('two server processes sharing Redis', (redisUrl) => {
 });
 
 describe('Redis unreachable', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMITS: 'true', REDIS_URL: 'redis://127.0.0.1:1' } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { RATE_LIMITS: 'true', REDIS_URL: 'redis://127.0.0.1:1' } });
 
   it('answers 503 service_unavailable instead of admitting everything', async () => {
     const pro = await createAccount(t, 'pro');
@@ -195,11 +182,7 @@ describe('Redis unreachable', () => {
 });
 
 describe('RATE_LIMIT_MULTIPLIER', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { RATE_LIMITS: 'true', RATE_LIMIT_MULTIPLIER: '2' } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { RATE_LIMITS: 'true', RATE_LIMIT_MULTIPLIER: '2' } });
 
   it('scales every plan limit', async () => {
     const pro = await createAccount(t, 'pro');
@@ -209,11 +192,7 @@ describe('RATE_LIMIT_MULTIPLIER', () => {
 });
 
 describeStores('failed authentication under concurrency', (env) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ env: { TRUST_PROXY: 'loopback', ...env } });
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { TRUST_PROXY: 'loopback', ...env } });
 
   it('300 concurrent bad keys from one address: exactly 100 get 401, the rest 429', async () => {
     // A fresh address per run: the Redis store keeps its counters between test runs.

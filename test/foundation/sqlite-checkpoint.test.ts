@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SQLITE_FILE } from '../../src/db/database.js';
 import { checkpointInBackground, restartDelayMs } from '../../src/db/sqlite-checkpointer.js';
 import { failureReason } from '../../src/errors.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { request, type Account, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { waitFor } from '../helpers/receiver.js';
 import { mountSmallDisk, whyNoSmallDisk } from '../helpers/small-disk.js';
 import { stallProbe } from '../helpers/stall-probe.js';
@@ -44,16 +45,8 @@ const createTag = (t: TestApp, account: Account, title: string) =>
   request(t, 'POST', '/v1/tags', { key: account.key, body: { title, content: [{ type: 'text', content: 'x'.repeat(2000) }] } });
 
 describe.skipIf(process.env.TEST_DATABASE_URL)('SQLite checkpoints', () => {
-  let t: TestApp;
-  let account: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    account = await createAccount(t, 'pro');
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = useApp();
+  const account = useAccount(t, 'pro');
 
   it('never run on the server’s connection: a thread of their own copies the log back and begins it anew', async () => {
     const { rows } = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(t.database.db);

@@ -1,8 +1,9 @@
 import net from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { request, type Account, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { waitFor } from '../helpers/receiver.js';
 import { createTag, filesUnder, multipart, upload } from '../files/helpers.js';
 
@@ -59,15 +60,9 @@ function openConnections(t: TestApp): Promise<number> {
 }
 
 describe('timeouts for slow and stalled clients', () => {
-  let t: TestApp;
-  let account: Account;
   const IDLE_MS = 500;
-
-  beforeAll(async () => {
-    t = await startTestApp({ env: { HEADERS_TIMEOUT: '700ms', IDLE_TIMEOUT: `${IDLE_MS}ms`, KEEP_ALIVE_TIMEOUT: '300ms' } });
-    account = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { HEADERS_TIMEOUT: '700ms', IDLE_TIMEOUT: `${IDLE_MS}ms`, KEEP_ALIVE_TIMEOUT: '300ms' } });
+  const account = useAccount(t);
 
   it('headers that stop arriving are answered 408 request_timeout, and the connection closed', async () => {
     const client = await RawClient.open(t);
@@ -147,16 +142,10 @@ describe('timeouts for slow and stalled clients', () => {
 });
 
 describe('a request its client abandons', () => {
-  let t: TestApp;
-  let account: Account;
   const lines: Array<Record<string, unknown>> = [];
-
-  beforeAll(async () => {
-    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-    t = await startTestApp({ log });
-    account = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const t = useApp({ log });
+  const account = useAccount(t);
 
   it('an upload cut off mid-body gets an access-log line, no "unhandled error", and no temp file', async () => {
     const tag = await createTag(t, account.key);

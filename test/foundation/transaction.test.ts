@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { afterCommit, transaction } from '../../src/db/transaction.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 
 /** After-commit work (cache announcements, blob removal) runs once a write is committed, never on rollback. */
 describe('transaction() and afterCommit', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it('runs registered work after the commit, in order, and not before', async () => {
     const seen: string[] = [];

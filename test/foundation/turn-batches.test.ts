@@ -1,8 +1,9 @@
 import { connect } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handleInTurnBatches } from '../../src/perf/turn-batches.js';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 
 const hook = (done: () => void) => handleInTurnBatches({} as FastifyRequest, {} as FastifyReply, done);
 
@@ -33,13 +34,7 @@ describe('requests handled in batches, one per turn of the event loop', () => {
   });
 
   describe('through the server', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp();
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    const t = useApp();
 
     it('answers 50 concurrent API calls and pipelined requests each with its own answer, in order', async () => {
       const { key } = await createAccount(t);

@@ -11,9 +11,10 @@ import { createAccount, startTestApp, type Account, type TestApp, type TestAppOp
  *
  * `useApp` starts a test app before the suite's tests and closes it after them. What it returns
  * is that app, read through: every helper that takes a TestApp takes it, inside tests and hooks.
- * Options that need awaiting (a receiver's certificate) are given as a function, called then.
+ * Options known only once the suite's own earlier hooks have run (a directory, a proxy's port) or
+ * that need awaiting (a receiver's certificate) are given as a function, called then.
  */
-export function useApp(options: TestAppOptions | (() => Promise<TestAppOptions>) = {}): TestApp {
+export function useApp(options: TestAppOptions | (() => TestAppOptions | Promise<TestAppOptions>) = {}): TestApp {
   let started: TestApp | undefined;
   beforeAll(async () => {
     started = await startTestApp(typeof options === 'function' ? await options() : options);
