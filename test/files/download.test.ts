@@ -1,13 +1,14 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectError, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, filesUnder, sha256, upload } from './helpers.js';
 import { image, pdf, svg } from './samples.js';
 import { join } from 'node:path';
 
 describe('file downloads', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useApp();
+  const alice = useAccount(t);
   let tag: { id: string; short_id: string };
   let text: { id: string };
   const content = Buffer.from('0123456789abcdefghij'); // 20 bytes
@@ -16,12 +17,9 @@ describe('file downloads', () => {
   const count = async (id: string) => (await get(`/v1/files/${id}`)).body.data.download_count;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
     tag = await createTag(t, alice.key);
     text = (await upload(t, alice.key, tag.id, 'notes.txt', content)).body.data;
   });
-  afterAll(() => t.close());
 
   it('sends the content with its type, a safe disposition and the user-content headers', async () => {
     const response = await get(`/v1/files/${text.id}/download`);

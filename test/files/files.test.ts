@@ -1,27 +1,24 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
 import { storageUsed } from '../../src/features/files/files.repository.js';
 import { purgeSandbox } from '../../src/jobs/sandbox-purge.js';
-import { createAccount, createKey, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createKey, expectError, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, filesUnder, sha256, upload } from './helpers.js';
 import { image, pdf, svg } from './samples.js';
 
 describe('files API', () => {
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
+  const t = useApp();
+  const alice = useAccount(t);
+  const bob = useAccount(t);
   let tag: { id: string; short_id: string };
   const blobs = () => filesUnder(join(t.config.dataDir, 'files', 'blobs'));
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-    bob = await createAccount(t);
     tag = await createTag(t, alice.key);
   });
-  afterAll(() => t.close());
 
   describe('list, get, patch, delete', () => {
     it('lists a tag’s files newest first with pagination', async () => {

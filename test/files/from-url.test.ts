@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchUrl } from '../../src/features/files/fetch-url.js';
 import { ApiError } from '../../src/errors.js';
 import { createOutboundAgents } from '../../src/lib/outbound.js';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { expectError, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, filesUnder, sha256 } from './helpers.js';
 import { image, pdf } from './samples.js';
 
@@ -74,17 +75,14 @@ describe('files from URL', () => {
   });
 
   describe('with private networks allowed (tests, on-premise)', () => {
-    let t: TestApp;
-    let alice: Account;
+    const t = useApp({ env: { ALLOW_PRIVATE_NETWORKS: 'true' } });
+    const alice = useAccount(t);
     let tag: { id: string };
     const fromUrl = (body: Record<string, unknown>) => request(t, 'POST', `/v1/tags/${tag.id}/files/from-url`, { key: alice.key, body });
 
     beforeAll(async () => {
-      t = await startTestApp({ env: { ALLOW_PRIVATE_NETWORKS: 'true' } });
-      alice = await createAccount(t);
       tag = await createTag(t, alice.key);
     });
-    afterAll(() => t.close());
 
     it('fetches a file, names it from the URL path and answers 201 with the file', async () => {
       const response = await fromUrl({ url: `${origin.base}/files/report.pdf`, description: 'fetched' });
@@ -158,15 +156,12 @@ describe('files from URL', () => {
   });
 
   describe('by default (private networks refused)', () => {
-    let t: TestApp;
-    let alice: Account;
+    const t = useApp();
+    const alice = useAccount(t);
     let tag: { id: string };
     beforeAll(async () => {
-      t = await startTestApp();
-      alice = await createAccount(t);
       tag = await createTag(t, alice.key);
     });
-    afterAll(() => t.close());
 
     it.each([
       'http://127.0.0.1:{port}/files/report.pdf',

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { filesLeftoversJob } from '../../src/jobs/files-leftovers.js';
 import { jobs } from '../../src/jobs/index.js';
 import { filesLayout } from '../../src/lib/blob-storage.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, upload } from './helpers.js';
 
 const MINUTE = 60_000;
@@ -15,13 +16,8 @@ const MINUTE = 60_000;
  * Real files in the test's DATA_DIR; time moves by the injected clock.
  */
 describe('crash leftovers in DATA_DIR', () => {
-  let t: TestApp;
-  let alice: Account;
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t);
 
   it('is one of the worker’s jobs (run at start, then every 5 minutes)', () => {
     expect(jobs).toContain(filesLeftoversJob);

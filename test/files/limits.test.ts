@@ -1,28 +1,26 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { PLAN_LIMITS } from '../../src/features/accounts/plans.js';
 import { reserveStorage, storageUsed } from '../../src/features/files/files.repository.js';
-import { createAccount, expectError, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request, startTestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, filesUnder, streamUpload, upload } from './helpers.js';
 
 const MB = 1024 * 1024;
 
 describe('file limits', () => {
-  let t: TestApp;
-  let pro: Account;
+  const t = useApp();
+  const pro = useAccount(t, 'pro');
   let tag: { id: string };
   const tmpDir = () => join(t.config.dataDir, 'files', 'tmp');
   const blobsDir = () => join(t.config.dataDir, 'files', 'blobs');
   const fileRows = async () => (await t.database.db.selectFrom('files').select('id').execute()).length;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    pro = await createAccount(t, 'pro');
     tag = await createTag(t, pro.key);
   });
-  afterAll(() => t.close());
 
   it('answers 400 file_too_large as soon as the plan maximum is crossed, and stops reading', async () => {
     const chunk = Buffer.alloc(MB, 'a');

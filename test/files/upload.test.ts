@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { createAccount, expectError, PUBLIC_BASE_URL, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { expectError, PUBLIC_BASE_URL, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, filesUnder, multipart, sha256, upload, uploadParts } from './helpers.js';
 import { allowedSamples, cfb, EXPECTED_MIME, image, pdf, zip } from './samples.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('file uploads', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useApp();
+  const alice = useAccount(t);
   let tag: { id: string; short_id: string };
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t);
     tag = await createTag(t, alice.key);
   });
-  afterAll(() => t.close());
 
   it('stores every allowed type and returns the same bytes, with the detected type', async () => {
     const samples = await allowedSamples();
