@@ -50,9 +50,8 @@ function writes(log: FastifyBaseLogger, level: string): boolean {
 /**
  * A request's logger, which makes its pino child (the request id's binding, serialized) only
  * when the request writes a line at an enabled level. At the default level a request writes
- * none, and making the child cost every request more than a microsecond (3.7 % of a
- * GET /v1/me's CPU in a profile); a line written goes through exactly the child pino would have
- * made.
+ * none, and making the child would cost every request for nothing (src/perf/README.md); a line
+ * written goes through exactly the child pino would have made.
  */
 class RequestLogger {
   private made: FastifyBaseLogger | undefined;

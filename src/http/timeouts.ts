@@ -59,7 +59,7 @@ export function watchIdleSockets(app: FastifyInstance): (request: FastifyRequest
     // reading it (an upload's stream) fails at once and removes what it wrote.
     reply.raw.once('finish', () => reply.request.raw.destroy(new Error('the request body stopped arriving')));
   });
-  // Called by the hook every request already runs (app.ts), not a hook of its own: one more
-  // hook cost a public page about 5 % of its CPU.
+  // Called by the hook every request already runs (app.ts), not a hook of its own: a hook
+  // costs every request, a public page's most of all (src/perf/README.md).
   return (request, reply) => inProgress.set(request.raw.socket, reply);
 }

@@ -20,16 +20,15 @@ interface Pending {
  * appends all their records to the inbox as one row. record() resolves only after that
  * commit, so a page is never answered for a view that a crash could still lose, and throughput
  * does not pay one transaction per view. A group that cannot be written (a full disk) rejects
- * every view in it: none is claimed as recorded (the page goes out uncounted, src/public/pages.ts). The page waits for its record only: the indexed views
- * row, the rollups and the view's events follow when the inbox is ingested (view-rollup.ts), in
- * batches far larger than a group, which the record guarantees.
+ * every view in it: none is claimed as recorded (the page goes out uncounted,
+ * src/public/pages.ts). The page waits for its record only: the indexed views row, the rollups
+ * and the view's events follow when the inbox is ingested (view-rollup.ts), in batches far
+ * larger than a group, which the record guarantees.
  *
  * One group is written at a time. On SQLite the file has one writer anyway. On PostgreSQL most
- * of a group's cost is the same whatever its size (its transaction and commit: about 140 µs of
- * the backend's CPU for a group of ten views, 3 µs more a view): views that arrive while a
- * group is out make the next group larger rather than groups of their own. Under 50 concurrent
- * visitors, a recorded view cost 103 µs of CPU (service and database) with up to half the pool's
- * worth of groups at once, 92 with one at a time (page-recording's load, the same build).
+ * of a group's cost is the same whatever its size (its transaction and commit): views that
+ * arrive while a group is out make the next group larger rather than groups of their own, and a
+ * recorded view costs less CPU than with several groups at once (src/perf/README.md).
  */
 export class ViewRecorder {
   private queue: Pending[] = [];
