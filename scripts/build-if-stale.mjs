@@ -1,4 +1,5 @@
-// `npm start` builds only when dist/ is missing or older than any source file.
+// `npm start` builds only when dist/ is missing or older than any source file (code or client
+// code: a changed .css or .js counts too), as `npm run build` does.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,4 +19,5 @@ const inputs = Math.max(newestMtime('src'), statSync('tsconfig.json').mtimeMs, s
 if (!existsSync(stamp) || statSync(stamp).mtimeMs < inputs) {
   console.error('tagsvc: building…');
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/copy-client-files.mjs'], { stdio: 'inherit' });
 }

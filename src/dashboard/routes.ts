@@ -5,7 +5,7 @@ import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accoun
 import { ApiError, InsufficientStorage, isOutsideFault } from '../errors.js';
 import { logOutsideFault } from '../http/error-handler.js';
 import { fieldWithNul } from '../lib/text-fields.js';
-import { dashboardAssets } from './assets/index.js';
+import { assetRoutes } from './assets.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './account/account.routes.js';
@@ -82,23 +82,11 @@ export function dashboardRoutes(dashboard: ServiceContext) {
       setUp = true;
     },
   };
-  const assets = dashboardAssets();
 
   return async (app: FastifyInstance) => {
     app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard', 302));
 
-    // Assets need no session: registered beside the pages, outside their hooks.
-    app.register(async (scope) => {
-      for (const asset of assets) {
-        scope.get(`/dashboard/assets/${asset.name}`, { schema: { hide: true } }, (_request, reply) =>
-          reply
-            .type(`${asset.type}; charset=utf-8`)
-            .header('x-content-type-options', 'nosniff')
-            .header('cache-control', 'public, max-age=3600')
-            .send(asset.body),
-        );
-      }
-    });
+    app.register(assetRoutes);
 
     app.register(
       async (pages) => {

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { SignedInUser } from '../../features/accounts/index.js';
 import { FAVICON_PATH } from '../../features/pages/index.js';
+import { assetPath } from '../assets.js';
 import { CsrfField } from './forms.js';
 import { workspaceValue, type Workspaces } from '../workspace/workspaces.js';
 
@@ -41,7 +42,7 @@ interface DocumentProps {
   title: string;
   csrf: string;
   bodyClass: string;
-  /** Scripts of this page beyond htmx and dashboard.js: asset names (see assets/index.ts). */
+  /** Scripts of this page beyond htmx and dashboard.js: asset names (see assets.ts). */
   scripts?: string[];
   children: ComponentChildren;
 }
@@ -56,11 +57,11 @@ function Document({ title, csrf, bodyClass, scripts = [], children }: DocumentPr
         <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{`${title} · tagsvc`}</title>
         <link rel="icon" href={FAVICON_PATH} type="image/svg+xml" />
-        <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
-        <script src="/dashboard/assets/htmx.min.js" defer></script>
-        <script src="/dashboard/assets/dashboard.js" defer></script>
+        <link rel="stylesheet" href={assetPath('dashboard.css')} />
+        <script src={assetPath('htmx.min.js')} defer></script>
+        <script src={assetPath('dashboard.js')} defer></script>
         {scripts.map((name) => (
-          <script key={name} src={`/dashboard/assets/${name}`} defer></script>
+          <script key={name} src={assetPath(name)} defer></script>
         ))}
       </head>
       <body class={bodyClass} hx-headers={JSON.stringify({ 'x-csrf-token': csrf })}>

@@ -1,10 +1,10 @@
 /**
- * The webhook pages' script (/dashboard/assets/webhooks.js), enhancement only: without it
+ * The webhook pages' script (webhooks.js), enhancement only: without it
  * Reveal loads the page with the secret shown, and Add header / Remove send the form back to
  * the server, which answers it with one row more or less. Here Reveal toggles the secret in
  * place, and header rows are added from their <template> and removed on the page.
  */
-export const WEBHOOKS_JS = `(() => {
+(() => {
   document.addEventListener('submit', (event) => {
     const form = event.target instanceof HTMLFormElement ? event.target : null;
     if (!form || !('reveal' in form.dataset)) return;
@@ -36,4 +36,3 @@ export const WEBHOOKS_JS = `(() => {
     row.querySelector('input').focus();
   });
 })();
-`;

@@ -1,5 +1,5 @@
 /**
- * The tag editor's script, served from /dashboard/assets/tags.js. Enhancement only: without it
+ * The tag editor's script, served as tags.js. Enhancement only: without it
  * Add, Move and Remove are submit buttons the server answers with the form re-rendered, and
  * Preview posts the form into the preview frame. With it, those buttons change the form in
  * place (renumbering the blocks' field names, blocks[N][field], to their new order), and the
@@ -7,7 +7,7 @@
  * a fresh frame (a fresh frame's first page replaces its blank one, so previews add no
  * history entries to Back through).
  */
-export const TAGS_JS = `(() => {
+(() => {
   const form = document.querySelector('[data-editor]');
   if (!form) return;
   const list = form.querySelector('[data-blocks]');
@@ -17,13 +17,17 @@ export const TAGS_JS = `(() => {
   let dirty = false;
   let timer;
 
-  const INDEX = /blocks\\[(\\d+|__i__)\\]|block-(\\d+|__i__)-/g;
+  const INDEX = /blocks\[(\d+|__i__)\]|block-(\d+|__i__)-/g;
   const renumber = () => {
     [...list.children].forEach((block, index) => {
       for (const element of block.querySelectorAll('[name], [id], [for], [aria-labelledby], [aria-describedby]')) {
         for (const attribute of ['name', 'id', 'for', 'aria-labelledby', 'aria-describedby']) {
           const value = element.getAttribute(attribute);
-          if (value) element.setAttribute(attribute, value.replace(INDEX, (match) => match.startsWith('blocks[') ? 'blocks[' + index + ']' : 'block-' + index + '-'));
+          if (value)
+            element.setAttribute(
+              attribute,
+              value.replace(INDEX, (match) => (match.startsWith('blocks[') ? 'blocks[' + index + ']' : 'block-' + index + '-')),
+            );
         }
       }
       for (const button of block.querySelectorAll('[data-op]')) button.value = button.dataset.op + ':' + index;
@@ -89,4 +93,3 @@ export const TAGS_JS = `(() => {
     if (dirty) event.preventDefault();
   });
 })();
-`;

@@ -1,9 +1,9 @@
 /**
- * The QR page's script (/dashboard/assets/tag-qr.js): the preview follows the options as they
+ * The QR page's script (tag-qr.js): the preview follows the options as they
  * change, from the same image address the page rendered; a size out of range keeps the last
  * preview. Without it the page still works: Download sends the form.
  */
-export const TAG_QR_JS = `(() => {
+(() => {
   const form = document.getElementById('qr-form');
   const image = document.getElementById('qr-preview-image');
   const caption = document.getElementById('qr-caption');
@@ -30,4 +30,3 @@ export const TAG_QR_JS = `(() => {
   form.addEventListener('input', later);
   form.addEventListener('change', later);
 })();
-`;

@@ -1,12 +1,12 @@
 /**
- * The dashboard's own script, served from /dashboard/assets/dashboard.js (no inline script under
+ * The dashboard's own script, served as dashboard.js on every page (no inline script under
  * the CSP). Enhancement only: every page works without it. Copy buttons copy the text of the
  * element named by data-copy; they stay hidden when scripts do not run. A form with
  * data-confirm asks first, then sends confirmed=yes (without scripts the server asks on a page
  * of its own). A page showing a secret once (data-once) replaces its history entry by a GET of
  * the same address, so reloading it shows the plain page instead of sending the form again.
  */
-export const DASHBOARD_JS = `(() => {
+(() => {
   for (const button of document.querySelectorAll('[data-copy]')) button.hidden = false;
   // A form marked data-autosubmit is sent as soon as its select changes; its button is for no-script.
   for (const button of document.querySelectorAll('[data-autosubmit-button]')) button.hidden = true;
@@ -37,7 +37,8 @@ export const DASHBOARD_JS = `(() => {
       button.textContent = 'Press Ctrl+C';
       getSelection().selectAllChildren(source);
     }
-    setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+    setTimeout(() => {
+      button.textContent = 'Copy';
+    }, 2000);
   });
 })();
-`;

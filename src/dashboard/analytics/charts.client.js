@@ -1,13 +1,15 @@
 /**
- * The analytics pages' charts, served from /dashboard/assets/charts.js after uPlot (uplot.js).
+ * The analytics pages' charts, served as charts.js after uPlot (uplot.js).
  * Each element with data-chart (JSON: granularity, dates, series) becomes a line chart: times
  * in UTC as the reports count them, whole numbers on the y axis, colours from the stylesheet's
  * variables (so light and dark schemes both read, and a change of scheme redraws), resized with
  * its container. Once drawn, the chart's data table (open for pages without scripts) folds away.
  */
-export const CHARTS_JS = `(() => {
+(() => {
   if (typeof uPlot !== 'function') return;
-  const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8];
+  const INTEGER_STEPS = [
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8,
+  ];
   const heightFor = (width) => Math.round(Math.min(320, Math.max(200, width * 0.38)));
   const seconds = (key) => Date.parse(key.length === 10 ? key + 'T00:00:00Z' : key) / 1000;
   const number = (value) => (value == null ? '–' : value.toLocaleString('en-US'));
@@ -33,7 +35,10 @@ export const CHARTS_JS = `(() => {
       scales: { x: { time: true }, y: { range: (plot, min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
       axes: [axis, { ...axis, size: 56, incrs: INTEGER_STEPS, values: (plot, ticks) => ticks.map(number) }],
       series: [
-        { label: data.granularity === 'hour' ? 'Hour' : 'Date', value: (plot, ts) => (ts == null ? '–' : data.granularity === 'hour' ? hourOf(ts) : dayOf(ts)) },
+        {
+          label: data.granularity === 'hour' ? 'Hour' : 'Date',
+          value: (plot, ts) => (ts == null ? '–' : data.granularity === 'hour' ? hourOf(ts) : dayOf(ts)),
+        },
         ...data.series.map((series, i) => ({
           label: series.label,
           stroke: colour('--chart-' + (i + 1)),
@@ -65,4 +70,3 @@ export const CHARTS_JS = `(() => {
   }
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => charts.forEach(draw));
 })();
-`;

@@ -1,5 +1,5 @@
 /**
- * The files page's script (/dashboard/assets/files.js). Without it the upload form sends one
+ * The files page's script (files.js). Without it the upload form sends one
  * file as a plain multipart POST. With it, files dropped on the drop zone or chosen in the
  * picker (several at once) are each sent by their own XHR, the File object itself in a
  * FormData, so the browser streams it from disk instead of reading it into memory; each gets a
@@ -8,7 +8,7 @@
  * page carries them). Once the server has answered, the file list and the storage meter are
  * fetched again from the page's own address.
  */
-export const FILES_JS = `(() => {
+(() => {
   const form = document.querySelector('form[data-upload]');
   if (!form) return;
   const input = form.querySelector('input[type=file]');
@@ -26,7 +26,10 @@ export const FILES_JS = `(() => {
   function size(bytes) {
     let value = bytes;
     let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit++;
+    }
     const shown = unit === 0 || value >= 10 ? Math.round(value) : Math.round(value * 10) / 10;
     if (shown >= 1024 && unit < units.length - 1) return '1 ' + units[unit + 1];
     return shown + ' ' + units[unit];
@@ -74,16 +77,18 @@ export const FILES_JS = `(() => {
 
   /** The list and meter as the server now has them (after each stored upload, one at a time). */
   function refresh() {
-    refreshing = refreshing.then(async () => {
-      const response = await fetch(location.href, { headers: { accept: 'text/html' } });
-      if (!response.ok) return;
-      const page = new DOMParser().parseFromString(await response.text(), 'text/html');
-      for (const id of ['files-card', 'storage-card']) {
-        const fresh = page.getElementById(id);
-        const current = document.getElementById(id);
-        if (fresh && current) current.replaceWith(document.importNode(fresh, true));
-      }
-    }).catch(() => {});
+    refreshing = refreshing
+      .then(async () => {
+        const response = await fetch(location.href, { headers: { accept: 'text/html' } });
+        if (!response.ok) return;
+        const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+        for (const id of ['files-card', 'storage-card']) {
+          const fresh = page.getElementById(id);
+          const current = document.getElementById(id);
+          if (fresh && current) current.replaceWith(document.importNode(fresh, true));
+        }
+      })
+      .catch(() => {});
   }
 
   function upload(file) {
@@ -100,7 +105,11 @@ export const FILES_JS = `(() => {
     };
     request.onload = () => {
       let body = {};
-      try { body = JSON.parse(request.responseText); } catch {}
+      try {
+        body = JSON.parse(request.responseText);
+      } catch {
+        // An answer that is not JSON (a proxy's error page) carries no message of the service's.
+      }
       // Whatever the answer, the storage meter shows what the server now counts.
       refresh();
       if (request.status === 201) {
@@ -134,4 +143,3 @@ export const FILES_JS = `(() => {
     for (const file of event.dataTransfer.files) upload(file);
   });
 })();
-`;

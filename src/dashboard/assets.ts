@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { FastifyInstance } from 'fastify';
+
+/** A file the dashboard serves: its name (`tags.js`), address (with its content hash), media type and text. */
+export interface Asset {
+  name: string;
+  path: string;
+  type: 'text/css' | 'text/javascript';
+  body: string;
+}
+
+const require = createRequire(import.meta.url);
+const fromPackage = (specifier: string) => readFileSync(require.resolve(specifier), 'utf8');
+/** A client file of an area, beside this module: in src/ under tsx and vitest, copied into dist/ by the build. */
+const clientFile = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+
+/** One stylesheet: the base, then each area's own rules (and uPlot's, for the charts). */
+const STYLES = [
+  () => clientFile('components/dashboard.css'),
+  () => clientFile('tags/tags.css'),
+  () => clientFile('folders/folders.css'),
+  () => clientFile('tags/import-qr.css'),
+  () => clientFile('files/files.css'),
+  () => clientFile('analytics/analytics.css'),
+  () => fromPackage('uplot/dist/uPlot.min.css'),
+  () => clientFile('webhooks/webhooks.css'),
+  () => clientFile('admin/admin.css'),
+];
+
+/** Each script by the name pages ask for it by (renderAppPage's `scripts`). */
+const SCRIPTS: Record<string, () => string> = {
+  'dashboard.js': () => clientFile('components/dashboard.client.js'),
+  'files.js': () => clientFile('files/files.client.js'),
+  'htmx.min.js': () => fromPackage('htmx.org/dist/htmx.min.js'),
+  'tag-qr.js': () => clientFile('tags/tag-qr.client.js'),
+  'webhooks.js': () => clientFile('webhooks/webhooks.client.js'),
+  'tags.js': () => clientFile('tags/tags.client.js'),
+  'uplot.js': () => fromPackage('uplot/dist/uPlot.iife.min.js'),
+  'charts.js': () => clientFile('analytics/charts.client.js'),
+};
+
+/** `tags.js` with its text → /dashboard/assets/tags.<first 12 hex digits of its SHA-256>.js. */
+function asset(name: string, type: Asset['type'], body: string): Asset {
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  const dot = name.lastIndexOf('.');
+  return { name, path: `/dashboard/assets/${name.slice(0, dot)}.${hash}${name.slice(dot)}`, type, body };
+}
+
+let loaded: Map<string, Asset> | undefined;
+
+/**
+ * Every asset, read and hashed once, at first use. Styles and scripts come from this origin only
+ * (the CSP has no inline code); a screen that needs a script of its own adds it to SCRIPTS and
+ * names it in renderAppPage's `scripts`.
+ */
+export function dashboardAssets(): Map<string, Asset> {
+  loaded ??= new Map(
+    [
+      asset('dashboard.css', 'text/css', STYLES.map((read) => read()).join('')),
+      ...Object.entries(SCRIPTS).map(([name, read]) => asset(name, 'text/javascript', read())),
+    ].map((item) => [item.name, item]),
+  );
+  return loaded;
+}
+
+/** The address of an asset, by its name (`dashboard.css`), for the layout's links. */
+export function assetPath(name: string): string {
+  const found = dashboardAssets().get(name);
+  if (!found) throw new Error(`No dashboard asset is named ${name}`);
+  return found.path;
+}
+
+/**
+ * Serves each asset at its hashed address, cached for good: a changed file has a new address,
+ * so a page never meets a stale copy. Any other name under /dashboard/assets/ (an old hash, a
+ * name without one) is the dashboard's 404. No session is needed: registered beside the pages,
+ * outside their hooks.
+ */
+export async function assetRoutes(app: FastifyInstance) {
+  for (const item of dashboardAssets().values()) {
+    app.get(item.path, { schema: { hide: true } }, (_request, reply) =>
+      reply
+        .type(`${item.type}; charset=utf-8`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(item.body),
+    );
+  }
+}
