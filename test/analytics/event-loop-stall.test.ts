@@ -1,12 +1,13 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { ViewsTable } from '../../src/db/schema.js';
 import { transaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/lib/ids.js';
-import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
 import { stallProbe } from '../helpers/stall-probe.js';
-import { createTag, startAnalyticsApp, viewRow, type CreatedTag } from './support.js';
+import { createTag, useAnalyticsApp, viewRow, type CreatedTag } from './support.js';
 
 /**
  * The server answers every request on one thread (and on SQLite the database runs on it too):
@@ -69,21 +70,15 @@ async function seedViews(t: TestApp, tag: CreatedTag, account: Account): Promise
 }
 
 describe(`event-loop stalls at ${VIEWS.toLocaleString('en-US')} views`, () => {
-  let t: TestApp;
-  let account: Account;
+  const t = useAnalyticsApp();
+  const account = useAccount(t, 'enterprise');
   let tag: CreatedTag;
   let period: { first: string; end: string };
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
-    account = await createAccount(t, 'enterprise');
     tag = await createTag(t, account.key, { access_logging: true });
     period = await seedViews(t, tag, account);
   }, 300_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it('a year’s JSON export with views, logs and summary, huge offsets, counted pages and the tag’s deletion never stall the server', async () => {
     const probe = stallProbe();

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SQLITE_FILE, type Db } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
-import { createAccount, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, getData, startAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
+import { createTag, getData, useAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
+import { useAccount } from '../helpers/harness.js';
 
 /**
  * Group commit (view-recorder.ts): the views that arrive while a group is being written share
@@ -17,8 +17,8 @@ import { createTag, getData, startAnalyticsApp, viewRow, visitorId, type Created
  * commits are then counted by the API like any other.
  */
 describe('view recording commits views in groups', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
   let tag: CreatedTag;
   let db: Kysely<Database>;
   const statements: string[] = [];
@@ -42,16 +42,11 @@ describe('view recording commits views in groups', () => {
   const viewInserts = () => statements.filter((text) => /INSERT INTO view_inbox \(/i.test(text)).length;
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
     t.clock.freeze(new Date('2026-07-01T10:00:00.000Z'));
-    owner = await createAccount(t, 'pro');
     tag = await createTag(t, owner.key, { title: 'Grouped' });
     db = loggedConnection();
   });
-  afterAll(async () => {
-    await db.destroy();
-    await t.close();
-  });
+  afterAll(() => db.destroy());
 
   it('50 views that arrive together: one statement, and each promise resolves once they are committed', async () => {
     const recorder = new ViewRecorder(db as Db, t.app.log);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { countInboxViews, takeInboxBatch } from '../../src/features/analytics/ingestion.repository.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { transaction } from '../../src/db/transaction.js';
-import { createAccount, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, getData, inboxRecords, startAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
+import { createTag, getData, inboxRecords, useAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
+import { useAccount } from '../helpers/harness.js';
 
 /**
  * The inbox keeps a row per group of views committed together (view-recorder.ts, at most 500
@@ -13,17 +13,14 @@ import { createTag, getData, inboxRecords, startAnalyticsApp, viewRow, visitorId
  * group's views.
  */
 describe('the view inbox holds groups', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
   let tag: CreatedTag;
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
     t.clock.freeze(new Date('2026-08-01T10:00:00.000Z'));
-    owner = await createAccount(t, 'pro');
     tag = await createTag(t, owner.key, { title: 'Grouped' });
   });
-  afterAll(() => t.close());
 
   it('one row per group, taken whole, every view counted once', async () => {
     const recorder = new ViewRecorder(t.services.db, t.app.log);

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { countInboxViews } from '../../src/features/analytics/ingestion.repository.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { analyticsRollupJob } from '../../src/jobs/analytics-rollup.js';
-import { createAccount, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, getData, startAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
+import { createTag, getData, useAnalyticsApp, viewRow, visitorId, type CreatedTag } from './support.js';
+import { useAccount } from '../helpers/harness.js';
 
 /**
  * The inbox's records come and go by the thousand; on PostgreSQL each group leaves a dead tuple
@@ -19,17 +19,14 @@ import { createTag, getData, startAnalyticsApp, viewRow, visitorId, type Created
  * visitor row of every tag: the sets must never be scanned whole.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('the view inbox on PostgreSQL', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
   let tag: CreatedTag;
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
     t.clock.freeze(new Date('2026-07-01T10:00:00.000Z'));
-    owner = await createAccount(t, 'pro');
     tag = await createTag(t, owner.key, { title: 'Busy' });
   });
-  afterAll(() => t.close());
 
   const inboxStats = async () => {
     const { rows } = await sql<{ vacuum_count: string }>`

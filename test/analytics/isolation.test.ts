@@ -1,17 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
-import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, get, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+import { createKey, expectError, request } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
+import { createTag, get, getData, useAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
 /**
  * Tenant isolation of every analytics endpoint: another account's tag is 403, a test key sees no
  * live tag (404) and counts no live view, and analytics:read is required.
  */
 describe('analytics isolation and permissions', () => {
-  let t: TestApp;
-  let alice: Account;
-  let mallory: Account;
+  const t = useAnalyticsApp();
+  const alice = useAccount(t, 'enterprise');
+  const mallory = useAccount(t, 'enterprise');
   let tag: CreatedTag;
   let malloryTag: CreatedTag;
   const PERIOD = { start_date: '2026-06-01', end_date: '2026-06-03' };
@@ -24,9 +25,6 @@ describe('analytics isolation and permissions', () => {
   ];
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
-    alice = await createAccount(t, 'enterprise');
-    mallory = await createAccount(t, 'enterprise');
     t.clock.freeze(new Date('2026-06-01T09:00:00.000Z'));
     tag = await createTag(t, alice.key, { title: 'Alice only', access_logging: true });
     malloryTag = await createTag(t, mallory.key, { title: 'Mallory only', access_logging: true });
@@ -35,7 +33,6 @@ describe('analytics isolation and permissions', () => {
     await view(t, malloryTag.short_id, { at: '2026-06-02T11:00:00.000Z', visitor: visitorId('i3') });
     t.clock.freeze(new Date('2026-06-02T12:00:00.000Z'));
   });
-  afterAll(() => t.close());
 
   it("every per-tag endpoint answers 403 for another account's tag, by id or short id", async () => {
     for (const id of [tag.id, tag.short_id]) {

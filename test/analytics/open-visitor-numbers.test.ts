@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { purgeVisitorsBefore } from '../../src/features/analytics/retention.repository.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
-import { createAccount, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+import { type Account, type TestApp } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
+import { createTag, getData, useAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
 /** Distinct visitors of the account's views in [start, end): the brute-force count. */
 async function viewsVisitors(t: TestApp, owner: Account, start: string, end: string): Promise<number> {
@@ -31,8 +32,8 @@ async function overviewVisitors(t: TestApp, owner: Account, start: string, end: 
  * and the visitor purge never deletes a number an open row holds.
  */
 describe('open rows with stored visitor numbers: the same distinct visitors', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
   let A: CreatedTag;
   let B: CreatedTag;
   let C: CreatedTag;
@@ -57,9 +58,7 @@ describe('open rows with stored visitor numbers: the same distinct visitors', ()
     (await t.database.db.selectFrom('visitors').select('key').where('key', 'in', [x, y, z, w]).execute()).map((r) => r.key).sort();
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
     t.clock.freeze(new Date('2026-06-01T08:00:00.000Z'));
-    owner = await createAccount(t, 'pro');
     [A, B, C] = [
       await createTag(t, owner.key, { title: 'A' }),
       await createTag(t, owner.key, { title: 'B' }),
@@ -88,7 +87,6 @@ describe('open rows with stored visitor numbers: the same distinct visitors', ()
     // 06-02 closes: z is numbered after its row on A was written.
     expect(await closeVisitorDays(t.database.db, t.clock.now().getTime())).toBe(1);
   });
-  afterAll(() => t.close());
 
   it('stores the numbers visitors had when their rows were written', async () => {
     expect(await storedNumbers()).toEqual({ A: { z: false, x: true }, B: { x: true, w: false } });
@@ -123,8 +121,8 @@ describe('open rows with stored visitor numbers: the same distinct visitors', ()
  * on days of different months, and a day whose set is stale, count as the raw views do.
  */
 describe('the overview over several months', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
   const [a, b, c, d] = ['ma', 'mb', 'mc', 'md'].map(visitorId) as [string, string, string, string];
 
   const periods: Array<[string, string]> = [
@@ -136,9 +134,7 @@ describe('the overview over several months', () => {
   ];
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
     t.clock.freeze(new Date('2026-01-15T08:00:00.000Z'));
-    owner = await createAccount(t, 'pro');
     const A = await createTag(t, owner.key, { title: 'A' });
     const B = await createTag(t, owner.key, { title: 'B' });
     const visits: Array<[CreatedTag, string, string]> = [
@@ -158,7 +154,6 @@ describe('the overview over several months', () => {
     // 04-01 becomes stale: counted from its tags' own sets until rebuilt.
     await t.database.db.updateTable('scope_day_visitors').set({ stale: 1 }).where('day', '=', '2026-04-01').execute();
   });
-  afterAll(() => t.close());
 
   it('counts each visitor once across months, as the raw views do', async () => {
     for (const [start, end] of periods)

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, expectError, request } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
 import { upload } from '../files/helpers.js';
-import { createTag, daysBetween, get, getData, IP, startAnalyticsApp, UA, view, visit, visitorId, type CreatedTag } from './support.js';
+import { createTag, daysBetween, get, getData, IP, useAnalyticsApp, UA, view, visit, visitorId, type CreatedTag } from './support.js';
 
 /** GET /v1/analytics/overview and GET /v1/analytics/export (CSV and JSON). */
 describe('account overview and export', () => {
-  let t: TestApp;
-  let alice: Account;
-  let carol: Account;
+  const t = useAnalyticsApp();
+  const alice = useAccount(t, 'pro');
+  const carol = useAccount(t, 'pro');
   let P: CreatedTag;
   let Q: CreatedTag;
   let R: CreatedTag;
@@ -18,9 +19,6 @@ describe('account overview and export', () => {
   const HEADER = 'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits';
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
-    alice = await createAccount(t, 'pro');
-    carol = await createAccount(t, 'pro');
     // S is older than the period; P, Q, R are created in it.
     t.clock.freeze(new Date('2026-02-01T09:00:00.000Z'));
     S = await createTag(t, alice.key, { title: 'Seasonal' });
@@ -50,7 +48,6 @@ describe('account overview and export', () => {
     await visit(t, Q.short_id, { at: '2026-04-02T16:00:00.000Z', ua: UA.curl, scan: true });
     t.clock.freeze(new Date(NOW));
   });
-  afterAll(() => t.close());
 
   /** The per tag and day rows of the period, ordered by date then tag id. */
   function expectedRows() {

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
 import { closeVisitorDays, rebuildStaleScopeDays } from '../../src/features/analytics/sealing.js';
 import { decodeVisitorSet } from '../../src/features/analytics/visitor-sets.js';
-import { createAccount, createKey, request, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+import { createKey, request } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
+import { createTag, getData, useAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
 /**
  * The overview's unique_views: distinct visitors of all the account's tags over the period,
@@ -12,8 +13,8 @@ import { createTag, getData, startAnalyticsApp, view, visitorId, type CreatedTag
  * the visitors of tags deleted since.
  */
 describe('overview: distinct visitors of an account over any period', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
   let orgKey: string;
   let A: CreatedTag;
   let B: CreatedTag;
@@ -40,9 +41,7 @@ describe('overview: distinct visitors of an account over any period', () => {
   }
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
     t.clock.freeze(new Date('2026-06-01T08:00:00.000Z'));
-    owner = await createAccount(t, 'pro');
     const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Visitors org', ownerEmail: owner.email, plan: 'pro' });
     orgKey = (await createKey(t, owner.email, { organizationId: org.id })).key;
     [A, B, C] = [
@@ -70,7 +69,6 @@ describe('overview: distinct visitors of an account over any period', () => {
     // 06-01 and 06-02 close: 3 tag-days of the account, 1 of the organization.
     expect(await closeVisitorDays(t.database.db, t.clock.now().getTime())).toBe(5);
   });
-  afterAll(() => t.close());
 
   it('counts each visitor once across tags and days, closed and open alike; each scope its own', async () => {
     expect(await scopeSets(owner.userId)).toEqual({ '2026-06-01': [3, 0], '2026-06-02': [2, 0] });

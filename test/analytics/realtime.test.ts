@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAccount, createKey, expectError, type Account, type TestApp } from '../helpers/app.js';
+import { beforeAll, expect, it } from 'vitest';
+import { createAccount, createKey, expectError } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
 import { describeStores } from '../helpers/redis.js';
 import {
   createTag,
@@ -7,7 +8,7 @@ import {
   get,
   getData,
   IP,
-  startAnalyticsApp,
+  useAnalyticsApp,
   UA,
   view,
   visit,
@@ -21,9 +22,9 @@ import {
  * presence in this process, and in Redis (REDIS_URL: shared by every instance).
  */
 describeStores('real-time analytics, presence', (env) => {
-  let t: TestApp;
-  let ent: Account;
-  let pro: Account;
+  const t = useAnalyticsApp(env);
+  const ent = useAccount(t, 'enterprise');
+  const pro = useAccount(t, 'pro');
   let tag: CreatedTag;
   let tokenD: string;
   const T0 = Date.parse('2026-05-01T12:00:00.000Z');
@@ -34,9 +35,6 @@ describeStores('real-time analytics, presence', (env) => {
   }
 
   beforeAll(async () => {
-    t = await startAnalyticsApp(env);
-    ent = await createAccount(t, 'enterprise');
-    pro = await createAccount(t, 'pro');
     tag = await createTag(t, ent.key, { title: 'Live' });
     await view(t, tag.short_id, { at: at(-25 * 3_600_000), visitor: visitorId('a') });
     await view(t, tag.short_id, { at: at(-2 * 3_600_000), visitor: visitorId('b') });
@@ -45,7 +43,6 @@ describeStores('real-time analytics, presence', (env) => {
     await view(t, tag.short_id, { at: at(0), scan: true, ua: UA.chromeWindows, ip: IP.mountainView, visitor: visitorId('e') });
     await visit(t, tag.short_id, { at: at(0), ua: UA.googlebot, ip: IP.london });
   });
-  afterAll(() => t.close());
 
   it('counts the sessions of the last 60 s and the views of the last hour and 24 hours', async () => {
     expect(await realtime()).toEqual({

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { lockTagRow } from '../../src/db/locks.js';
 import { locate } from '../../src/features/analytics/geo.js';
 import { anonymousVisitor } from '../../src/features/analytics/visitor.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
-import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, expectError, request } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
 import { waitFor } from '../helpers/receiver.js';
 import {
   beacon,
@@ -13,7 +14,7 @@ import {
   getData,
   inboxRecords,
   IP,
-  startAnalyticsApp,
+  useAnalyticsApp,
   UA,
   view,
   visit,
@@ -27,15 +28,12 @@ import {
  * the events it emits, the page's beacon, and that a view is committed before its page is answered.
  */
 describe('recording page views', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useAnalyticsApp({ ALLOW_PRIVATE_NETWORKS: 'true' });
+  const alice = useAccount(t, 'pro');
 
   beforeAll(async () => {
     // Webhooks here only subscribe (no worker sends anything); their address is a local one.
-    t = await startAnalyticsApp({ ALLOW_PRIVATE_NETWORKS: 'true' });
-    alice = await createAccount(t, 'pro');
   });
-  afterAll(() => t.close());
 
   /** The tag's stored views, once the inbox is ingested (as every reader of views does first). */
   async function viewRows(tagId: string) {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { locate } from '../../src/features/analytics/geo.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
-import { createAccount, expectError, type Account, type TestApp } from '../helpers/app.js';
+import { expectError } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
 import {
   addDays,
   createTag,
@@ -10,7 +11,7 @@ import {
   get,
   getData,
   IP,
-  startAnalyticsApp,
+  useAnalyticsApp,
   UA,
   view,
   visit,
@@ -25,9 +26,9 @@ import {
  * visitors still open, and with the past days closed into visitor sets by the seal job.
  */
 describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)', (days) => {
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
+  const t = useAnalyticsApp();
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'enterprise');
   let tag: CreatedTag;
   const V1 = visitorId('v1');
   const V2 = visitorId('v2');
@@ -44,9 +45,6 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
   }
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'enterprise');
     t.clock.freeze(new Date('2026-02-20T09:00:00.000Z'));
     tag = await createTag(t, alice.key, { title: 'Report' });
     const s = tag.short_id;
@@ -85,7 +83,6 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
       expect(await t.database.db.selectFrom('tag_visitor_days').selectAll().execute()).toEqual([]);
     }
   });
-  afterAll(() => t.close());
 
   it('summary, breakdowns and daily series of a period, exactly', async () => {
     const data = await report({ start_date: '2026-03-02', end_date: '2026-03-10' });

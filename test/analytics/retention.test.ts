@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
@@ -6,7 +6,7 @@ import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { sandboxPurgeJob } from '../../src/jobs/sandbox-purge.js';
-import { createAccount, createKey, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, expectError, request, type Account } from '../helpers/app.js';
 import {
   addDays,
   createTag,
@@ -14,7 +14,7 @@ import {
   get,
   getData,
   IP,
-  startAnalyticsApp,
+  useAnalyticsApp,
   view,
   viewRow,
   visitorId,
@@ -27,7 +27,7 @@ import {
  * analytics with it.
  */
 describe('analytics retention and deletion', () => {
-  let t: TestApp;
+  const t = useAnalyticsApp();
 
   type AnalyticsTable =
     | 'views'
@@ -106,11 +106,6 @@ describe('analytics retention and deletion', () => {
   function runRetention() {
     return analyticsRetentionJob.run(t.services);
   }
-
-  beforeAll(async () => {
-    t = await startAnalyticsApp();
-  });
-  afterAll(() => t.close());
 
   describe('the retention job', () => {
     let pro: Account;

@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { decodeVisitorSet } from '../../src/features/analytics/visitor-sets.js';
 import { analyticsSealJob } from '../../src/jobs/analytics-seal.js';
 import { jobs } from '../../src/jobs/index.js';
-import { createAccount, type Account, type TestApp } from '../helpers/app.js';
-import { createTag, getData, startAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+import { createAccount } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
+import { createTag, getData, useAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 
 /**
  * The rollups reports read at scale: closed days' visitors as numbered visitor sets (the seal
  * job), and the monthly per-tag rollup the overview's top tags use for whole months.
  */
 describe('analytics rollups', () => {
-  let t: TestApp;
-  let owner: Account;
-
-  beforeAll(async () => {
-    t = await startAnalyticsApp();
-    owner = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
 
   const report = (tag: CreatedTag, start: string, end: string, granularity = 'day') =>
     getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: start, end_date: end, granularity });

@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import { isPostgres, type Db } from '../../src/db/database.js';
 import type { ViewsTable } from '../../src/db/schema.js';
 import { newId } from '../../src/lib/ids.js';
-import { request, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { request, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 
 /**
  * Shared by the analytics tests: a server that takes the client address from X-Forwarded-For
@@ -11,8 +12,9 @@ import { request, startTestApp, type ApiResponse, type TestApp } from '../helper
  * at exact instants with the test clock.
  */
 
-export function startAnalyticsApp(env: Record<string, string> = {}): Promise<TestApp> {
-  return startTestApp({ env: { TRUST_PROXY: 'loopback', ...env } });
+/** useApp for these tests: the suite's server, taking client addresses from X-Forwarded-For. */
+export function useAnalyticsApp(env: Record<string, string> = {}): TestApp {
+  return useApp({ env: { TRUST_PROXY: 'loopback', ...env } });
 }
 
 /** Real user agents and what the service must make of them. */

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migratorOf } from '../../src/db/database.js';
-import { createAccount, type Account, type TestApp } from '../helpers/app.js';
 import { ViewRecorder } from '../../src/features/analytics/view-recorder.js';
-import { createTag, getData, inboxRecords, startAnalyticsApp, view, viewRow, visitorId } from './support.js';
+import { createTag, getData, inboxRecords, useAnalyticsApp, view, viewRow, visitorId } from './support.js';
+import { useAccount } from '../helpers/harness.js';
 
 /**
  * Migration 0015 replaced pending_views (views stored, awaiting their rollup) with the inbox of
@@ -12,14 +12,8 @@ import { createTag, getData, inboxRecords, startAnalyticsApp, view, viewRow, vis
  * in its order, not lost, not counted twice, with the time on page a beacon gave it.
  */
 describe('the inbox migrations: 0015 (pending views become records) and 0016 (records become groups)', () => {
-  let t: TestApp;
-  let owner: Account;
-
-  beforeAll(async () => {
-    t = await startAnalyticsApp();
-    owner = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useAnalyticsApp();
+  const owner = useAccount(t, 'pro');
 
   async function migrateTo(name: string): Promise<void> {
     const { error } = await migratorOf(t.database).migrateTo(name);

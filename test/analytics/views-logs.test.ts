@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
-import { createAccount, expectError, request, type Account, type TestApp } from '../helpers/app.js';
+import { expectError, request } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
 import {
   createTag,
   expectBeaconAccepted,
@@ -8,7 +9,7 @@ import {
   getData,
   inboxRecords,
   IP,
-  startAnalyticsApp,
+  useAnalyticsApp,
   UA,
   view,
   visit,
@@ -18,8 +19,8 @@ import {
 
 /** GET /v1/tags/{id}/analytics/views and /analytics/logs: records, order, pagination, levels, masking. */
 describe('view records and access logs', () => {
-  let t: TestApp;
-  let alice: Account;
+  const t = useAnalyticsApp();
+  const alice = useAccount(t, 'pro');
   let tag: CreatedTag;
   /** View ids in the order they happened: a (logging off), b, c, d (logging on). */
   let ids: string[];
@@ -33,8 +34,6 @@ describe('view records and access logs', () => {
   }
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
-    alice = await createAccount(t, 'pro');
     tag = await createTag(t, alice.key, { title: 'Logged' });
     await view(t, tag.short_id, { at: '2026-04-01T10:00:00.000Z', ua: UA.iphone, ip: IP.london, visitor: visitorId('a') });
     await setLogging(true);
@@ -56,7 +55,6 @@ describe('view records and access logs', () => {
     );
     expect(ids).toHaveLength(4);
   });
-  afterAll(() => t.close());
 
   const records = () => {
     const [a, b, c, d] = ids;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, type TestApp } from '../helpers/app.js';
+import { createAccount } from '../helpers/app.js';
 import { spawnTagsvc, type Spawned } from '../webhooks/support.js';
-import { createTag, startAnalyticsApp, UA, view } from './support.js';
+import { createTag, useAnalyticsApp, UA, view } from './support.js';
 
 /**
  * `tagsvc worker` in a process of its own, as deployments that scale it separately run it: its
@@ -9,17 +9,13 @@ import { createTag, startAnalyticsApp, UA, view } from './support.js';
  * SQLite both write the same file, so each must wait for the other's write lock rather than fail.
  */
 describe('views rolled up by a separate worker process', () => {
-  let t: TestApp;
+  const t = useAnalyticsApp();
   let worker: Spawned;
   beforeAll(async () => {
-    t = await startAnalyticsApp();
     worker = spawnTagsvc(['worker'], { ...t.env, LOG_LEVEL: 'info' });
     await worker.waitForOutput(/worker started/);
   });
-  afterAll(async () => {
-    await worker.stop('SIGTERM');
-    await t.close();
-  });
+  afterAll(() => worker.stop('SIGTERM'));
 
   it('counts every view committed during steady page traffic, without a failed roll', { timeout: 30_000 }, async () => {
     const alice = await createAccount(t, 'enterprise');

@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createAccount, request, type Account, type TestApp } from '../helpers/app.js';
+import { request } from '../helpers/app.js';
+import { useAccount } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import {
   createTag,
   expectBeaconAccepted,
   getData,
   IP,
-  startAnalyticsApp,
+  useAnalyticsApp,
   UA,
   view,
   visitorId,
@@ -23,9 +24,9 @@ import { get, screenshots, signInBrowser, signInHttp, watchConsole, type CookieJ
  */
 describe('dashboard analytics', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let ent: Account;
-  let pro: Account;
+  const t = useAnalyticsApp();
+  const ent = useAccount(t, 'enterprise');
+  const pro = useAccount(t, 'pro');
   let logged: CreatedTag;
   let quiet: CreatedTag;
   let foreign: CreatedTag;
@@ -33,9 +34,6 @@ describe('dashboard analytics', () => {
   const NOW = `${TODAY}T12:00:00.000Z`;
 
   beforeAll(async () => {
-    t = await startAnalyticsApp();
-    ent = await createAccount(t, 'enterprise');
-    pro = await createAccount(t, 'pro');
     logged = await createTag(t, ent.key, { title: 'Spring menu', access_logging: true });
     quiet = await createTag(t, ent.key, { title: 'Window poster' });
     foreign = await createTag(t, pro.key, { title: 'Not yours' });
@@ -57,7 +55,6 @@ describe('dashboard analytics', () => {
     await view(t, foreign.short_id, { at: '2026-05-19T11:00:00.000Z', visitor: visitorId('g') });
     t.clock.freeze(new Date(NOW));
   });
-  afterAll(() => t.close());
 
   /** The figure a page shows under data-stat="key", as a number. */
   const stat = (html: string, key: string) => {
