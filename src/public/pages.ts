@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readFileSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../context.js';
@@ -32,9 +33,15 @@ import {
   splitAtBeacon,
   UNAVAILABLE_PAGE,
 } from '../features/pages/index.js';
-import { BEACON_JS } from './beacon.js.js';
 import { QrQuery } from '../api/schemas/tags.js';
-import { PAGE_CSS } from './page.css.js';
+
+/** The page's only stylesheet, served from /assets/page.css so the CSP can forbid inline styles. */
+const PAGE_CSS = readFileSync(new URL('page.css', import.meta.url), 'utf8');
+/**
+ * The page's only script, served from /assets/beacon.js (the CSP allows 'self' only): a
+ * heartbeat every 15 s while the page is visible, and the time on page when it is hidden.
+ */
+const BEACON_JS = readFileSync(new URL('beacon.client.js', import.meta.url), 'utf8');
 
 /**
  * No script, no inline style, nothing from other origins but images: user content cannot run

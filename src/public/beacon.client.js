@@ -1,8 +1,4 @@
-/**
- * The public page's only script, served from /assets/beacon.js (the CSP allows 'self' only):
- * a heartbeat every 15 s while the page is visible, and the time on page when it is hidden.
- */
-export const BEACON_JS = `(function () {
+(function () {
   var script = document.currentScript;
   var token = script && script.getAttribute('data-view');
   if (!token) return;
@@ -16,4 +12,3 @@ export const BEACON_JS = `(function () {
   setInterval(function () { if (document.visibilityState === 'visible') send(); }, 15000);
   document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'hidden') send(); });
 })();
-`;
