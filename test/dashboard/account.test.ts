@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, runCli, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, runCli } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { CookieJar, csrfOf, get, isSignedIn, PASSWORD, post, signInBrowser, signInHttp, watchConsole } from './support.js';
 
 /** The Account page's password change, and the operator's reset from the command line. */
 describe('dashboard account', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let account: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    account = await createAccount(t, 'enterprise');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const account = useAccount(t, 'enterprise');
 
   it('changes the password and ends every other session, keeping this one', async () => {
     const elsewhere = await signInHttp(t, account.email);

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
-import { createAccount, request, runCli, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, request, runCli, type Account } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import {
   CookieJar,
@@ -21,17 +22,15 @@ import {
 /** The instance owner's Admin area: who sees it, users, organizations, sign-up; and the CLI's disable. */
 describe('dashboard admin area', () => {
   const holder = useBrowser();
-  let t: TestApp;
+  const t = useApp();
   let owner: { id: string; email: string };
   let alice: Account;
   let bob: Account;
 
   beforeAll(async () => {
-    t = await startTestApp();
     owner = await accounts.createFirstAccount(t.services, { email: 'owner@example.com', password: PASSWORD });
     [alice, bob] = [await createAccount(t, 'pro'), await createAccount(t, 'pro')];
   });
-  afterAll(() => t.close());
 
   const userRow = (page: Page, email: string) =>
     page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${email.replace(/[.+]/g, '\\$&')}`) }) });

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { createAccount, startTestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { CookieJar, csrfOf, get, isSignedIn, PASSWORD, post, signInHttp } from './support.js';
 
 /**
@@ -7,14 +8,8 @@ import { CookieJar, csrfOf, get, isSignedIn, PASSWORD, post, signInHttp } from '
  * refused request changes nothing, which each test checks through the database or by signing in.
  */
 describe('dashboard CSRF and security headers', () => {
-  let t: TestApp;
-  let account: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    account = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const account = useAccount(t, 'pro');
 
   const passwordChange = (csrf?: string) => ({
     ...(csrf !== undefined ? { _csrf: csrf } : {}),

@@ -4,13 +4,14 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { actorOfUser, PLAN_LIMITS } from '../../src/features/accounts/index.js';
 import * as files from '../../src/features/files/index.js';
 import { reserveStorage } from '../../src/features/files/files.repository.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { createAccount, request, type Account, type ApiResponse } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { filesUnder, multipart, upload, type Part } from '../files/helpers.js';
 import { image } from '../files/samples.js';
@@ -22,9 +23,9 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 /** A tag's Files page: uploads with progress, previews, editing, downloads, deletion, storage; and isolation. */
 describe('dashboard files', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
   let aliceTag: tags.TagView;
   let bobTag: tags.TagView;
 
@@ -35,13 +36,9 @@ describe('dashboard files', () => {
   const tmpFiles = () => filesUnder(join(t.config.dataDir, 'files', 'tmp'));
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
     aliceTag = await tags.createTag(t.services, actorOf(alice), { title: 'Launch flyer' });
     bobTag = await tags.createTag(t.services, actorOf(bob), { title: 'Bob’s tag' });
   });
-  afterAll(() => t.close());
 
   async function openFiles(page: Page, account: Account, tag: { id: string }) {
     await signInBrowser(page, t.baseUrl, account.email);

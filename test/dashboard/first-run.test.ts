@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { CookieJar, csrfOf, get, post, submitNewAccount, watchConsole } from './support.js';
+import { useApp } from '../helpers/harness.js';
 
 /** First run: with no account yet, the dashboard offers to create the instance owner. */
 describe('dashboard first run', () => {
   const holder = useBrowser();
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it('creates the owner on the enterprise plan and signs them in', async () => {
     const { context, page } = await newPage(holder.browser);

@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
 
 /** Folders: the tree, create, rename, nest, delete, and moving tags in and out, from the browser. */
 describe('dashboard folders', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
 
   const actor = (account: Account) => actorOfUser({ ...account, plan: 'pro' });
   const foldersOf = async (account: Account) => (await folders.listFolders(t.services, actor(account), { limit: 100, offset: 0 })).folders;

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { get, screenshots, signInBrowser, signInHttp } from './support.js';
 
 /** Home: the workspace's most recently changed tags at a glance. */
 describe('dashboard home', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
 
   it('invites a new user to make a first tag', async () => {
     const page = await get(t, '/dashboard', await signInHttp(t, alice.email));

@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import * as accounts from '../../src/features/accounts/index.js';
 import { PERMISSIONS } from '../../src/features/accounts/index.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, request, type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { csrfOf, get, meStatus, post, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
 
 /** The API Keys page: a key's whole life from the browser, against the API; and its isolation. */
 describe('dashboard API keys', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
 
   const keysOf = async (account: Account) =>
     (await accounts.listAdministeredKeys(t.services, accounts.actorOfUser({ ...account, plan: 'pro' }), { limit: 1000, offset: 0 })).keys;

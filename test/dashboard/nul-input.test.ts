@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type Account, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { request, type ApiResponse } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { createTag, multipart, type Part } from '../files/helpers.js';
 import { CookieJar, csrfOf, get, post, signInHttp } from './support.js';
 
@@ -9,14 +10,8 @@ import { CookieJar, csrfOf, get, post, signInHttp } from './support.js';
  * so a screen added later is covered without editing this file.
  */
 describe('dashboard inputs holding NUL', () => {
-  let t: TestApp;
-  let alice: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp({ env: { SIGNUP: 'open' } });
-    alice = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp({ env: { SIGNUP: 'open' } });
+  const alice = useAccount(t, 'pro');
 
   /** Every dashboard page registered for `method` (Fastify's route tree, flattened), assets aside. */
   function dashboardRoutes(method: 'GET' | 'POST'): string[] {

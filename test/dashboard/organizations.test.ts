@@ -1,23 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import * as accounts from '../../src/features/accounts/index.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, request, type Account } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { csrfOf, get, meStatus, post, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
 
 /** The Organizations pages, organization keys on the API Keys page, and who may see or do what. */
 describe('dashboard organizations', () => {
   const holder = useBrowser();
-  let t: TestApp;
+  const t = useApp();
   let alice: Account;
   let bob: Account;
   let carol: Account;
 
   beforeAll(async () => {
-    t = await startTestApp();
     [alice, bob, carol] = [await createAccount(t), await createAccount(t), await createAccount(t)];
   });
-  afterAll(() => t.close());
 
   const actor = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const memberRow = (page: Page, email: string) =>

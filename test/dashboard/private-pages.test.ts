@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
 import { rollUpViews } from '../../src/features/analytics/index.js';
-import { createAccount, createKey, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createKey, request, type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
 import { signInBrowser, signInHttp } from './support.js';
@@ -13,10 +14,10 @@ import { signInBrowser, signInHttp } from './support.js';
  */
 describe('private and organization tag pages', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let owner: Account;
-  let member: Account;
-  let outsider: Account;
+  const t = useApp();
+  const owner = useAccount(t, 'pro');
+  const member = useAccount(t, 'pro');
+  const outsider = useAccount(t, 'pro');
   let privateTag: { id: string; short_id: string };
   let orgTag: { id: string; short_id: string };
   let missing: string;
@@ -31,10 +32,6 @@ describe('private and organization tag pages', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t, 'pro');
-    member = await createAccount(t, 'pro');
-    outsider = await createAccount(t, 'pro');
     privateTag = await createTag(owner.key, 'Owner only', 'private');
     const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: owner.email, plan: 'pro' });
     await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: member.email, role: 'member' });
@@ -45,7 +42,6 @@ describe('private and organization tag pages', () => {
     expect((await request(t, 'DELETE', `/v1/tags/${gone.id}`, { key: owner.key })).status).toBe(200);
     missing = gone.short_id;
   });
-  afterAll(() => t.close());
 
   async function pageAs(path: string, account?: Account) {
     const cookie = account ? (await signInHttp(t, account.email)).header() : undefined;

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../src/features/accounts/index.js';
-import { createAccount, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, startTestApp, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { describeWithRedis } from '../helpers/redis.js';
 import { CookieJar, csrfOf, get, isSignedIn, PASSWORD, post, signInBrowser, signInHttp, watchConsole } from './support.js';
@@ -11,14 +12,8 @@ const MINUTE = 60_000;
 /** Sign-in and sign-out, sessions and their expiry, and throttled guessing. */
 describe('dashboard sign-in', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let account: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    account = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const account = useAccount(t, 'pro');
 
   it('signs in and out in the browser; the old session cookie then no longer works', async () => {
     const { context, page } = await newPage(holder.browser);
@@ -165,14 +160,8 @@ describeWithRedis('dashboard sign-in throttling shared through Redis', (redisUrl
 });
 
 describe('dashboard sign-in throttling', () => {
-  let t: TestApp;
-  let account: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    account = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const account = useAccount(t, 'pro');
 
   async function attempt(email: string, password: string) {
     const jar = new CookieJar();

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, request, startTestApp, type TestApp } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, request } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { CookieJar, csrfOf, get, post, submitNewAccount, watchConsole } from './support.js';
 
@@ -8,12 +9,10 @@ describe('dashboard sign-up', () => {
   const holder = useBrowser();
 
   describe('closed (the default)', () => {
-    let t: TestApp;
+    const t = useApp();
     beforeAll(async () => {
-      t = await startTestApp();
       await createAccount(t, 'pro');
     });
-    afterAll(() => t.close());
 
     it('has no sign-up page and takes no sign-up form', async () => {
       const jar = new CookieJar();
@@ -35,12 +34,10 @@ describe('dashboard sign-up', () => {
   });
 
   describe('open', () => {
-    let t: TestApp;
+    const t = useApp({ env: { SIGNUP: 'open', SIGNUP_PLAN: 'free' } });
     beforeAll(async () => {
-      t = await startTestApp({ env: { SIGNUP: 'open', SIGNUP_PLAN: 'free' } });
       await createAccount(t, 'pro');
     });
-    afterAll(() => t.close());
 
     it('creates an account on SIGNUP_PLAN, not the owner, and signs it in', async () => {
       const { context, page } = await newPage(holder.browser);

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import * as accounts from '../../src/features/accounts/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { request, type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
 import { upload } from '../files/helpers.js';
@@ -12,21 +13,17 @@ import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole
 /** A tag's Edit page: blocks of every type, their order, the live preview, and the no-script form. */
 describe('dashboard tag editor', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
   let aliceJar: CookieJar;
 
   const actorOf = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const contentOf = async (id: string) => (await request(t, 'GET', `/v1/tags/${id}`, { key: alice.key })).body.data;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
     aliceJar = await signInHttp(t, alice.email);
   });
-  afterAll(() => t.close());
 
   const addBlock = (page: Page, label: string) =>
     page.getByRole('group', { name: 'Add a block' }).getByRole('button', { name: label, exact: true }).click();

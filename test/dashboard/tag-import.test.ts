@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { request, type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { CookieJar, csrfOf, get, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
 
 /** Importing tags from CSV and JSON: one batch of the API, every row's problems at once, all or nothing. */
 describe('dashboard tag import', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
 
   const actor = (account: Account) => actorOfUser({ ...account, plan: 'pro' });
   /** Every tag of the account, through the API. */

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import sharp from 'sharp';
 import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as tags from '../../src/features/tags/index.js';
 import { eventRows } from '../webhooks/support.js';
-import { createAccount, PUBLIC_BASE_URL, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { PUBLIC_BASE_URL, type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { get, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
 
@@ -33,16 +34,9 @@ function readPng(bytes: Buffer) {
 /** The QR page of one tag: preview, options, PNG and SVG downloads that decode to the scan address. */
 describe('dashboard tag QR code', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
-  });
-  afterAll(() => t.close());
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
 
   const newTag = (account: Account, title: string) => tags.createTag(t.services, actorOfUser({ ...account, plan: 'pro' }), { title });
   const scanAddress = (tag: { short_id: string }) => `${PUBLIC_BASE_URL}/s/${tag.short_id}`;

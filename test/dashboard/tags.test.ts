@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, request, type Account } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
 import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole, type CookieJar } from './support.js';
@@ -10,9 +11,9 @@ import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole
 /** The tag list, New Tag and a tag's Overview: through the browser and plain HTTP, against the API. */
 describe('dashboard tags', () => {
   const holder = useBrowser();
-  let t: TestApp;
-  let alice: Account;
-  let bob: Account;
+  const t = useApp();
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
   let aliceJar: CookieJar;
 
   const actorOf = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
@@ -20,12 +21,8 @@ describe('dashboard tags', () => {
     (await tags.listTags(t.services, actorOf(account), { sort: 'created', order: 'asc', limit: 1000, offset: 0 })).tags;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
     aliceJar = await signInHttp(t, alice.email);
   });
-  afterAll(() => t.close());
 
   it('an empty list invites to make a tag, and links to folders and import', async () => {
     const jar = await signInHttp(t, bob.email);

@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import * as accounts from '../../src/features/accounts/index.js';
 import * as webhooks from '../../src/features/webhooks/index.js';
 import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { Receiver, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
 import { deliveryEnv } from '../webhooks/support.js';
@@ -15,21 +16,15 @@ import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole
  */
 describe('dashboard webhooks', () => {
   const holder = useBrowser();
-  let t: TestApp;
+  const t = useApp(async () => ({ env: await deliveryEnv(), worker: true }));
+  const alice = useAccount(t, 'pro');
+  const bob = useAccount(t, 'pro');
   let receiver: Receiver;
-  let alice: Account;
-  let bob: Account;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: await deliveryEnv(), worker: true });
     receiver = await Receiver.start();
-    alice = await createAccount(t, 'pro');
-    bob = await createAccount(t, 'pro');
   });
-  afterAll(async () => {
-    await receiver?.close();
-    await t?.close();
-  });
+  afterAll(() => receiver?.close());
 
   const actor = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const webhooksOf = async (account: Account) =>

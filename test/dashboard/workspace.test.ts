@@ -1,27 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
-import { createAccount, createKey, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, createKey, request, type Account } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { csrfOf, get, post, screenshots, signInBrowser, signInHttp } from './support.js';
 
 /** The workspace switcher: acting for an organization one owns or administers, and on test data. */
 describe('dashboard workspaces', () => {
   const holder = useBrowser();
-  let t: TestApp;
+  const t = useApp();
   let alice: Account;
   let bob: Account;
   let org: { id: string; name: string };
 
   beforeAll(async () => {
-    t = await startTestApp();
     [alice, bob] = [await createAccount(t, 'pro'), await createAccount(t, 'pro')];
     // The operator puts the organization on Enterprise: its plan, not Alice's, governs in it.
     org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: alice.email, plan: 'enterprise' });
     await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: bob.email, role: 'member' });
   });
-  afterAll(() => t.close());
 
   const titlesFor = async (key: string) =>
     ((await request(t, 'GET', '/v1/tags', { key })).body.data as Array<{ title: string }>).map((tag) => tag.title);

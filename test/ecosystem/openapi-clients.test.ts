@@ -8,7 +8,8 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/features/events/index.js';
-import { createAccount, PUBLIC_BASE_URL, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { PUBLIC_BASE_URL, request } from '../helpers/app.js';
+import { useAccount, useApp } from '../helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -126,14 +127,12 @@ function typeErrors(file: string): string[] {
 }
 
 describe('the served OpenAPI document', () => {
-  let t: TestApp;
-  let owner: Account;
+  const t = useApp({ env: { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT: '1s' } });
+  const owner = useAccount(t, 'enterprise');
   let document: Json & { paths: Record<string, Record<string, Operation>> };
   let dir: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT: '1s' } });
-    owner = await createAccount(t, 'enterprise');
     const response = await request(t, 'GET', '/v1/openapi.json');
     expect(response.status).toBe(200);
     document = response.body;
@@ -141,7 +140,6 @@ describe('the served OpenAPI document', () => {
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await t.close();
   });
 
   it('names every operation and lists no parameter with a default as required', () => {
