@@ -28,12 +28,9 @@ import {
  * the events it emits, the page's beacon, and that a view is committed before its page is answered.
  */
 describe('recording page views', () => {
+  // Webhooks here only subscribe (no worker sends anything); their address is a local one.
   const t = useAnalyticsApp({ ALLOW_PRIVATE_NETWORKS: 'true' });
   const alice = useAccount(t, 'pro');
-
-  beforeAll(async () => {
-    // Webhooks here only subscribe (no worker sends anything); their address is a local one.
-  });
 
   /** The tag's stored views, once the inbox is ingested (as every reader of views does first). */
   async function viewRows(tagId: string) {

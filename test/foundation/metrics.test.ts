@@ -43,12 +43,10 @@ describe('metrics without METRICS_TOKEN', () => {
 });
 
 describe('metrics with METRICS_TOKEN', () => {
+  // No worker: the queues fill and stay put, and the test event is the only delivery attempt.
   const t = useApp(async () => ({ env: { ...(await deliveryEnv({ WEBHOOK_RETRY_SCHEDULE: '1h' })), METRICS_TOKEN: TOKEN } }));
   const alice = useAccount(t);
   const receivers: Receiver[] = [];
-  beforeAll(async () => {
-    // No worker: the queues fill and stay put, and the test event is the only delivery attempt.
-  });
   afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
   it('refuses a scrape without the token or with another one (401)', async () => {

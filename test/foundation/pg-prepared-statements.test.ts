@@ -1,19 +1,14 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendToInbox } from '../../src/features/analytics/ingestion.repository.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/harness.js';
 
 /**
  * perf/pg-prepared-statements.ts: the statements registered to be prepared run as named
  * statements, prepared once on each connection; what a query builder makes runs unnamed.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreSQL', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useApp();
 
   it("the inbox append is prepared once on its connection; the query builder's queries are not", async () => {
     // One transaction: every statement on one connection, whose prepared statements it then lists.

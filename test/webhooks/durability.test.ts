@@ -125,12 +125,12 @@ describe('a process killed mid-delivery (SIGKILL) loses nothing', () => {
 });
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two worker processes on PostgreSQL', () => {
+  // 10 s rather than 1 s: a timed-out attempt is legitimately sent again (at-least-once), which
+  // on a busy machine would blur what this test checks: that no two workers claim the same delivery.
   const t = useApp(async () => ({ env: await deliveryEnv({ WEBHOOK_TIMEOUT: '10s' }) }));
   let receiver: Receiver;
   const workers: Spawned[] = [];
   beforeAll(async () => {
-    // 10 s rather than 1 s: a timed-out attempt is legitimately sent again (at-least-once), which
-    // on a busy machine would blur what this test checks: that no two workers claim the same delivery.
     receiver = await Receiver.start('ok');
   });
   afterAll(async () => {

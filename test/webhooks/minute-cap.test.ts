@@ -4,13 +4,13 @@ import { useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createTags, createWebhook, deliveryEnv, deliveryRows, waitDispatched } from './support.js';
 
+// The production timeout (30 s) rather than 1 s: while OUTBOUND_CA_FILE is rebuilt for every
+// connection (see burst.test.ts), each burst of 50 new TLS connections blocks the event loop
+// for a second or more (several on a busy machine), and a timed-out attempt would wait for a
+// retry that never comes due while the clock is frozen.
 const t = useApp(async () => ({ worker: true, env: await deliveryEnv({ WEBHOOK_TIMEOUT: '30s' }) }));
 let receiver: Receiver;
 beforeAll(async () => {
-  // The production timeout (30 s) rather than 1 s: while OUTBOUND_CA_FILE is rebuilt for every
-  // connection (see burst.test.ts), each burst of 50 new TLS connections blocks the event loop
-  // for a second or more (several on a busy machine), and a timed-out attempt would wait for a
-  // retry that never comes due while the clock is frozen.
   receiver = await Receiver.start('ok');
 });
 afterAll(() => receiver.close());
