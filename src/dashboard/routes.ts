@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import { parseCookie as parseCookies } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findSignedInUser, hasAnyUser, SESSION_COOKIE } from '../features/accounts/index.js';
+import { findSignedInUser, hasAnyUser, SESSION_COOKIE, type SignedInUser } from '../features/accounts/index.js';
 import { ApiError, InsufficientStorage, isOutsideFault } from '../errors.js';
 import { logOutsideFault } from '../http/error-handler.js';
 import { fieldWithNul } from '../lib/text-fields.js';
@@ -9,7 +9,7 @@ import { assetRoutes } from './assets.js';
 import type { ServiceContext } from '../context.js';
 import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './account/account.routes.js';
-import { adminScreen } from './admin/admin.routes.js';
+import { adminArea, adminScreen } from './admin/admin.routes.js';
 import { filesScreen } from './files/files.routes.js';
 import { foldersScreen } from './folders/folders.routes.js';
 import { analyticsScreen } from './analytics/analytics.routes.js';
@@ -49,7 +49,6 @@ const SIGNED_IN_SCREENS: Screen[] = [
   keysScreen,
   organizationsScreen,
   accountScreen,
-  adminScreen,
   workspaceScreen,
 ];
 
@@ -175,19 +174,30 @@ export function dashboardRoutes(dashboard: ServiceContext) {
 
         for (const screen of PUBLIC_SCREENS) screen(pages, context);
 
-        // Signed-in pages, after the checks above: without a session, sign in first (or, on an
-        // instance with no account yet, the first-run setup at /dashboard); with one, the user's
-        // workspaces are read once, for the handler, the layout's bar and the actor.
-        pages.register(async (signedIn) => {
-          signedIn.addHook('preHandler', async (request, reply) => {
-            const { user } = request.dashboard;
-            if (!user) return signedOut(context, request, reply);
-            const workspaces = await workspacesOf(dashboard, user, request.dashboard.workspaceCookie);
-            user.workspace = workspaces.current;
-            request.dashboard.workspaces = workspaces;
-          });
-          for (const screen of SIGNED_IN_SCREENS) screen(signedIn, context);
-        });
+        /**
+         * A scope of signed-in pages. Its hook runs after the checks above: a browser without a
+         * session, or a user the scope does not `admit`, is turned away before any work; for the
+         * others the user's workspaces are read once, for the handler, the layout's bar and the actor.
+         */
+        const signedInScope =
+          (
+            screens: Screen[],
+            turnAway: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+            admits = (_user: SignedInUser) => true,
+          ) =>
+          async (scope: FastifyInstance) => {
+            scope.addHook('preHandler', async (request, reply) => {
+              const { user } = request.dashboard;
+              if (!user || !admits(user)) return turnAway(request, reply);
+              const workspaces = await workspacesOf(dashboard, user, request.dashboard.workspaceCookie);
+              user.workspace = workspaces.current;
+              request.dashboard.workspaces = workspaces;
+            });
+            for (const screen of screens) screen(scope, context);
+          };
+
+        pages.register(signedInScope(SIGNED_IN_SCREENS, (request, reply) => signedOut(context, request, reply)));
+        pages.register(signedInScope([adminScreen], adminArea.turnAway, adminArea.admits));
       },
       { prefix: '/dashboard' },
     );

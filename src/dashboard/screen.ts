@@ -49,8 +49,12 @@ declare module 'fastify' {
      * reads the file (the body is not parsed before the handler).
      */
     tokenInUpload?: boolean;
-    /** The signed-in page a signed-out browser sees as the first-run setup while no account exists (home). */
-    firstRun?: boolean;
+    /**
+     * What a signed-out browser gets from this signed-in page instead of a redirect to sign-in:
+     * `first-run`, the first-run setup while no account exists (home); `fragment`, an empty 401
+     * (a fragment htmx polls, which must not swap the sign-in page into the card).
+     */
+    signedOut?: 'first-run' | 'fragment';
   }
 }
 

@@ -11,7 +11,7 @@ import {
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
-import { field, html, isConfirmed, pageContext, pageParam, queryParam, seeOther, sentence, type Screen } from '../screen.js';
+import { field, html, isConfirmed, pageContext, pageParam, queryParam, seeOther, sentence, signedInUser, type Screen } from '../screen.js';
 import {
   adminUserAction,
   adminUsersPath,
@@ -41,15 +41,17 @@ const OVERVIEW_NOTICES: Record<string, string> = {
 };
 
 /**
- * The signed-in instance owner. Anyone else, signed out included, gets the dashboard's 404, as
- * for an address that does not exist: the area gives no hint that it is there. The services
- * check again (instance-admin.service.ts); this only answers before any work is done.
+ * The Admin area is the signed-in instance owner's (its own signed-in scope, routes.ts). Anyone
+ * else, signed out included, gets the dashboard's 404, as for an address that does not exist:
+ * the area gives no hint that it is there. The services check again
+ * (instance-admin.service.ts); this only answers before any work is done.
  */
-function requireOwner(request: FastifyRequest): SignedInUser {
-  const user = request.dashboard.user;
-  if (!user?.isOwner) throw notFound('Page');
-  return user;
-}
+export const adminArea = {
+  admits: (user: SignedInUser) => user.isOwner,
+  turnAway: async () => {
+    throw notFound('Page');
+  },
+};
 
 /** The users list's search and page, from the query of the page or of a row's form. */
 function usersState(request: FastifyRequest) {
@@ -74,14 +76,14 @@ export const adminScreen: Screen = (app, context) => {
   };
 
   app.get('/admin', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireOwner(request);
+    const user = signedInUser(request);
     const summary = await instanceSummary(context, actorOfUser(user));
     const notice = OVERVIEW_NOTICES[queryParam(request, 'done') ?? ''];
     return html(reply, 200, renderAdminOverview(view(request, user, '/dashboard/admin'), { ...summary, notice }));
   });
 
   app.post('/admin/signup', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireOwner(request);
+    const user = signedInUser(request);
     const signup = field(request.body, 'signup');
     // Only a forged form sends anything else: the dashboard's 400 page.
     if (signup !== 'open' && signup !== 'closed') throw validationError('signup', 'signup must be open or closed');
@@ -90,7 +92,7 @@ export const adminScreen: Screen = (app, context) => {
   });
 
   app.get('/admin/users', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireOwner(request);
+    const user = signedInUser(request);
     return usersPage(request, reply, user, { notice: USER_NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
@@ -99,7 +101,7 @@ export const adminScreen: Screen = (app, context) => {
     seeOther(reply, adminUsersPath({ ...usersState(request), done }));
 
   app.post<UserParams>('/admin/users/:id/plan', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireOwner(request);
+    const user = signedInUser(request);
     try {
       await setUserPlan(context, actorOfUser(user), { userId: request.params.id, plan: field(request.body, 'plan') });
     } catch (error) {
@@ -110,14 +112,14 @@ export const adminScreen: Screen = (app, context) => {
   });
 
   app.post<UserParams>('/admin/users/:id/enable', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireOwner(request);
+    const user = signedInUser(request);
     await setUserDisabled(context, actorOfUser(user), { userId: request.params.id, disabled: false });
     return backToUsers(request, reply, 'enabled');
   });
 
   // Disabling asks first (dashboard.js, or this confirmation page without scripts).
   app.post<UserParams>('/admin/users/:id/disable', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireOwner(request);
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     if (isConfirmed(request.body)) {
       await setUserDisabled(context, actor, { userId: request.params.id, disabled: true });
@@ -134,7 +136,7 @@ export const adminScreen: Screen = (app, context) => {
   });
 
   app.get('/admin/organizations', { schema: { hide: true } }, async (request, reply) => {
-    const user = requireOwner(request);
+    const user = signedInUser(request);
     const page = pageParam(request);
     const { total, rows } = await listAllOrganizations(context, actorOfUser(user), { limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
     const paging = { page, perPage: PER_PAGE, total };

@@ -122,9 +122,9 @@ export const analyticsScreen: Screen = (app, context) => {
   // The live figures alone, which the tag's page polls; 403 on plans without real-time analytics.
   // A fragment, not a page: once the session is over it answers 401, which htmx swaps in for
   // nothing, instead of a redirect to the sign-in page that it would put inside the card.
-  app.get<{ Params: { id: string } }>('/tags/:id/analytics/live', { schema: { hide: true } }, async (request, reply) => {
-    const { user } = request.dashboard;
-    if (!user) return html(reply, 401, '');
+  const fragment = { schema: { hide: true }, config: { signedOut: 'fragment' as const } };
+  app.get<{ Params: { id: string } }>('/tags/:id/analytics/live', fragment, async (request, reply) => {
+    const user = signedInUser(request);
     const actor = actorOfUser(user);
     const tag = await userTag(context, user, request.params.id);
     return html(reply, 200, renderLiveNumbers(await realtime(context, actor, { id: tag.id })));

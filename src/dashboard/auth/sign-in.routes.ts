@@ -20,13 +20,13 @@ function newAccountInput(body: unknown) {
 }
 
 /**
- * A signed-out browser on a signed-in page: sign in first. Until an account exists, the home
- * page (route config `firstRun`) is the first-run setup instead.
+ * A signed-out browser on a signed-in page: sign in first, unless the route's config
+ * `signedOut` asks otherwise (screen.ts).
  */
 export async function signedOut(context: ScreenContext, request: FastifyRequest, reply: FastifyReply) {
-  if (request.routeOptions.config.firstRun && !(await context.isSetUp())) {
-    return html(reply, 200, renderSetup({ csrf: csrfFor(context, request) }));
-  }
+  const instead = request.routeOptions.config.signedOut;
+  if (instead === 'fragment') return html(reply, 401, '');
+  if (instead === 'first-run' && !(await context.isSetUp())) return html(reply, 200, renderSetup({ csrf: csrfFor(context, request) }));
   return seeOther(reply, '/dashboard/login');
 }
 

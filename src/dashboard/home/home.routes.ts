@@ -8,7 +8,7 @@ const RECENT_TAGS = 5;
 
 /** /dashboard: the signed-in home (a signed-out browser gets the first-run setup here while there is no account: signedOut). */
 export const homeScreen: Screen = (app, context) => {
-  app.get('/', { schema: { hide: true }, config: { firstRun: true } }, async (request, reply) => {
+  app.get('/', { schema: { hide: true }, config: { signedOut: 'first-run' } }, async (request, reply) => {
     const user = signedInUser(request);
     const recent = await listTags(context, actorOfUser(user), { sort: 'updated', order: 'desc', limit: RECENT_TAGS, offset: 0 });
     const origin = new URL(context.config.publicBaseUrl).origin;
