@@ -8,6 +8,17 @@ import { defineConfig } from 'vitest/config';
 // earlier files left running is measured with them.
 const MEMORY_TESTS = ['test/dashboard/files.test.ts', 'test/files/limits.test.ts'];
 
+// The stress and durability tests (a server killed mid-delivery and restarted, a worker process
+// beside the server, bursts and floods of deliveries) are the slowest and the least tied to one
+// database or Node version: CI runs them once, `npm test` with the rest. Tests of what one
+// database alone does stay in the suite, which skips them on the other database.
+const SLOW_TESTS = [
+  'test/webhooks/durability.test.ts',
+  'test/webhooks/burst.test.ts',
+  'test/webhooks/minute-cap.test.ts',
+  'test/analytics/worker-process.test.ts',
+];
+
 // The event-loop stall test measures how long the server's thread goes unanswered: other test
 // files running beside it on the same cores would be measured too, so it runs after them, alone.
 const STALL_TEST = 'test/analytics/event-loop-stall.test.ts';
@@ -22,8 +33,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [STALL_TEST, ...MEMORY_TESTS], sequence: { groupOrder: 0 } },
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [STALL_TEST, ...MEMORY_TESTS, ...SLOW_TESTS],
+          sequence: { groupOrder: 0 },
+        },
       },
+      { extends: true, test: { name: 'slow', include: SLOW_TESTS, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'memory', include: MEMORY_TESTS, isolate: true, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'stall', include: [STALL_TEST], sequence: { groupOrder: 1 } } },
     ],
