@@ -30,31 +30,23 @@ export function useApp(options: TestAppOptions | (() => TestAppOptions | Promise
     started = undefined;
     await app?.close();
   };
-  return {
-    get app() {
-      return running().app;
-    },
-    get config() {
-      return running().config;
-    },
-    get services() {
-      return running().services;
-    },
-    get database() {
-      return running().database;
-    },
-    get clock() {
-      return running().clock;
-    },
-    get baseUrl() {
-      return running().baseUrl;
-    },
-    get env() {
-      return running().env;
-    },
-    close,
-  };
+  const handle = { close } as TestApp;
+  for (const field of Object.keys(READ_THROUGH) as Array<keyof typeof READ_THROUGH>) {
+    Object.defineProperty(handle, field, { enumerable: true, get: () => running()[field] });
+  }
+  return handle;
 }
+
+/** The fields of a TestApp that useApp's handle reads from the running app: all but close. */
+const READ_THROUGH = {
+  app: true,
+  config: true,
+  services: true,
+  database: true,
+  clock: true,
+  baseUrl: true,
+  env: true,
+} satisfies Record<Exclude<keyof TestApp, 'close'>, true>;
 
 /**
  * An account on `plan` created on `t` before the suite's tests (after the app has started), for
