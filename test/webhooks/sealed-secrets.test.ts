@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, expectError, request, runCli, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectError, request, runCli, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
 import { createWebhook, deliveryEnv, receiverPool } from './support.js';
@@ -131,17 +131,9 @@ describe('webhook secrets at rest', () => {
 describe('SECRET_KEY rotation', () => {
   const receivers: Receiver[] = [];
   /** The original server (old SECRET_KEY, no worker): it owns the data the others share. */
-  let original: TestApp;
-  let alice: Account;
-
-  beforeAll(async () => {
-    original = await startTestApp({ env: await deliveryEnv() });
-    alice = await createAccount(original);
-  });
-  afterAll(async () => {
-    await original.close();
-    await Promise.all(receivers.map((r) => r.close()));
-  });
+  const original = useApp(async () => ({ env: await deliveryEnv() }));
+  const alice = useAccount(original);
+  afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
   /** Another server on the same data, with these SECRET_KEY settings and a worker. */
   const restart = (env: Record<string, string>) => startTestApp({ worker: true, env: { ...original.env, ...env } });
