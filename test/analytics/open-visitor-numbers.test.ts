@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { purgeVisitorsBefore } from '../../src/features/analytics/retention.repository.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
 import { rollUpViews } from '../../src/features/analytics/view-rollup.js';
-import { type Account, type TestApp } from '../helpers/app.js';
+import type { Account, TestApp } from '../helpers/app.js';
 import { useAccount } from '../helpers/harness.js';
 import { createTag, getData, useAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
 

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { type Account } from '../helpers/app.js';
+import type { Account } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { type Account } from '../helpers/app.js';
+import type { Account } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 
 /** The tags service's helpers for the dashboard: every batch problem at once, counts by folder, title search. */

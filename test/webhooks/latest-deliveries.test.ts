@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import * as webhooks from '../../src/features/webhooks/index.js';
-import { type Account } from '../helpers/app.js';
+import type { Account } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { Receiver } from '../helpers/receiver.js';
 import { deliveryEnv } from './support.js';
