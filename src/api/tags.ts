@@ -6,7 +6,7 @@ import { sendTagged } from '../http/conditional.js';
 import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../http/envelope.js';
 import { idPattern } from '../lib/ids.js';
 import { SerializedBodies } from '../perf/serialized-bodies.js';
-import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from './schemas/tags.js';
+import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from '../http/schemas/tags.js';
 
 const TAGS = ['Tags'];
 

@@ -33,7 +33,7 @@ import {
   splitAtBeacon,
   UNAVAILABLE_PAGE,
 } from '../features/pages/index.js';
-import { QrQuery } from '../api/schemas/tags.js';
+import { QrQuery } from '../http/schemas/tags.js';
 
 /** The page's only stylesheet, served from /assets/page.css so the CSP can forbid inline styles. */
 const PAGE_CSS = readFileSync(new URL('page.css', import.meta.url), 'utf8');

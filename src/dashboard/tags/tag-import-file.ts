@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Value } from 'typebox/value';
 import { fieldWithNul } from '../../lib/text-fields.js';
-import { TagBatchBody } from '../../api/schemas/tags.js';
+import { TagBatchBody } from '../../http/schemas/tags.js';
 import { MAX_BATCH_TAGS, READ_PERMISSIONS, WRITE_PERMISSIONS, type TagInput } from '../../features/tags/index.js';
 
 /**

@@ -13,7 +13,7 @@ import {
   type QrOptions,
   type TagRow,
 } from '../../features/tags/index.js';
-import { QrQuery } from '../../api/schemas/tags.js';
+import { QrQuery } from '../../http/schemas/tags.js';
 import { html, pageContext, readOwn, signedInUser, type Screen } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { renderTagQr, type QrFormValues } from './tag-qr.js';
