@@ -6,7 +6,16 @@ import { sendDownload, sendThumbnail } from '../http/downloads.js';
 import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../http/envelope.js';
 import { multipartUploads, uploadFromRequest } from '../http/uploads.js';
 import { sweepStaleTemp } from '../lib/blob-storage.js';
-import { DownloadQuery, File, FileParams, FromUrlBody, PatchBody, TagFilesParams, ThumbnailQuery, UploadBody } from '../http/schemas/files.js';
+import {
+  DownloadQuery,
+  File,
+  FileParams,
+  FromUrlBody,
+  PatchBody,
+  TagFilesParams,
+  ThumbnailQuery,
+  UploadBody,
+} from '../http/schemas/files.js';
 
 const binary = (description: string) => ({
   description,
