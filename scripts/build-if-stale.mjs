@@ -1,5 +1,5 @@
-// `npm start` builds only when dist/ is missing or older than any source file (code or client
-// code: a changed .css or .js counts too), as `npm run build` does.
+// `npm start` runs `npm run build` only when dist/ is missing or older than any source file
+// (code or client code: a changed .css or .js counts too).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +18,6 @@ function newestMtime(dir) {
 const inputs = Math.max(newestMtime('src'), statSync('tsconfig.json').mtimeMs, statSync('tsconfig.build.json').mtimeMs);
 if (!existsSync(stamp) || statSync(stamp).mtimeMs < inputs) {
   console.error('tagsvc: building…');
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-  execFileSync(process.execPath, ['scripts/copy-client-files.mjs'], { stdio: 'inherit' });
+  // The build is defined once, in package.json.
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 }
