@@ -18,7 +18,10 @@ const clientFile = (path: string) => readFileSync(new URL(path, import.meta.url)
 
 /** One stylesheet: the base, then each area's own rules (and uPlot's, for the charts). */
 const STYLES = [
-  () => clientFile('components/dashboard.css'),
+  () => clientFile('components/frame.css'),
+  () => clientFile('components/forms.css'),
+  () => clientFile('components/lists.css'),
+  () => clientFile('components/narrow.css'),
   () => clientFile('tags/tags.css'),
   () => clientFile('folders/folders.css'),
   () => clientFile('tags/import-qr.css'),

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 
 /**
  * A table of records: column headings, then rows whose cells carry `data-label` (their
- * heading) so that narrow screens show each row as a card of labelled facts (dashboard.css).
+ * heading) so that narrow screens show each row as a card of labelled facts (narrow.css).
  */
 export function DataTable({ headings, children }: { headings: readonly string[]; children: ComponentChildren }) {
   return (
