@@ -49,14 +49,30 @@ describe('plain http:// webhook receivers', () => {
   describe('without ALLOW_PRIVATE_NETWORKS', () => {
     const t = useApp({ env: { ALLOW_PRIVATE_NETWORKS: 'false' } });
 
-    it('refuses the same http:// URL with the https-only error', async () => {
+    const refusal = async (url: string) => {
       const owner = await createAccount(t, 'pro');
-      const created = await request(t, 'POST', '/v1/webhooks', {
-        key: owner.key,
-        body: { name: 'n', url: receiver.url, events: ['tag.created'] },
-      });
+      const created = await request(t, 'POST', '/v1/webhooks', { key: owner.key, body: { name: 'n', url, events: ['tag.created'] } });
       expectError(created, 400, 'invalid_url', 'url');
-      expect(created.body.error.message).toBe('url must be an https:// URL');
+      return created.body.error.message as string;
+    };
+
+    it('refuses the same http:// URL with the https-only error, naming the setting that allows it', async () => {
+      expect(await refusal(receiver.url)).toBe(
+        'url must be an https:// URL; to allow http:// to a receiver on a private network in development, start the server with ALLOW_PRIVATE_NETWORKS=true',
+      );
+    });
+
+    it('names the setting when an https:// URL points at a private address', async () => {
+      expect(await refusal('https://127.0.0.1:8443/hook')).toBe(
+        'url is not publicly reachable: the host 127.0.0.1 resolves to a private or reserved address; to allow private networks in development, start the server with ALLOW_PRIVATE_NETWORKS=true',
+      );
+    });
+
+    it('does not name it where it would not help: a public http:// host, a host that does not resolve', async () => {
+      expect(await refusal('http://93.184.215.14/hook')).toBe('url must be an https:// URL');
+      expect(await refusal('https://tagsvc-test.invalid/hook')).toBe(
+        'url is not publicly reachable: the host tagsvc-test.invalid could not be resolved',
+      );
     });
   });
 });

@@ -67,6 +67,12 @@ function sealedSecret(ctx: ServiceContext, secret: string): string {
 }
 
 /**
+ * What a refusal of a receiver on a private network adds: the setting that allows one, so a
+ * developer trying a receiver on their own machine learns it from the error itself.
+ */
+const PRIVATE_NETWORKS_SWITCH = 'in development, start the server with ALLOW_PRIVATE_NETWORKS=true';
+
+/**
  * HTTPS only, no credentials in the URL, and (unless allowed) no private or reserved host.
  * ALLOW_PRIVATE_NETWORKS also lets plain http:// reach a receiver on a loopback or private
  * address, for development on one machine or network; a public host still needs https, so a
@@ -79,16 +85,22 @@ async function checkUrl(url: string, agents: OutboundAgents): Promise<string> {
   } catch {
     throw new ApiError('invalid_url', 'url is not a valid URL', { field: 'url' });
   }
-  const localHttp = parsed.protocol === 'http:' && agents.allowPrivateNetworks && (await isPrivateHost(parsed));
-  if (parsed.protocol !== 'https:' && !localHttp) {
+  const privateHttp = parsed.protocol === 'http:' && (await isPrivateHost(parsed));
+  if (parsed.protocol !== 'https:' && !(privateHttp && agents.allowPrivateNetworks)) {
     const message = agents.allowPrivateNetworks
       ? 'url must be an https:// URL (http:// only for a receiver on a loopback or private address)'
-      : 'url must be an https:// URL';
+      : privateHttp
+        ? `url must be an https:// URL; to allow http:// to a receiver on a private network ${PRIVATE_NETWORKS_SWITCH}`
+        : 'url must be an https:// URL';
     throw new ApiError('invalid_url', message, { field: 'url' });
   }
   if (parsed.username || parsed.password) throw new ApiError('invalid_url', 'url must not contain credentials', { field: 'url' });
   const refused = await refusePrivateHost(parsed, agents.allowPrivateNetworks);
-  if (refused) throw new ApiError('invalid_url', `url is not publicly reachable: ${refused}`, { field: 'url' });
+  if (refused) {
+    // A host that does not resolve stays refused with the setting: only a private one is told of it.
+    const hint = (await isPrivateHost(parsed)) ? `; to allow private networks ${PRIVATE_NETWORKS_SWITCH}` : '';
+    throw new ApiError('invalid_url', `url is not publicly reachable: ${refused}${hint}`, { field: 'url' });
+  }
   return parsed.toString();
 }
 
