@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { EVENT_DATA, EVENT_SAMPLES, EVENT_TYPES, type EventType } from '../features/events/index.js';
 import { COMPONENT_KEY } from '../lib/components.js';
+import { registerApiReference } from './api-reference.js';
 import { ErrorBody } from './envelope.js';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -312,6 +312,6 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
     transformObject: (built) =>
       'openapiObject' in built ? (finishDocument(built.openapiObject as Json) as typeof built.openapiObject) : built.swaggerObject,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  registerApiReference(app, OPENAPI_PATH);
 }

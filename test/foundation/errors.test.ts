@@ -161,12 +161,6 @@ describe('operations endpoints', () => {
     for (const status of ['401', '403', '429', '500']) expect(me.responses[status], status).toBeDefined();
     expect(response.body.components.securitySchemes.bearerAuth.scheme).toBe('bearer');
   });
-
-  it('serves the interactive docs page', async () => {
-    const response = await request(t, 'GET', '/docs/');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toContain('text/html');
-  });
 });
 
 describe('/readyz and Redis', () => {
