@@ -56,6 +56,55 @@ export const notFound = (what: string) => new ApiError('not_found', `${what} not
 export const forbidden = (message: string) => new ApiError('forbidden', message);
 export const unauthorized = (message: string) => new ApiError('unauthorized', message);
 
+/**
+ * The refusals of several fields of one input, found together (checkFields), so a form can show
+ * each under its field. The first leads: its code, message and field are this error's own, so
+ * the API, which answers one error, answers what it did when checks stopped at the first.
+ */
+export class InputProblems extends ApiError {
+  constructor(readonly problems: readonly [ApiError, ...ApiError[]]) {
+    super(problems[0].code, problems[0].message, problems[0].details);
+  }
+}
+
+/** The refusals an error carries: each of an InputProblems, else the error itself. */
+export const problemsOf = (error: ApiError): readonly ApiError[] => (error instanceof InputProblems ? error.problems : [error]);
+
+/** Whether `error` refuses a field of the input (a validation error, an invalid URL…), not the request as a whole. */
+const refusesField = (error: unknown): error is ApiError => error instanceof ApiError && error.details.field !== undefined;
+
+/** Whether `error` refuses the request as a whole (not found, forbidden, a limit): a 4xx, not a fault of the server. */
+const refusesRequest = (error: unknown): error is ApiError => error instanceof ApiError && error.status < 500;
+
+type CheckedValues<T extends Record<string, () => unknown>> = { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> };
+
+/**
+ * Runs each field's check in order and answers their values by the same names. A check that
+ * refuses its field does not stop the others: every refusal is thrown together at the end
+ * (InputProblems). A refusal of the request as a whole (not found, forbidden) ends the checks:
+ * thrown as it is, unless a field was refused before it, which then leads as it always did. Any
+ * other error (a bug, an outage) is thrown at once, whatever was refused before it.
+ */
+export async function checkFields<T extends Record<string, () => unknown>>(checks: T): Promise<CheckedValues<T>> {
+  const values: Record<string, unknown> = {};
+  const problems: ApiError[] = [];
+  for (const [name, check] of Object.entries(checks)) {
+    try {
+      values[name] = await check();
+    } catch (error) {
+      if (refusesField(error)) {
+        problems.push(...problemsOf(error));
+        continue;
+      }
+      if (refusesRequest(error) && problems.length > 0) break;
+      throw error;
+    }
+  }
+  const [first, ...rest] = problems;
+  if (first) throw new InputProblems([first, ...rest]);
+  return values as CheckedValues<T>;
+}
+
 /** What the service depends on, as a log line and a message name it. */
 export type Dependency = 'database' | 'redis';
 

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
 import type { ApiKeysTable, Environment, KeyScope, OrgRole } from '../../db/schema.js';
-import { ApiError, notFound, validationError } from '../../errors.js';
+import { ApiError, checkFields, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { parseCidr } from '../../lib/ip.js';
@@ -46,6 +46,22 @@ export function requireNewPassword(password: string, field = 'password'): void {
 }
 
 /**
+ * A new account's email (an address no account has) and password, every refusal at once
+ * (checkFields); the email as stored. Writes nothing: a form with problems of its own (a
+ * password's confirmation) asks it too, to show the service's beside them.
+ */
+export function checkNewAccount(ctx: ServiceContext, input: { email: string; password: string }) {
+  return checkFields({
+    email: async () => {
+      const email = normalizeEmail(input.email);
+      if (await repo.findUserByEmail(ctx.db, email)) throw validationError('email', `a user with email ${email} already exists`);
+      return email;
+    },
+    password: () => requireNewPassword(input.password),
+  });
+}
+
+/**
  * The operator creates accounts (the command line, and sign-up and first-run setup, which
  * decide for themselves who may). `owner` marks the instance owner; the database allows one.
  */
@@ -56,10 +72,8 @@ export async function createUser(
 ) {
   requireOperator(actor);
   const { db, clock } = ctx;
-  const email = normalizeEmail(input.email);
-  requireNewPassword(input.password);
-  const plan = requirePlan(input.plan);
-  if (await repo.findUserByEmail(db, email)) throw validationError('email', `a user with email ${email} already exists`);
+  const { account, plan } = await checkFields({ account: () => checkNewAccount(ctx, input), plan: () => requirePlan(input.plan) });
+  const { email } = account;
   const now = isoNow(clock);
   const user = { id: newId('usr'), email, password_hash: await hashPassword(input.password), plan, created_at: now, updated_at: now };
   await repo.insertUser(db, { ...user, is_owner: input.owner ? 1 : 0 });
@@ -183,12 +197,22 @@ function parseKeyName(given: string): string {
   return name;
 }
 
+/**
+ * A key's name, permissions and IP allow list, every refusal at once (checkFields). Writes
+ * nothing: a form with problems of its own asks it too, to show the service's beside them.
+ */
+export function checkKeyFields(input: Pick<KeyInput, 'name' | 'permissions' | 'ip'>) {
+  return checkFields({
+    name: () => parseKeyName(input.name),
+    permissions: () => parsePermissions(input.permissions),
+    ipAllowlist: () => parseIpAllowlist(input.ip),
+  });
+}
+
 export async function createKey(ctx: ServiceContext, actor: AccountActor, input: KeyInput) {
   const { db, clock } = ctx;
   const user = await keyOwner(db, actor, input.email);
-  const name = parseKeyName(input.name);
-  const permissions = parsePermissions(input.permissions);
-  const ipAllowlist = parseIpAllowlist(input.ip);
+  const { name, permissions, ipAllowlist } = await checkKeyFields(input);
   if (input.organizationId) {
     const membership = await repo.findMembership(db, input.organizationId, user.id);
     if (!membership) throw notFound(`Organization ${input.organizationId}`);
@@ -271,9 +295,7 @@ export async function editKey(
   input: { id: string; name: string; permissions: string | readonly string[]; ip: string | readonly string[] },
 ): Promise<KeyView> {
   const key = await requireKey(ctx.db, actor, input.id);
-  const name = parseKeyName(input.name);
-  const permissions = parsePermissions(input.permissions);
-  const ipAllowlist = parseIpAllowlist(input.ip);
+  const { name, permissions, ipAllowlist } = await checkKeyFields(input);
   const changes = {
     name,
     permissions: JSON.stringify(permissions),

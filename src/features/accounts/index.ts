@@ -19,6 +19,7 @@ export { countCreatedInScope, inScope, isInScope, requireAccess, scopeOf, type S
 export {
   ALREADY_SET_UP,
   changePassword,
+  checkPasswordChange,
   createFirstAccount,
   endSession,
   findSignedInUser,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { parseCookie as parseCookieHeader } from 'cookie';
 import type { ServiceContext } from '../../context.js';
 import type { ReadPermission } from '../../db/schema.js';
-import { ApiError, InsufficientStorage, validationError } from '../../errors.js';
+import { ApiError, checkFields, InsufficientStorage, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
@@ -140,14 +140,27 @@ export function signUp(ctx: ServiceContext, input: { email: string; password: st
   return createUser(ctx, OPERATOR, input);
 }
 
+/**
+ * A password change's current password (the user's) and new one, every refusal at once
+ * (checkFields). Writes nothing: a form with problems of its own (the confirmation) asks it
+ * too, to show the service's beside them.
+ */
+export function checkPasswordChange(ctx: ServiceContext, user: SignedInUser, input: { current: string; next: string }) {
+  return checkFields({
+    current: async () => {
+      const row = await accountsRepo.findUserById(ctx.db, user.userId);
+      if (!row || !(await verifyPassword(input.current, row.password_hash))) {
+        throw validationError('current_password', 'The current password is not correct');
+      }
+    },
+    next: () => requireNewPassword(input.next, 'new_password'),
+  });
+}
+
 /** The signed-in user's own change: needs the current password; every other session of the user ends. */
 export async function changePassword(ctx: ServiceContext, user: SignedInUser, input: { current: string; next: string }): Promise<void> {
   const { db, clock } = ctx;
-  const row = await accountsRepo.findUserById(db, user.userId);
-  if (!row || !(await verifyPassword(input.current, row.password_hash))) {
-    throw validationError('current_password', 'The current password is not correct');
-  }
-  requireNewPassword(input.next, 'new_password');
+  await checkPasswordChange(ctx, user, input);
   await repo.updateUserPassword(db, user.userId, await hashPassword(input.next), isoNow(clock));
   await repo.deleteSessionsOfUser(db, user.userId, user.sessionId);
 }

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
-import { notFound, validationError } from '../../errors.js';
+import { checkFields, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost } from '../../lib/outbound.js';
@@ -312,9 +312,13 @@ export async function updateFile(
   actor: Actor,
   { id: fileId, ...input }: { id: string } & FileFields,
 ): Promise<FileView> {
+  const checked = await checkFields({
+    name: () => (input.name === undefined ? undefined : requireValidName(input.name, 'name')),
+    description: () => (input.description == null ? input.description : requireValidDescription(input.description)),
+  });
   const changes: { name?: string; description?: string | null } = {};
-  if (input.name !== undefined) changes.name = requireValidName(input.name, 'name');
-  if (input.description !== undefined) changes.description = input.description === null ? null : requireValidDescription(input.description);
+  if (checked.name !== undefined) changes.name = checked.name;
+  if (checked.description !== undefined) changes.description = checked.description;
   const { file } = await requireWritableFile(ctx, actor, fileId);
   if (Object.keys(changes).length === 0) return toFileView(ctx.config, file);
   const updated = { ...file, ...changes, updated_at: isoNow(ctx.clock) };

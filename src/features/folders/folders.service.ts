@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import { isForeignKeyViolation } from '../../db/database.js';
 import type { FoldersTable } from '../../db/schema.js';
-import { invalidRequest, validationError } from '../../errors.js';
+import { checkFields, invalidRequest, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { cleanLabel } from '../../lib/text-fields.js';
@@ -29,7 +29,10 @@ export async function requireOwnFolder(ctx: ServiceContext, scope: Scope, folder
 
 export async function createFolder(ctx: ServiceContext, actor: Actor, input: { name: string; parent_id?: string | null }) {
   const scope = scopeOf(actor);
-  if (input.parent_id) await requireOwnFolder(ctx, scope, input.parent_id, 'parent_id');
+  const { name } = await checkFields({
+    parent: () => input.parent_id && requireOwnFolder(ctx, scope, input.parent_id, 'parent_id'),
+    name: () => cleanLabel(input.name, 'name'),
+  });
   const now = isoNow(ctx.clock);
   const row: FoldersTable = {
     id: newId('fld'),
@@ -37,7 +40,7 @@ export async function createFolder(ctx: ServiceContext, actor: Actor, input: { n
     owner_id: scope.userId,
     organization_id: scope.organizationId,
     parent_id: input.parent_id ?? null,
-    name: cleanLabel(input.name, 'name'),
+    name,
     created_at: now,
     updated_at: now,
   };
@@ -61,12 +64,14 @@ export async function listFolders(ctx: ServiceContext, actor: Actor, query: { pa
 export async function updateFolder(ctx: ServiceContext, actor: Actor, input: { id: string; name?: string; parent_id?: string | null }) {
   const scope = scopeOf(actor);
   const folder = requireAccess(await repo.findFolder(ctx.db, input.id), scope, 'Folder');
+  const parentId = input.parent_id;
+  const { name } = await checkFields({
+    name: () => (input.name === undefined ? undefined : cleanLabel(input.name, 'name')),
+    parent: () => parentId && rejectCycle(ctx, scope, folder.id, parentId),
+  });
   const changes: Partial<FoldersTable> = { updated_at: isoNow(ctx.clock) };
-  if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
-  if (input.parent_id !== undefined) {
-    if (input.parent_id !== null) await rejectCycle(ctx, scope, folder.id, input.parent_id);
-    changes.parent_id = input.parent_id;
-  }
+  if (name !== undefined) changes.name = name;
+  if (input.parent_id !== undefined) changes.parent_id = input.parent_id;
   await repo.updateFolderRow(ctx.db, folder.id, changes);
   return toFolderView({ ...folder, ...changes });
 }

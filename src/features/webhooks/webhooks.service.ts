@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, EventsTable, WebhooksTable } from '../../db/schema.js';
-import { ApiError, invalidRequest, notFound, validationError } from '../../errors.js';
+import { ApiError, checkFields, invalidRequest, notFound, validationError } from '../../errors.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -131,6 +131,20 @@ function headerValueProblem(value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The fields of a webhook to create or change, each checked (an absent one stays absent) and
+ * every refusal at once (checkFields); the secret in its stored form. Writes nothing: a form
+ * with problems of its own asks it too, to show the service's beside them.
+ */
+export function checkWebhookFields(ctx: ServiceContext, input: Omit<WebhookInput, 'events' | 'enabled'>) {
+  return checkFields({
+    name: () => (input.name === undefined ? undefined : cleanLabel(input.name, 'name')),
+    url: () => (input.url === undefined ? undefined : checkUrl(input.url, ctx.agents)),
+    headers: () => (input.headers === undefined ? undefined : checkHeaders(input.headers)),
+    secret: () => (input.secret === undefined ? undefined : sealedSecret(ctx, input.secret)),
+  });
+}
+
 async function requireWebhook(db: Db, actor: Actor, id: string): Promise<WebhooksTable> {
   return requireAccess(await repo.findWebhook(db, id), scopeOf(actor), 'Webhook');
 }
@@ -141,9 +155,8 @@ export async function createWebhook(
   input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput,
 ) {
   const scope = scopeOf(actor);
-  const name = cleanLabel(input.name, 'name');
-  const url = await checkUrl(input.url, ctx.agents);
-  const headers = checkHeaders(input.headers ?? {});
+  // Every field is given, so every checked value is there.
+  const checked = await checkWebhookFields(ctx, { ...input, headers: input.headers ?? {}, secret: input.secret ?? generateSecret() });
   const max = PLAN_LIMITS[actor.plan].maxWebhooks;
   const now = isoNow(ctx.clock);
   const row: WebhooksTable = {
@@ -151,11 +164,11 @@ export async function createWebhook(
     environment: scope.environment,
     owner_id: scope.userId,
     organization_id: scope.organizationId,
-    name,
-    url,
+    name: checked.name!,
+    url: checked.url!,
     events: JSON.stringify([...new Set(input.events)]),
-    secret: sealedSecret(ctx, input.secret ?? generateSecret()),
-    headers: JSON.stringify(headers),
+    secret: checked.secret!,
+    headers: JSON.stringify(checked.headers),
     enabled: input.enabled === false ? 0 : 1,
     created_at: now,
     updated_at: now,
@@ -190,12 +203,13 @@ export async function currentWebhookSecret(ctx: ServiceContext, actor: Actor, { 
 
 export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...input }: { id: string } & WebhookInput) {
   const row = await requireWebhook(ctx.db, actor, id);
+  const checked = await checkWebhookFields(ctx, input);
   const changes: Partial<WebhooksTable> = { updated_at: isoNow(ctx.clock) };
-  if (input.name !== undefined) changes.name = cleanLabel(input.name, 'name');
-  if (input.url !== undefined) changes.url = await checkUrl(input.url, ctx.agents);
+  if (checked.name !== undefined) changes.name = checked.name;
+  if (checked.url !== undefined) changes.url = checked.url;
   if (input.events !== undefined) changes.events = JSON.stringify([...new Set(input.events)]);
-  if (input.secret !== undefined) changes.secret = sealedSecret(ctx, input.secret);
-  if (input.headers !== undefined) changes.headers = JSON.stringify(checkHeaders(input.headers));
+  if (checked.secret !== undefined) changes.secret = checked.secret;
+  if (checked.headers !== undefined) changes.headers = JSON.stringify(checked.headers);
   if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
   await repo.updateWebhookRow(ctx.db, row.id, changes);
   return { ...toWebhookView(ctx, { ...row, ...changes }), stats: await repo.webhookStats(ctx.db, row.id) };
