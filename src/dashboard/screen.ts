@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, problemsOf } from '../errors.js';
 import { endSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, startSession, type SignedInUser } from '../features/accounts/index.js';
 import { cookieOptions, csrfToken, csrfTokenMatches, securityHeaders, setCookie } from './security.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
@@ -106,23 +106,70 @@ export function pageParam(request: FastifyRequest): number {
   return Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1);
 }
 
-/** The fields of a form a service may name: a list of names both share, or the service's name → the form's. */
-export type FormFields = readonly string[] | Readonly<Record<string, string>>;
+/**
+ * How a form names a service's refusals: the field names both share, the service's names → the
+ * form's, or a function giving one refusal's messages on the form (undefined: not the form's).
+ */
+export type FormFields = readonly string[] | Readonly<Record<string, string>> | ((problem: ApiError) => Record<string, string> | undefined);
 
 /**
- * The one mapping from a service's refusal to a form's message: a validation error naming one
- * of the form's `fields` becomes that field's message, as a sentence. Undefined for anything
- * else (another code, a field the form does not have): not the form's fault, so the caller
- * lets the error go on up to the error page.
+ * The one mapping from a service's refusal to a form's messages: every refusal it carries (a
+ * service checks all of an input's fields at once, checkFields) that names one of the form's
+ * `fields` becomes that field's message, as a sentence; the first for a field is kept. Undefined
+ * when none does (another code, fields the form does not have): not the form's fault, so the
+ * caller lets the error go on up to the error page.
  */
-export function fieldError(error: unknown, fields: FormFields): Record<string, string> | undefined {
-  if (!(error instanceof ApiError) || error.code !== 'validation_error' || !error.details.field) return undefined;
-  const name = error.details.field;
+export function fieldErrors(error: unknown, fields: FormFields): Record<string, string> | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const errors: Record<string, string> = {};
+  for (const problem of problemsOf(error)) {
+    for (const [name, message] of Object.entries(messagesOf(problem, fields) ?? {})) errors[name] ??= message;
+  }
+  return Object.keys(errors).length > 0 ? errors : undefined;
+}
+
+function messagesOf(problem: ApiError, fields: FormFields): Record<string, string> | undefined {
+  if (typeof fields === 'function') return fields(problem);
+  const name = problem.code === 'validation_error' ? problem.details.field : undefined;
+  if (name === undefined) return undefined;
   const formName = isList(fields) ? (fields.includes(name) ? name : undefined) : Object.hasOwn(fields, name) ? fields[name] : undefined;
-  return formName ? { [formName]: sentence(error.message) } : undefined;
+  return formName ? { [formName]: sentence(problem.message) } : undefined;
 }
 
 const isList = (fields: FormFields): fields is readonly string[] => Array.isArray(fields);
+
+/** What a form's submission came to: saved (the service's answer), or every problem's message by field. */
+export type Submitted<T> = { saved: T; errors?: undefined } | { saved?: undefined; errors: Record<string, string> };
+
+/**
+ * A form's submission, with every problem reported at once, not one per attempt. `own` are the
+ * form's own problems, of what the service never sees (a password's confirmation, a choice the
+ * form did not offer): with any, nothing is saved, and `check`, the service's checks of the
+ * same input (they write nothing), adds the service's problems beside them. Otherwise `save`
+ * runs, and its refusals of the form's fields come back (fieldErrors); any other error goes on
+ * up to the error page.
+ */
+export async function submitForm<T>(form: {
+  fields: FormFields;
+  own?: Record<string, string>;
+  check?: () => Promise<unknown>;
+  save: () => Promise<T>;
+}): Promise<Submitted<T>> {
+  const { fields, own = {}, check, save } = form;
+  if (Object.keys(own).length === 0) return attempt(save, fields);
+  const checked = check ? await attempt(check, fields) : undefined;
+  return { errors: { ...checked?.errors, ...own } };
+}
+
+async function attempt<T>(run: () => Promise<T>, fields: FormFields): Promise<Submitted<T>> {
+  try {
+    return { saved: await run() };
+  } catch (error) {
+    const errors = fieldErrors(error, fields);
+    if (!errors) throw error;
+    return { errors };
+  }
+}
 
 /** A service's message as a sentence for the page: capitalised, with its full stop. */
 export function sentence(message: string): string {

@@ -23,7 +23,7 @@ describe('dashboard account', () => {
     await page.getByLabel('New password', { exact: true }).fill('the next password');
     await page.getByLabel('Confirm new password').fill('the next password');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await expect(page.getByText('The current password is not correct.').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.field-error', { hasText: 'The current password is not correct.' }).isVisible()).resolves.toBe(true);
     expect(await isSignedIn(t, elsewhere)).toBe(true);
     await expectAccessible(page);
 

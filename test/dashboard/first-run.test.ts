@@ -19,7 +19,7 @@ describe('dashboard first run', () => {
 
     // Mismatched confirmation: nothing is created, the email stays filled in.
     await submitNewAccount(page, 'Owner@Example.com', 'owner password 1', 'something else');
-    await expect(page.getByText('The two passwords do not match.').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.field-error', { hasText: 'The two passwords do not match.' }).isVisible()).resolves.toBe(true);
     expect(await t.database.db.selectFrom('users').select('id').execute()).toEqual([]);
     await expectAccessible(page);
 

@@ -41,7 +41,7 @@ describe('dashboard organizations', () => {
     await page.getByLabel('Email').fill('nobody@example.com');
     await page.getByRole('button', { name: 'Add member' }).click();
     await expect(page.getByLabel('Email').getAttribute('aria-invalid')).resolves.toBe('true');
-    await expect(page.getByText('No account has this email.').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.field-error', { hasText: 'No account has this email.' }).isVisible()).resolves.toBe(true);
 
     await page.getByLabel('Email').fill(bob.email);
     await page.getByLabel('Role').selectOption('member');

@@ -48,7 +48,7 @@ describe('dashboard sign-up', () => {
       await expectAccessible(page);
       // No minlength on the field: the server's rule answers, the same for every client.
       await submitNewAccount(page, 'newcomer@example.com', 'short');
-      await expect(page.getByText('Password must be at least 8 characters.').isVisible()).resolves.toBe(true);
+      await expect(page.locator('.field-error', { hasText: 'Password must be at least 8 characters.' }).isVisible()).resolves.toBe(true);
       await expectAccessible(page);
 
       await submitNewAccount(page, 'newcomer@example.com', 'newcomer password');

@@ -58,10 +58,12 @@ describe('dashboard webhooks', () => {
     await page.getByLabel('Name', { exact: true }).fill('Deploy notifier');
     await page.getByLabel('URL').fill('http://example.com/hook');
     await page.getByRole('button', { name: 'Create Webhook' }).click();
-    await page.getByText('Choose at least one event.').waitFor();
+    await page.locator('.field-error', { hasText: 'Choose at least one event.' }).waitFor();
     await page.getByLabel('tag.created', { exact: true }).check();
     await page.getByRole('button', { name: 'Create Webhook' }).click();
-    await page.getByText('URL must be an https:// URL (http:// only for a receiver on a loopback or private address).').waitFor();
+    await page
+      .locator('.field-error', { hasText: 'URL must be an https:// URL (http:// only for a receiver on a loopback or private address).' })
+      .waitFor();
     await expect(page.getByLabel('tag.created', { exact: true }).isChecked()).resolves.toBe(true);
     await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Deploy notifier');
     await expectAccessible(page);

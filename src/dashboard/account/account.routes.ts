@@ -1,5 +1,5 @@
-import { changePassword } from '../../features/accounts/index.js';
-import { fieldError, field, html, pageContext, queryParam, signedInUser, seeOther, type Screen } from '../screen.js';
+import { changePassword, checkPasswordChange } from '../../features/accounts/index.js';
+import { field, html, pageContext, queryParam, signedInUser, seeOther, submitForm, type Screen } from '../screen.js';
 import { renderAccount } from './account.js';
 import { TOO_MANY } from '../auth/sign-in.routes.js';
 
@@ -21,19 +21,16 @@ export const accountScreen: Screen = (app, context) => {
       reply.header('retry-after', String(retryAfter));
       return html(reply, 429, renderAccount(view, { error: TOO_MANY(retryAfter) }));
     }
-    const next = field(request.body, 'new_password');
-    if (next !== field(request.body, 'confirm')) {
-      return html(reply, 400, renderAccount(view, { fieldErrors: { confirm: 'The two passwords do not match.' } }));
-    }
-    try {
-      await changePassword(context, user, { current: field(request.body, 'current_password'), next });
-    } catch (error) {
-      const fieldErrors = fieldError(error, ['current_password', 'new_password']);
-      if (!fieldErrors) throw error;
-      // A wrong current password is a guess like a failed sign-in, and throttled like one.
-      if (fieldErrors.current_password) await throttle.recordFailure(request.ip, user.email);
-      return html(reply, 400, renderAccount(view, { fieldErrors }));
-    }
-    return seeOther(reply, '/dashboard/account?password=changed');
+    const input = { current: field(request.body, 'current_password'), next: field(request.body, 'new_password') };
+    const { errors } = await submitForm({
+      fields: ['current_password', 'new_password'],
+      own: input.next !== field(request.body, 'confirm') ? { confirm: 'The two passwords do not match.' } : {},
+      check: () => checkPasswordChange(context, user, input),
+      save: () => changePassword(context, user, input),
+    });
+    if (!errors) return seeOther(reply, '/dashboard/account?password=changed');
+    // A wrong current password is a guess like a failed sign-in, and throttled like one.
+    if (errors.current_password) await throttle.recordFailure(request.ip, user.email);
+    return html(reply, 400, renderAccount(view, { fieldErrors: errors }));
   });
 };

@@ -1,4 +1,4 @@
-import { Alert, CsrfField, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
+import { Alert, CsrfField, ErrorSummary, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
 import { AccountFacts, renderAppPage, type PageContext } from '../components/layout.js';
 import type { SignedInUser } from '../../features/accounts/index.js';
 
@@ -25,6 +25,7 @@ export function renderAccount(context: PageContext & { user: SignedInUser }, sta
           <p>Changing your password signs out every other browser signed in to this account.</p>
           {state.changed && <Alert kind="success">Password changed. Your other sessions were signed out.</Alert>}
           {state.error && <Alert kind="error">{state.error}</Alert>}
+          <ErrorSummary errors={errors} intro="Your password was not changed." order={['current_password', 'new_password', 'confirm']} />
           <form method="post" action="/dashboard/account/password" class="stack">
             <CsrfField token={context.csrf} />
             <Field

@@ -3,7 +3,7 @@ import { actorOfUser, PLAN_LIMITS, type SignedInUser } from '../../features/acco
 import { listTagLogs, MAX_VIEWS_OFFSET, overview, prepareExport, realtime, tagReport } from '../../features/analytics/index.js';
 import { sendExport } from '../../http/send-export.js';
 import { ApiError, validationError } from '../../errors.js';
-import { fieldError, html, pageContext, queryParam, signedInUser, sentence, type Screen, type ScreenContext } from '../screen.js';
+import { fieldErrors, html, pageContext, queryParam, signedInUser, sentence, type Screen, type ScreenContext } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { addDays, GRANULARITIES, type Granularity, type PeriodForm } from './analytics-parts.js';
 import { renderOverview } from './analytics.js';
@@ -43,7 +43,7 @@ const FIELD_OF: Record<string, string> = { start_date: 'from', end_date: 'to', g
 function periodErrors(error: unknown): Record<string, string> {
   // The range is ordered (readPeriod): what is left is a period older than the plan's history.
   if (error instanceof ApiError && error.code === 'invalid_date_range') return { to: sentence(error.message) };
-  const errors = fieldError(error, FIELD_OF);
+  const errors = fieldErrors(error, FIELD_OF);
   if (!errors) throw error;
   return errors;
 }

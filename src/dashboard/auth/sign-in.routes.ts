@@ -1,7 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createFirstAccount, endSession, isSignupOpen, SESSION_COOKIE, signUp, verifyCredentials } from '../../features/accounts/index.js';
+import {
+  checkNewAccount,
+  createFirstAccount,
+  endSession,
+  isSignupOpen,
+  SESSION_COOKIE,
+  signUp,
+  verifyCredentials,
+} from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { fieldError, csrfFor, field, html, queryParam, seeOther, signInAndRedirect, type Screen, type ScreenContext } from '../screen.js';
+import { csrfFor, field, html, queryParam, seeOther, signInAndRedirect, submitForm, type Screen, type ScreenContext } from '../screen.js';
 import { cookieOptions, setCookie } from '../security.js';
 import { renderMessage } from '../components/message.js';
 import { renderSetup, renderSignIn, renderSignUp } from './sign-in.js';
@@ -13,10 +21,18 @@ const DISABLED = 'This account is disabled. Ask the owner of this instance to en
 /** The fields of the account forms (setup, sign-up) a service's refusal can name. */
 const ACCOUNT_FIELDS = ['email', 'password'];
 
-function newAccountInput(body: unknown) {
+/**
+ * A new account's form (setup, sign-up) sent to `create`: every problem at once, the
+ * confirmation's beside the service's (the email, the password rule); undefined once created.
+ */
+async function submitNewAccount<T>(
+  context: ScreenContext,
+  body: unknown,
+  create: (input: { email: string; password: string }) => Promise<T>,
+) {
   const input = { email: field(body, 'email'), password: field(body, 'password') };
-  const mismatch = input.password !== field(body, 'confirm') ? { confirm: 'The two passwords do not match.' } : undefined;
-  return { input, mismatch };
+  const own: Record<string, string> = input.password !== field(body, 'confirm') ? { confirm: 'The two passwords do not match.' } : {};
+  return submitForm({ fields: ACCOUNT_FIELDS, own, check: () => checkNewAccount(context, input), save: () => create(input) });
 }
 
 /**
@@ -67,18 +83,15 @@ export const signInScreens: Screen = (app, context) => {
 
   app.post('/setup', { schema: { hide: true } }, async (request, reply) => {
     if (await context.isSetUp()) return seeOther(reply, '/dashboard/login');
-    const { input, mismatch } = newAccountInput(request.body);
-    const form = { csrf: csrfFor(context, request), email: input.email };
-    if (mismatch) return html(reply, 400, renderSetup({ ...form, fieldErrors: mismatch }));
+    const form = { csrf: csrfFor(context, request), email: field(request.body, 'email') };
     try {
-      const user = await createFirstAccount(context, input);
+      const { saved: user, errors } = await submitNewAccount(context, request.body, (input) => createFirstAccount(context, input));
+      if (errors) return html(reply, 400, renderSetup({ ...form, fieldErrors: errors }));
       context.markSetUp();
       return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
     } catch (error) {
       if (error instanceof ApiError && error.code === 'forbidden') return seeOther(reply, '/dashboard/login');
-      const fieldErrors = fieldError(error, ACCOUNT_FIELDS);
-      if (!fieldErrors) throw error;
-      return html(reply, 400, renderSetup({ ...form, fieldErrors }));
+      throw error;
     }
   });
 
@@ -94,17 +107,12 @@ export const signInScreens: Screen = (app, context) => {
 
   app.post('/signup', { schema: { hide: true } }, async (request, reply) => {
     if (!(await isSignupOpen(context))) return signupClosed(request, reply);
-    const { input, mismatch } = newAccountInput(request.body);
-    const form = { csrf: csrfFor(context, request), email: input.email };
-    if (mismatch) return html(reply, 400, renderSignUp({ ...form, fieldErrors: mismatch }));
-    try {
-      const user = await signUp(context, { ...input, plan: config.signupPlan });
-      context.markSetUp();
-      return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
-    } catch (error) {
-      const fieldErrors = fieldError(error, ACCOUNT_FIELDS);
-      if (!fieldErrors) throw error;
-      return html(reply, 400, renderSignUp({ ...form, fieldErrors }));
-    }
+    const form = { csrf: csrfFor(context, request), email: field(request.body, 'email') };
+    const { saved: user, errors } = await submitNewAccount(context, request.body, (input) =>
+      signUp(context, { ...input, plan: config.signupPlan }),
+    );
+    if (errors) return html(reply, 400, renderSignUp({ ...form, fieldErrors: errors }));
+    context.markSetUp();
+    return signInAndRedirect(context, request, reply, user.id, '/dashboard');
   });
 };

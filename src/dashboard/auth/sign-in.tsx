@@ -1,4 +1,4 @@
-import { Alert, CsrfField, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
+import { Alert, CsrfField, ErrorSummary, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
 import { renderCardPage } from '../components/layout.js';
 
 /** The signed-out screens: sign-in, first-run setup and sign-up. Each re-renders with its error. */
@@ -43,6 +43,7 @@ function NewAccountForm({ action, state }: { action: string; state: FormState })
   return (
     <>
       {state.error && <Alert kind="error">{state.error}</Alert>}
+      <ErrorSummary errors={errors} intro="No account was created." order={['email', 'password', 'confirm']} />
       <form method="post" action={action} class="stack">
         <CsrfField token={state.csrf} />
         <Field name="email" label="Email" type="email" autocomplete="username" value={state.email} error={errors.email} autofocus />

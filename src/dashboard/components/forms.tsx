@@ -7,6 +7,9 @@ export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name={CSRF_FIELD} value={token} />;
 }
 
+/** A field's control id (the one its error summary links to), unless a page holds several fields of one name. */
+export const fieldId = (name: string): string => `field-${name}`;
+
 export interface FieldProps {
   name: string;
   /** The control's id; `field-<name>` unless a page holds several fields of one name. */
@@ -52,7 +55,7 @@ function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?:
 /** One labelled input with its hint and error, linked by aria-describedby. */
 export function Field({
   name,
-  id = `field-${name}`,
+  id = fieldId(name),
   label,
   type = 'text',
   autocomplete,
@@ -91,7 +94,7 @@ export function Field({
 /** An optional multi-line text field. */
 export function TextAreaField({
   name,
-  id = `field-${name}`,
+  id = fieldId(name),
   label,
   value,
   hint,
@@ -133,7 +136,7 @@ export interface Option {
 /** A labelled choice of one option. `hideLabel` keeps the label for assistive technology only (table rows). */
 export function SelectField({
   name,
-  id = `field-${name}`,
+  id = fieldId(name),
   label,
   options,
   value,
@@ -181,9 +184,13 @@ export function CheckboxGroup({
   checked: readonly string[];
   error?: string;
 }) {
-  const id = `field-${name}`;
+  const id = fieldId(name);
   return (
-    <fieldset class={error ? 'field checkboxes field-invalid' : 'field checkboxes'} aria-describedby={describedBy(id, undefined, error)}>
+    <fieldset
+      id={id}
+      class={error ? 'field checkboxes field-invalid' : 'field checkboxes'}
+      aria-describedby={describedBy(id, undefined, error)}
+    >
       <legend>{legend}</legend>
       <div class="checkbox-grid">
         {values.map((value) => (
@@ -201,7 +208,7 @@ export function CheckboxGroup({
 /** One labelled checkbox (a yes/no setting) with an optional hint; checked sends `value`. */
 export function CheckboxField({
   name,
-  id = `field-${name}`,
+  id = fieldId(name),
   label,
   checked,
   hint,
@@ -230,6 +237,42 @@ export function Alert({ kind, children }: { kind: 'error' | 'success'; children:
   return (
     <div class={`alert alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
       {children}
+    </div>
+  );
+}
+
+/**
+ * Every problem of a sent form, above it, announced when the page loads (role=alert): `intro`
+ * (what did not happen), then each message as a link to its field, which shows the same message
+ * under it. `order` lists the form's fields as the page does, so the summary reads top to bottom;
+ * `idOf` gives a field's control id where it is not `field-<name>` (undefined: a problem of the
+ * whole form, not linked).
+ */
+export function ErrorSummary({
+  errors,
+  intro = 'Nothing was saved.',
+  order = [],
+  idOf = fieldId,
+}: {
+  errors: Readonly<Record<string, string>>;
+  intro?: string;
+  order?: readonly string[];
+  idOf?: (name: string) => string | undefined;
+}) {
+  const position = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  const problems = Object.entries(errors).sort(([a], [b]) => position(a) - position(b));
+  if (problems.length === 0) return null;
+  return (
+    <div class="alert alert-error error-summary" role="alert">
+      <p class="error-summary-title">
+        {intro} {problems.length === 1 ? 'Fix this problem:' : `Fix these ${problems.length} problems:`}
+      </p>
+      <ul>
+        {problems.map(([name, message]) => {
+          const id = idOf(name);
+          return <li key={name}>{id ? <a href={`#${id}`}>{message}</a> : message}</li>;
+        })}
+      </ul>
     </div>
   );
 }

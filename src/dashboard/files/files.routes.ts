@@ -6,7 +6,6 @@ import { multipartUploads, uploadFromRequest } from '../../http/uploads.js';
 import type { TagView } from '../../features/tags/index.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import {
-  fieldError,
   field,
   formTokenMatches,
   html,
@@ -16,6 +15,7 @@ import {
   readOwn,
   signedInUser,
   seeOther,
+  submitForm,
   sentence,
   type Screen,
 } from '../screen.js';
@@ -159,19 +159,18 @@ export const filesScreen: Screen = (app, context) => {
     const tag = await tagOf(user, request.params.id);
     const file = await fileOf(user, tag, request.params.fileId);
     const values = { name: field(request.body, 'name'), description: field(request.body, 'description') };
-    try {
+    const { errors } = await submitForm({
+      fields: EDIT_FIELDS,
       // An emptied description is removed, not kept as an empty text.
-      await updateFile(context, actorOfUser(user), {
-        id: file.id,
-        name: values.name,
-        description: values.description.trim() ? values.description : null,
-      });
-      return seeOther(reply, `${tagPath(tag, 'files')}?done=saved`);
-    } catch (error) {
-      const errors = fieldError(error, EDIT_FIELDS);
-      if (!errors) throw error;
-      return editPage(request, reply, user, tag, { file, values, errors }, 400);
-    }
+      save: () =>
+        updateFile(context, actorOfUser(user), {
+          id: file.id,
+          name: values.name,
+          description: values.description.trim() ? values.description : null,
+        }),
+    });
+    if (errors) return editPage(request, reply, user, tag, { file, values, errors }, 400);
+    return seeOther(reply, `${tagPath(tag, 'files')}?done=saved`);
   });
 
   /** Delete: without `confirmed=yes` (no scripts), a confirmation page first. */

@@ -1,7 +1,7 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import { isTransformable, type FileView, type StorageUsage } from '../../features/files/index.js';
 import type { TagView } from '../../features/tags/index.js';
-import { Alert, ConfirmButton, CsrfField, Field, TextAreaField, SubmitOrCancel } from '../components/forms.js';
+import { Alert, ConfirmButton, CsrfField, ErrorSummary, Field, TextAreaField, SubmitOrCancel } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, formatNumber, Pager, When } from '../components/table.js';
 import { TagHeader, tagPath } from '../tags/tag-header.js';
@@ -222,7 +222,7 @@ export function renderFileEdit(context: PageContext & { user: SignedInUser }, ta
     `Edit ${file.name}`,
     <>
       <TagHeader tag={tag} current="files" />
-      {Object.keys(errors).length > 0 && <Alert kind="error">Nothing was saved: correct the form below.</Alert>}
+      <ErrorSummary errors={errors} order={['name', 'description']} />
       <section class="card" aria-labelledby="edit-file-heading">
         <h2 id="edit-file-heading">{`Edit “${file.name}”`}</h2>
         <p class="muted">{`${file.mime_type} · ${formatBytes(file.size)}`}</p>

@@ -4,7 +4,6 @@ import { createFolder, deleteFolder, getFolder, listFolders, updateFolder, type 
 import { countTagsByFolder, listTags, updateTag } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
 import {
-  fieldError,
   field,
   fields,
   html,
@@ -14,6 +13,7 @@ import {
   readOwn,
   signedInUser,
   seeOther,
+  submitForm,
   sentence,
   type Screen,
   type ScreenContext,
@@ -119,14 +119,12 @@ export const foldersScreen: Screen = (app, context) => {
   app.post('/folders', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
     const values = { name: field(request.body, 'name'), parent_id: field(request.body, 'parent_id') };
-    try {
-      const folder = await createFolder(context, actorOfUser(user), { name: values.name, parent_id: values.parent_id || null });
-      return seeOther(reply, `${folderPath(folder.id)}?done=created`);
-    } catch (error) {
-      const errors = fieldError(error, FOLDER_FIELDS);
-      if (!errors) throw error;
-      return foldersPage(request, reply, user, { form: { values, errors } }, 400);
-    }
+    const { saved: folder, errors } = await submitForm({
+      fields: FOLDER_FIELDS,
+      save: () => createFolder(context, actorOfUser(user), { name: values.name, parent_id: values.parent_id || null }),
+    });
+    if (errors) return foldersPage(request, reply, user, { form: { values, errors } }, 400);
+    return seeOther(reply, `${folderPath(folder.id)}?done=created`);
   });
 
   app.get<{ Params: { id: string } }>('/folders/:id', { schema: { hide: true } }, async (request, reply) => {
@@ -140,14 +138,12 @@ export const foldersScreen: Screen = (app, context) => {
     const user = signedInUser(request);
     const folder = await findFolder(user, request.params.id);
     const values = { name: field(request.body, 'name'), parent_id: field(request.body, 'parent_id') };
-    try {
-      await updateFolder(context, actorOfUser(user), { id: folder.id, name: values.name, parent_id: values.parent_id || null });
-      return seeOther(reply, `${folderPath(folder.id)}?done=saved`);
-    } catch (error) {
-      const errors = fieldError(error, FOLDER_FIELDS);
-      if (!errors) throw error;
-      return folderPage(request, reply, user, folder, { form: { values, errors } }, 400);
-    }
+    const { errors } = await submitForm({
+      fields: FOLDER_FIELDS,
+      save: () => updateFolder(context, actorOfUser(user), { id: folder.id, name: values.name, parent_id: values.parent_id || null }),
+    });
+    if (errors) return folderPage(request, reply, user, folder, { form: { values, errors } }, 400);
+    return seeOther(reply, `${folderPath(folder.id)}?done=saved`);
   });
 
   app.post<{ Params: { id: string } }>('/folders/:id/delete', { schema: { hide: true } }, async (request, reply) => {

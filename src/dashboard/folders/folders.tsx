@@ -1,6 +1,6 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import type { FolderView } from '../../features/folders/index.js';
-import { Alert, ConfirmButton, CsrfField, Field, SelectField, SubmitButton, type Option } from '../components/forms.js';
+import { Alert, ConfirmButton, CsrfField, ErrorSummary, Field, SelectField, SubmitButton, type Option } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, formatNumber, Pager, When } from '../components/table.js';
 
@@ -117,6 +117,9 @@ function FolderTree({
   );
 }
 
+/** The fields of FolderFields, in the page's order. */
+const FOLDER_FIELD_ORDER = ['name', 'parent_id'];
+
 function FolderFields({ form, folders, except }: { form: FolderForm; folders: readonly FolderView[]; except?: string }) {
   return (
     <>
@@ -159,7 +162,7 @@ export function renderFolders(context: Context, page: FoldersPage): string {
         back={{ href: '/dashboard/tags', label: 'Tags' }}
       />
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
-      {page.form && <Alert kind="error">No folder was created: correct the form below.</Alert>}
+      {page.form && <ErrorSummary errors={page.form.errors} intro="No folder was created." order={FOLDER_FIELD_ORDER} />}
       <div class="grid grid-wide-first">
         <section class="card" aria-labelledby="folders-heading">
           <h2 id="folders-heading">Your folders</h2>
@@ -316,7 +319,7 @@ export function renderFolder(context: Context, page: FolderPage): string {
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
       {page.moved && <MoveResults results={page.moved} />}
       {page.refused && <Alert kind="error">{page.refused}</Alert>}
-      {page.form && <Alert kind="error">The folder was not changed: correct the form below.</Alert>}
+      {page.form && <ErrorSummary errors={page.form.errors} intro="The folder was not changed." order={FOLDER_FIELD_ORDER} />}
       {page.moveError && !page.candidates.length && <Alert kind="error">{page.moveError}</Alert>}
       <section class="card" aria-labelledby="folder-tags-heading">
         <div class="card-head">

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   actorOfUser,
+  checkKeyFields,
   createKey,
   deleteKey,
   editKey,
@@ -11,9 +12,8 @@ import {
   setKeyEnabled,
   type SignedInUser,
 } from '../../features/accounts/index.js';
-import { ApiError } from '../../errors.js';
 import {
-  fieldError,
+  fieldErrors,
   field,
   fields,
   html,
@@ -23,6 +23,8 @@ import {
   queryParam,
   signedInUser,
   seeOther,
+  submitForm,
+  type FormFields,
   type Screen,
 } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
@@ -38,8 +40,25 @@ const NOTICES: Record<string, string> = {
   saved: 'Key saved. The change applies from the next request.',
 };
 
-/** The form's fields a service error can name; anything else is not the form's fault. */
-const FORM_FIELDS = ['name', 'permissions', 'ip', 'organization'];
+/** The fields of the key forms (new and edit) a service error can name; anything else is not the form's fault. */
+const KEY_FIELDS = ['name', 'permissions', 'ip'];
+
+/**
+ * The new key form's fields, with its scope: an organization the user does not own or
+ * administer is refused as not found or forbidden (only a forged form names one).
+ */
+const NEW_KEY_FIELDS: FormFields = (problem) =>
+  problem.code === 'forbidden' || problem.code === 'not_found'
+    ? { organization: 'Choose Personal or an organization you own or administer.' }
+    : fieldErrors(problem, KEY_FIELDS);
+
+/** The form's own problem: no permission chosen (the service's words are for the command line's `all`). */
+function ownProblems(values: { permissions: readonly string[] }): Record<string, string> {
+  return values.permissions.length === 0 ? { permissions: 'Choose at least one permission.' } : {};
+}
+
+/** The allow list as typed: addresses and ranges, one per line or separated by commas. */
+const ipList = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 /**
  * /dashboard/keys: the user's API keys (personal, and of the organizations they own or admin).
@@ -80,27 +99,20 @@ export const keysScreen: Screen = (app, context) => {
       ip: field(request.body, 'ip'),
       organization: field(request.body, 'organization'),
     };
-    const invalid = (errors: Record<string, string>) => keysPage(request, reply, user, { form: { values, errors } }, 400);
-    if (values.permissions.length === 0) return invalid({ permissions: 'Choose at least one permission.' });
-    try {
-      const key = await createKey(context, actorOfUser(user), {
-        name: values.name,
-        permissions: values.permissions,
-        ip: values.ip.split(/[\s,]+/).filter(Boolean),
-        test: field(request.body, 'environment') === 'test',
-        organizationId: values.organization || undefined,
-      });
-      return keysPage(request, reply, user, { shown: { name: key.name, value: key.key, regenerated: false } });
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      // An organization the user does not own or administer (only a forged form names one).
-      if (error.code === 'forbidden' || error.code === 'not_found') {
-        return invalid({ organization: 'Choose Personal or an organization you own or administer.' });
-      }
-      const errors = fieldError(error, FORM_FIELDS);
-      if (!errors) throw error;
-      return invalid(errors);
-    }
+    const input = { name: values.name, permissions: values.permissions, ip: ipList(values.ip) };
+    const { saved: key, errors } = await submitForm({
+      fields: NEW_KEY_FIELDS,
+      own: ownProblems(values),
+      check: () => checkKeyFields(input),
+      save: () =>
+        createKey(context, actorOfUser(user), {
+          ...input,
+          test: field(request.body, 'environment') === 'test',
+          organizationId: values.organization || undefined,
+        }),
+    });
+    if (errors) return keysPage(request, reply, user, { form: { values, errors } }, 400);
+    return keysPage(request, reply, user, { shown: { name: key.name, value: key.key, regenerated: false } });
   });
 
   const editPage = (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: KeyEditPage, status = 200) =>
@@ -116,16 +128,15 @@ export const keysScreen: Screen = (app, context) => {
   app.post<{ Params: { id: string } }>('/keys/:id/edit', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
     const values = { name: field(request.body, 'name'), permissions: fields(request.body, 'permissions'), ip: field(request.body, 'ip') };
-    const invalid = async (errors: Record<string, string>) =>
-      editPage(request, reply, user, { key: await findKey(user, request.params.id), values, errors }, 400);
-    if (values.permissions.length === 0) return invalid({ permissions: 'Choose at least one permission.' });
-    try {
-      await editKey(context, actorOfUser(user), { id: request.params.id, ...values, ip: values.ip.split(/[\s,]+/).filter(Boolean) });
-    } catch (error) {
-      const errors = fieldError(error, FORM_FIELDS);
-      if (!errors) throw error;
-      return invalid(errors);
-    }
+    const input = { ...values, ip: ipList(values.ip) };
+    const key = await findKey(user, request.params.id);
+    const { errors } = await submitForm({
+      fields: KEY_FIELDS,
+      own: ownProblems(values),
+      check: () => checkKeyFields(input),
+      save: () => editKey(context, actorOfUser(user), { id: key.id, ...input }),
+    });
+    if (errors) return editPage(request, reply, user, { key, values, errors }, 400);
     return seeOther(reply, '/dashboard/keys?done=saved');
   });
 

@@ -6,6 +6,7 @@ import {
   ConfirmButton,
   CopyButton,
   CsrfField,
+  ErrorSummary,
   Field,
   SelectField,
   TextAreaField,
@@ -145,6 +146,9 @@ function KeysTable({ csrf, page }: { csrf: string; page: KeysPage }) {
   );
 }
 
+/** The fields of KeyFields, in the page's order. */
+const KEY_FIELD_ORDER = ['name', 'permissions', 'ip'];
+
 /** Name, permissions and IP allow list: what a key is called, may do and where from. */
 function KeyFields({ values, errors }: { values: Omit<KeyFormValues, 'organization'>; errors: Record<string, string> }) {
   return (
@@ -201,7 +205,6 @@ export interface KeyEditPage {
 
 /** /dashboard/keys/{id}/edit: a key's name, permissions and allow list; its value stays. */
 export function renderKeyEdit(context: PageContext & { user: SignedInUser }, page: KeyEditPage): string {
-  const hasErrors = Object.keys(page.errors).length > 0;
   return renderAppPage(
     context,
     `Edit ${page.key.name}`,
@@ -213,7 +216,7 @@ export function renderKeyEdit(context: PageContext & { user: SignedInUser }, pag
       <p class="lead">
         <code class="prefix">{`${page.key.prefix}…`}</code> keeps its value, environment and scope. Changes apply from the next request.
       </p>
-      {hasErrors && <Alert kind="error">Nothing was changed: correct the form below.</Alert>}
+      <ErrorSummary errors={page.errors} intro="Nothing was changed." order={KEY_FIELD_ORDER} />
       <section class="card">
         <form method="post" action={`/dashboard/keys/${encodeURIComponent(page.key.id)}/edit`} class="stack form-narrow">
           <CsrfField token={context.csrf} />
@@ -237,7 +240,7 @@ export function renderKeys(context: PageContext & { user: SignedInUser }, page: 
       </p>
       {page.shown && <ShownKey shown={page.shown} />}
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
-      {page.form && <Alert kind="error">No key was created: correct the form below.</Alert>}
+      {page.form && <ErrorSummary errors={page.form.errors} intro="No key was created." order={[...KEY_FIELD_ORDER, 'organization']} />}
       <section class="card" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Keys</h2>
         <KeysTable csrf={context.csrf} page={page} />

@@ -12,12 +12,30 @@ import {
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
-import { fieldError, field, html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, type Screen } from '../screen.js';
+import {
+  fieldErrors,
+  field,
+  html,
+  isConfirmed,
+  pageContext,
+  queryParam,
+  signedInUser,
+  seeOther,
+  submitForm,
+  type FormFields,
+  type Screen,
+} from '../screen.js';
 import { renderOrganization, renderOrganizations, type OrganizationPage } from './organizations.js';
 import { askFirst } from '../components/ask-first.js';
 
 type OrgParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; userId: string } };
+
+/** The add-member form's fields; an email no account has is refused as not found. */
+const MEMBER_FIELDS: FormFields = (problem) =>
+  problem.code === 'not_found'
+    ? { email: 'No account has this email. They need to sign up or be created first.' }
+    : fieldErrors(problem, ['email', 'role']);
 
 const NOTICES: Record<string, string> = {
   added: 'Member added.',
@@ -55,16 +73,14 @@ export const organizationsScreen: Screen = (app, context) => {
   app.post('/organizations', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
     const name = field(request.body, 'name');
-    try {
-      const org = await createOrganization(context, actorOfUser(user), { name });
-      return seeOther(reply, `/dashboard/organizations/${encodeURIComponent(org.id)}`);
-    } catch (error) {
-      const errors = fieldError(error, ['name', 'plan']);
-      if (!errors) throw error;
-      const organizations = await listOrganizations(context, actorOfUser(user));
-      const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
-      return html(reply, 400, renderOrganizations(view, { organizations, form: { name, errors } }));
-    }
+    const { saved: org, errors } = await submitForm({
+      fields: ['name', 'plan'],
+      save: () => createOrganization(context, actorOfUser(user), { name }),
+    });
+    if (!errors) return seeOther(reply, `/dashboard/organizations/${encodeURIComponent(org.id)}`);
+    const organizations = await listOrganizations(context, actorOfUser(user));
+    const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
+    return html(reply, 400, renderOrganizations(view, { organizations, form: { name, errors } }));
   });
 
   app.get<OrgParams>('/organizations/:id', { schema: { hide: true } }, async (request, reply) => {
@@ -78,29 +94,22 @@ export const organizationsScreen: Screen = (app, context) => {
     const role = field(request.body, 'role');
     // Outsiders get the 404 before anything about the email is said.
     await getOrganization(context, actorOfUser(user), { organizationId: request.params.id });
-    try {
-      await addMember(context, actorOfUser(user), { organizationId: request.params.id, email, role });
-    } catch (error) {
-      const errors =
-        error instanceof ApiError && error.code === 'not_found'
-          ? { email: 'No account has this email. They need to sign up or be created first.' }
-          : fieldError(error, ['email', 'role']);
-      if (!errors) throw error;
-      return organizationPage(request, reply, user, { form: { email, role, errors } }, 400);
-    }
+    const { errors } = await submitForm({
+      fields: MEMBER_FIELDS,
+      save: () => addMember(context, actorOfUser(user), { organizationId: request.params.id, email, role }),
+    });
+    if (errors) return organizationPage(request, reply, user, { form: { email, role, errors } }, 400);
     return seeOther(reply, back(request, 'added'));
   });
 
   app.post<OrgParams>('/organizations/:id/name', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
     const name = field(request.body, 'name');
-    try {
-      await renameOrganization(context, actorOfUser(user), { organizationId: request.params.id, name });
-    } catch (error) {
-      const errors = fieldError(error, ['name']);
-      if (!errors) throw error;
-      return organizationPage(request, reply, user, { rename: { name, errors } }, 400);
-    }
+    const { errors } = await submitForm({
+      fields: ['name'],
+      save: () => renameOrganization(context, actorOfUser(user), { organizationId: request.params.id, name }),
+    });
+    if (errors) return organizationPage(request, reply, user, { rename: { name, errors } }, 400);
     return seeOther(reply, back(request, 'renamed'));
   });
 

@@ -1,5 +1,5 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
-import { Alert, ConfirmButton, CsrfField, Field, SelectField } from '../components/forms.js';
+import { Alert, ConfirmButton, CsrfField, ErrorSummary, Field, fieldId, SelectField } from '../components/forms.js';
 import { PlanBadge, renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, When } from '../components/table.js';
 
@@ -58,7 +58,13 @@ export function renderOrganizations(context: Context, page: OrganizationsPage): 
         <section class="card" aria-labelledby="new-org-heading">
           <h2 id="new-org-heading">New organization</h2>
           <p>You become its owner. Organizations are on your plan, Pro or Enterprise.</p>
-          {errors.plan && <Alert kind="error">{errors.plan}</Alert>}
+          {/* The plan is the founder's, not a field: its problem is the whole form's. */}
+          <ErrorSummary
+            errors={errors}
+            intro="No organization was created."
+            order={['plan', 'name']}
+            idOf={(name) => (name === 'plan' ? undefined : fieldId(name))}
+          />
           <form method="post" action="/dashboard/organizations" class="stack">
             <CsrfField token={context.csrf} />
             <Field name="name" label="Name" autocomplete="organization" value={page.form?.name} error={errors.name} />
@@ -94,6 +100,7 @@ function Settings({ csrf, base, page }: { csrf: string; base: string; page: Orga
   return (
     <section class="card" aria-labelledby="settings-heading">
       <h2 id="settings-heading">Settings</h2>
+      <ErrorSummary errors={page.rename?.errors ?? {}} intro="The organization was not renamed." />
       <form method="post" action={`${base}/name`} class="stack form-narrow">
         <CsrfField token={csrf} />
         <Field
@@ -219,6 +226,7 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
           <section class="card" aria-labelledby="add-member-heading">
             <h2 id="add-member-heading">Add a member</h2>
             <p>They need an account on this instance already. Admins manage members and the organization’s API keys.</p>
+            <ErrorSummary errors={errors} intro="No member was added." order={['email', 'role']} />
             <form method="post" action={`${base}/members`} class="stack form-narrow">
               <CsrfField token={context.csrf} />
               <Field name="email" label="Email" type="email" autocomplete="off" value={page.form?.email} error={errors.email} />

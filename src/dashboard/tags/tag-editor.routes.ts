@@ -5,10 +5,21 @@ import { IMAGE_MIME_TYPES, listFiles } from '../../features/files/index.js';
 import { renderTagPage, withoutBeacon, type PageTag } from '../../features/pages/index.js';
 import { previewTag, updateTag, type Block, type TagView } from '../../features/tags/index.js';
 import { ApiError } from '../../errors.js';
-import { field, html, pageContext, queryParam, signedInUser, seeOther, sentence, type Screen, type ScreenContext } from '../screen.js';
+import {
+  field,
+  html,
+  pageContext,
+  queryParam,
+  signedInUser,
+  seeOther,
+  sentence,
+  submitForm,
+  type Screen,
+  type ScreenContext,
+} from '../screen.js';
 import { applyBlockOp, blockErrorKey, blockInput, blocksOfForm, fieldsOfBlock, type BlockFields } from './block-form.js';
 import { userTag } from './user-tag.js';
-import { settingsError, tagInputOfSettings, tagSettingsChoices, tagSettingsOfForm } from './tag-settings-form.js';
+import { settingsProblem, tagInputOfSettings, tagSettingsChoices, tagSettingsOfForm } from './tag-settings-form.js';
 import { renderTagEditor } from './tag-editor.js';
 import { tagPath } from './tag-header.js';
 import type { TagSettingsValues } from './tag-settings.js';
@@ -54,16 +65,16 @@ function previewProblem(message: string): string {
 
 const NOTICES: Record<string, string> = { saved: 'Saved. The public page shows the change now.' };
 
-/** The form's errors for a service error about the tag's settings or blocks; undefined when it is about neither. */
-function formErrors(error: unknown): Record<string, string> | undefined {
-  const settings = settingsError(error);
-  if (settings || !(error instanceof ApiError)) return settings;
-  const name = error.code === 'validation_error' ? error.details.field : undefined;
+/** One refusal of the service as the form's message about the tag's settings or blocks; undefined when it is about neither. */
+function editorProblem(problem: ApiError): Record<string, string> | undefined {
+  const settings = settingsProblem(problem);
+  if (settings) return settings;
+  const name = problem.code === 'validation_error' ? problem.details.field : undefined;
   if (!name) return undefined;
   const key = blockErrorKey(name);
   // The message names the field by its API path (content[2].level must be…): the form shows it under the field.
-  if (key) return { [key]: sentence(error.message.slice(name.length).trim()) };
-  return name === 'content' ? { content: sentence(error.message.replace(/^content /, 'The page ')) } : undefined;
+  if (key) return { [key]: sentence(problem.message.slice(name.length).trim()) };
+  return name === 'content' ? { content: sentence(problem.message.replace(/^content /, 'The page ')) } : undefined;
 }
 
 /**
@@ -118,17 +129,14 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
         const edited = applyBlockOp(blocks, op) ?? blocks;
         return editorPage(request, reply, user, tag, { values, blocks: edited, errors: {} });
       }
-      const invalid = (errors: Record<string, string>) => editorPage(request, reply, user, tag, { values, blocks, errors }, 400);
       const settings = tagInputOfSettings(values, await tagSettingsChoices(context, actor));
-      if ('errors' in settings) return invalid(settings.errors);
-      try {
-        await updateTag(context, actor, { id: tag.id, ...settings.input, content: blocks.map(blockInput) });
-        return seeOther(reply, `${tagPath(tag, 'edit')}?done=saved`);
-      } catch (error) {
-        const errors = formErrors(error);
-        if (!errors) throw error;
-        return invalid(errors);
-      }
+      const { errors } = await submitForm({
+        fields: editorProblem,
+        own: settings.errors,
+        save: () => updateTag(context, actor, { id: tag.id, ...settings.input, content: blocks.map(blockInput) }),
+      });
+      if (errors) return editorPage(request, reply, user, tag, { values, blocks, errors }, 400);
+      return seeOther(reply, `${tagPath(tag, 'edit')}?done=saved`);
     },
   );
 

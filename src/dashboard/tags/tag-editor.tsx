@@ -2,10 +2,10 @@ import type { SignedInUser } from '../../features/accounts/index.js';
 import { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCK_CONTENT, type BlockType, type TagView } from '../../features/tags/index.js';
 import type { BlockFields } from './block-form.js';
 import { newBlockFields } from './block-form.js';
-import { Alert, CheckboxField, CsrfField, Field, SelectField, TextAreaField } from '../components/forms.js';
+import { Alert, CheckboxField, CsrfField, ErrorSummary, Field, fieldId, SelectField, TextAreaField } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { TagHeader, tagPath } from './tag-header.js';
-import { TagSettingsFields, type TagSettingsChoices, type TagSettingsValues } from './tag-settings.js';
+import { TAG_SETTINGS_ORDER, TagSettingsFields, type TagSettingsChoices, type TagSettingsValues } from './tag-settings.js';
 import { formatNumber } from '../components/table.js';
 
 export const BLOCK_LABELS: Record<BlockType, string> = {
@@ -44,6 +44,13 @@ const INDEX_SLOT = '__i__';
 
 const nameOf = (index: BlockIndex, field: string) => `blocks[${index}][${field}]`;
 const idOf = (index: BlockIndex, field: string) => `block-${index}-${field}`;
+
+/** What the error summary links to: a block's field (`blocks[2].level`), the block itself, or a setting. */
+function editorFieldId(name: string): string | undefined {
+  const block = /^blocks\[(\d+)\](?:\.(\w+))?$/.exec(name);
+  if (block) return idOf(Number(block[1]), block[2] ?? 'legend');
+  return name === 'content' ? 'blocks-heading' : fieldId(name);
+}
 
 interface BlockProps {
   block: BlockFields;
@@ -252,14 +259,13 @@ export function renderTagEditor(context: PageContext & { user: SignedInUser }, p
   const { tag, errors } = page;
   const editPath = tagPath(tag, 'edit');
   const previewPath = `${tagPath(tag)}/preview`;
-  const invalid = Object.keys(errors).length > 0;
   return renderAppPage(
     context,
     `Edit ${tag.title}`,
     <>
       <TagHeader tag={tag} current="edit" />
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
-      {invalid && <Alert kind="error">Nothing was saved: correct the fields marked below.</Alert>}
+      <ErrorSummary errors={errors} order={[...TAG_SETTINGS_ORDER, 'content']} idOf={editorFieldId} />
       <div class="editor">
         <form method="post" action={editPath} class="editor-form" id="tag-editor" data-editor="">
           <CsrfField token={context.csrf} />

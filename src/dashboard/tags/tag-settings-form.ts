@@ -1,7 +1,8 @@
 import type { Actor } from '../../features/accounts/index.js';
 import { listFolders } from '../../features/folders/index.js';
 import { READ_PERMISSIONS, WRITE_PERMISSIONS, type TagInput } from '../../features/tags/index.js';
-import { fieldError, field, type ScreenContext } from '../screen.js';
+import type { ApiError } from '../../errors.js';
+import { fieldErrors, field, type ScreenContext } from '../screen.js';
 import type { TagSettingsChoices, TagSettingsValues } from './tag-settings.js';
 
 /** Folders the forms offer: enough for any real account, and a bounded query for any other. */
@@ -28,18 +29,18 @@ export function tagSettingsOfForm(body: unknown): TagSettingsValues {
 }
 
 /**
- * The settings as the tags service reads them, or the form's errors when a choice is not one
- * the form offered (only a forged or stale form sends one).
+ * The settings as the tags service reads them, and the form's own errors: a choice that is not
+ * one the form offered (only a forged or stale form sends one). With any, nothing is saved.
  */
 export function tagInputOfSettings(
   values: TagSettingsValues,
   choices: TagSettingsChoices,
-): { input: TagInput & { folder_id: string | null } } | { errors: Record<string, string> } {
+): { input: TagInput & { folder_id: string | null }; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   if (!choices.readPermissions.includes(values.read)) errors.read = 'Choose who may open the page.';
   if (!choices.writePermissions.includes(values.write)) errors.write = 'Choose who may edit the tag.';
-  if (Object.keys(errors).length > 0) return { errors };
   return {
+    errors,
     input: {
       title: values.title,
       permissions: { read: values.read as never, write: values.write as never },
@@ -59,9 +60,9 @@ const FORM_FIELDS: Record<string, string> = {
   writePermission: 'write',
 };
 
-/** A validation error of the tags service as the form's error of one of its settings; undefined when it names none. */
-export function settingsError(error: unknown): Record<string, string> | undefined {
-  const errors = fieldError(error, FORM_FIELDS);
+/** One refusal of the tags service as the form's message for one of its settings; undefined when it names none. */
+export function settingsProblem(problem: ApiError): Record<string, string> | undefined {
+  const errors = fieldErrors(problem, FORM_FIELDS);
   // The service names the folder by its id, which the form's select never shows.
   return errors?.folder ? { folder: 'Choose one of your folders.' } : errors;
 }

@@ -43,6 +43,9 @@ export function folderOptions(folders: readonly FolderView[]): Option[] {
   return [{ value: '', label: 'No folder' }, ...folders.map((folder) => ({ value: folder.id, label: folder.name }))];
 }
 
+/** The fields of TagSettingsFields that can have an error, in the page's order (the error summary's). */
+export const TAG_SETTINGS_ORDER = ['title', 'read', 'write', 'folder'];
+
 /** Title, who may view and change the tag, its folder and access logging: the new-tag and edit forms share them. */
 export function TagSettingsFields({
   values,

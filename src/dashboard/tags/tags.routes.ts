@@ -3,10 +3,10 @@ import { actorOfUser } from '../../features/accounts/index.js';
 import { tagReport } from '../../features/analytics/index.js';
 import { getFolder } from '../../features/folders/index.js';
 import { createTag, deleteTag, listTags, type TagSort } from '../../features/tags/index.js';
-import { html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, type Screen } from '../screen.js';
+import { html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, submitForm, type Screen } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
 import { userTag } from './user-tag.js';
-import { settingsError, tagInputOfSettings, tagSettingsChoices, tagSettingsOfForm } from './tag-settings-form.js';
+import { settingsProblem, tagInputOfSettings, tagSettingsChoices, tagSettingsOfForm } from './tag-settings-form.js';
 import { renderTagOverview } from './tag-overview.js';
 import { tagPath } from './tag-header.js';
 import { renderNewTag, renderTags, TAG_ORDERS, type TagOrder, type TagsPage } from './tags.js';
@@ -80,19 +80,15 @@ export const tagsScreen: Screen = (app, context) => {
     const actor = actorOfUser(user);
     const choices = await tagSettingsChoices(context, actor);
     const values = tagSettingsOfForm(request.body);
-    const invalid = (errors: Record<string, string>) =>
-      html(reply, 400, renderNewTag({ ...pageContext(context, request), user }, { values, errors, choices }));
     const settings = tagInputOfSettings(values, choices);
-    if ('errors' in settings) return invalid(settings.errors);
-    try {
-      const { folder_id, ...input } = settings.input;
-      const tag = await createTag(context, actor, { ...input, ...(folder_id ? { folder_id } : {}) });
-      return seeOther(reply, `${tagPath(tag)}?done=created`);
-    } catch (error) {
-      const errors = settingsError(error);
-      if (!errors) throw error;
-      return invalid(errors);
-    }
+    const { folder_id, ...input } = settings.input;
+    const { saved: tag, errors } = await submitForm({
+      fields: settingsProblem,
+      own: settings.errors,
+      save: () => createTag(context, actor, { ...input, ...(folder_id ? { folder_id } : {}) }),
+    });
+    if (errors) return html(reply, 400, renderNewTag({ ...pageContext(context, request), user }, { values, errors, choices }));
+    return seeOther(reply, `${tagPath(tag)}?done=created`);
   });
 
   app.get<{ Params: { id: string } }>('/tags/:id', { schema: { hide: true } }, async (request, reply) => {

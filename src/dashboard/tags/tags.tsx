@@ -1,10 +1,17 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import type { FolderView } from '../../features/folders/index.js';
-import { Alert, CsrfField, SubmitOrCancel } from '../components/forms.js';
+import { Alert, CsrfField, ErrorSummary, SubmitOrCancel } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, Pager, When, withQuery } from '../components/table.js';
 import { tagPath } from './tag-header.js';
-import { folderOptions, READ_LABELS, TagSettingsFields, type TagSettingsChoices, type TagSettingsValues } from './tag-settings.js';
+import {
+  folderOptions,
+  READ_LABELS,
+  TAG_SETTINGS_ORDER,
+  TagSettingsFields,
+  type TagSettingsChoices,
+  type TagSettingsValues,
+} from './tag-settings.js';
 
 /** The orders the list offers: the value in `?sort=` and its label. */
 export const TAG_ORDERS = [
@@ -193,7 +200,7 @@ export function renderNewTag(context: PageContext & { user: SignedInUser }, page
         <a href="/dashboard/tags">Tags</a>
       </p>
       <h1>New Tag</h1>
-      {Object.keys(page.errors).length > 0 && <Alert kind="error">No tag was created: correct the form below.</Alert>}
+      <ErrorSummary errors={page.errors} intro="No tag was created." order={TAG_SETTINGS_ORDER} />
       <section class="card form-narrow" aria-label="New tag">
         <form method="post" action="/dashboard/tags/new" class="stack">
           <CsrfField token={context.csrf} />

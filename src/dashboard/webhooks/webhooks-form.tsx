@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../../features/events/index.js';
-import { Alert, CheckboxGroup, CsrfField, Field, SubmitOrCancel } from '../components/forms.js';
+import { CheckboxGroup, CsrfField, ErrorSummary, Field, fieldId, SubmitOrCancel } from '../components/forms.js';
 
 export interface HeaderRow {
   name: string;
@@ -30,9 +30,10 @@ export const REMOVE_HEADER = 'remove-header-';
 export const ADD_HEADER = 'add-header';
 
 /** A header row's name or value input: verbatim text, tied to the row's error when it has one. */
-function HeaderInput(props: { name: string; value: string; label: string; placeholder: string; errorId: string | undefined }) {
+function HeaderInput(props: { id?: string; name: string; value: string; label: string; placeholder: string; errorId: string | undefined }) {
   return (
     <input
+      id={props.id}
       name={props.name}
       value={props.value}
       aria-label={props.label}
@@ -52,6 +53,8 @@ function HeaderRowFields({ row, index, error }: { row: HeaderRow; index: number;
   return (
     <li class={error ? 'header-row field-invalid' : 'header-row'} data-header-row="">
       <HeaderInput
+        // The error summary links to the row's name; only a row with an error needs the id (the template's copies have none).
+        id={error ? `${id}-name` : undefined}
         name="header_name"
         value={row.name}
         label="Header name"
@@ -79,7 +82,11 @@ function HeaderRowFields({ row, index, error }: { row: HeaderRow; index: number;
 
 function HeaderRows({ rows, errors }: { rows: readonly HeaderRow[]; errors: Record<string, string> }) {
   return (
-    <fieldset class={errors.headers ? 'field field-invalid' : 'field'} aria-describedby="field-headers-hint">
+    <fieldset
+      id={fieldId('headers')}
+      class={errors.headers ? 'field field-invalid' : 'field'}
+      aria-describedby={errors.headers ? 'field-headers-hint field-headers-error' : 'field-headers-hint'}
+    >
       <legend>Custom headers</legend>
       <p class="field-hint" id="field-headers-hint">
         Optional. Sent with every delivery, e.g. a token your receiver checks. The signature headers are set by tagsvc.
@@ -93,7 +100,11 @@ function HeaderRows({ rows, errors }: { rows: readonly HeaderRow[]; errors: Reco
       <template id="header-row-template">
         <HeaderRowFields row={{ name: '', value: '' }} index={rows.length} />
       </template>
-      {errors.headers && <p class="field-error">{errors.headers}</p>}
+      {errors.headers && (
+        <p class="field-error" id="field-headers-error">
+          {errors.headers}
+        </p>
+      )}
       <div>
         <button type="submit" name="intent" value={ADD_HEADER} class="button button-quiet" data-add-header="">
           Add header
@@ -101,6 +112,22 @@ function HeaderRows({ rows, errors }: { rows: readonly HeaderRow[]; errors: Reco
       </div>
     </fieldset>
   );
+}
+
+/** The form's errors as the page shows them, top to bottom: the whole form's first. */
+const summaryOrder = (values: WebhookFormValues) => [
+  'form',
+  'name',
+  'url',
+  'events',
+  ...values.headers.map((_row, index) => `header-${index}`),
+  'headers',
+];
+
+/** What an error of the summary links to: a header row's name input; nothing for the whole form's. */
+function summaryTarget(name: string): string | undefined {
+  if (name === 'form') return undefined;
+  return name.startsWith('header-') ? `${name}-name` : fieldId(name);
 }
 
 /** The webhook form, for a new webhook (`action` /dashboard/webhooks) and for editing one. */
@@ -125,7 +152,7 @@ export function WebhookFormFields({
       <button type="submit" class="visually-hidden" tabindex={-1} aria-hidden="true">
         {submit}
       </button>
-      {Object.keys(errors).length > 0 && <Alert kind="error">{errors.form ?? 'Nothing was saved: correct the fields marked below.'}</Alert>}
+      <ErrorSummary errors={errors} order={summaryOrder(values)} idOf={summaryTarget} />
       <Field name="name" label="Name" autocomplete="off" value={values.name} hint="For you, e.g. “Slack notifier”." error={errors.name} />
       <Field
         name="url"

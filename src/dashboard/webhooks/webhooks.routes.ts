@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOfUser, PLAN_LIMITS, type SignedInUser } from '../../features/accounts/index.js';
 import { EVENT_TYPES, type EventType } from '../../features/events/index.js';
 import {
+  checkWebhookFields,
   createWebhook,
   deleteWebhook,
   getDelivery,
@@ -16,7 +17,7 @@ import {
 } from '../../features/webhooks/index.js';
 import { ApiError } from '../../errors.js';
 import {
-  fieldError,
+  fieldErrors,
   field,
   fields,
   html,
@@ -27,6 +28,7 @@ import {
   signedInUser,
   seeOther,
   sentence,
+  submitForm,
   type Screen,
 } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
@@ -117,22 +119,21 @@ function checkForm(values: WebhookFormValues) {
 }
 
 /**
- * A service refusal as the form's errors: the field it names (a header's row for
- * `headers.<name>`), the plan's limit for the whole form; undefined when it is not the form's.
+ * One refusal of the service as the form's message: under the field it names (a header's row
+ * for `headers.<name>`), or the plan's limit for the whole form; undefined when not the form's.
  */
-function formErrors(error: unknown, values: WebhookFormValues): Record<string, string> | undefined {
-  if (!(error instanceof ApiError)) return undefined;
-  if (error.code === 'webhook_limit_reached') return { form: sentence(error.message) };
-  const name = error.details.field;
+function problemOnForm(problem: ApiError, values: WebhookFormValues): Record<string, string> | undefined {
+  if (problem.code === 'webhook_limit_reached') return { form: sentence(problem.message) };
+  const name = problem.details.field;
   // The URL's refusals have codes of their own (invalid_url), and name it in the API's lower case.
-  if (name === 'url') return { url: sentence(error.message.replace(/^url\b/, 'URL')) };
+  if (name === 'url') return { url: sentence(problem.message.replace(/^url\b/, 'URL')) };
   if (name?.startsWith('headers.')) {
     const header = name.slice('headers.'.length);
     const row = values.headers.findIndex((item) => item.name === header);
-    const message = error.message.startsWith(`${name} `) ? `Value ${error.message.slice(name.length + 1)}` : error.message;
+    const message = problem.message.startsWith(`${name} `) ? `Value ${problem.message.slice(name.length + 1)}` : problem.message;
     return { [row >= 0 ? `header-${row}` : 'headers']: sentence(message) };
   }
-  return fieldError(error, ['name', 'headers']);
+  return fieldErrors(problem, ['name', 'headers']);
 }
 
 /**
@@ -180,10 +181,10 @@ export const webhooksScreen: Screen = (app, context) => {
 
   /**
    * A form POST (new or edit): its Add header / Remove rows answer the form again; a
-   * submission goes to `save` once the form's own checks pass, and any refusal of the form's
-   * comes back on it (400) with nothing written.
+   * submission goes to `save` once the form's own checks pass, and every problem of the form's,
+   * its own and the service's, comes back on it at once (400) with nothing written.
    */
-  const submitForm = async (
+  const answerForm = async (
     request: FastifyRequest,
     reply: FastifyReply,
     render: (form: WebhookForm) => string,
@@ -192,20 +193,20 @@ export const webhooksScreen: Screen = (app, context) => {
     const values = formValues(request.body);
     const edited = editedRows(request.body, values);
     if (edited) return html(reply, 200, render({ values: edited, errors: {} }));
-    const { errors, input } = checkForm(values);
-    if (Object.keys(errors).length > 0) return html(reply, 400, render({ values, errors }));
-    try {
-      return seeOther(reply, await save(input));
-    } catch (error) {
-      const refused = formErrors(error, values);
-      if (!refused) throw error;
-      return html(reply, 400, render({ values, errors: refused }));
-    }
+    const { errors: own, input } = checkForm(values);
+    const { saved, errors } = await submitForm({
+      fields: (problem) => problemOnForm(problem, values),
+      own,
+      check: () => checkWebhookFields(context, input),
+      save: () => save(input),
+    });
+    if (errors) return html(reply, 400, render({ values, errors }));
+    return seeOther(reply, saved);
   };
 
   app.post('/webhooks', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
-    return submitForm(
+    return answerForm(
       request,
       reply,
       (form) => renderNewWebhook(view(request, user), form),
@@ -255,7 +256,7 @@ export const webhooksScreen: Screen = (app, context) => {
     const user = signedInUser(request);
     const actor = actorOfUser(user);
     const webhook = await readOwn(() => getWebhook(context, actor, { id: request.params.id }));
-    return submitForm(
+    return answerForm(
       request,
       reply,
       (form) => renderEditWebhook(view(request, user), webhook, form),
