@@ -80,8 +80,27 @@ describe('dashboard workspaces', () => {
     await page.goto(`${t.baseUrl}/dashboard/tags`);
     await choose(page, 'Personal (test data)');
     await expect(page.getByText('Test data: what you do here reaches only test keys’ data').isVisible()).resolves.toBe(true);
-    await newTag(page, 'Sandbox tag');
+    // Test data is not live: the pages say where it is and how long it stays (the sandbox purge).
+    const days = t.config.sandboxRetentionDays;
+    await expect(page.locator('.workspace-note').textContent()).resolves.toContain(
+      `Test tags are deleted ${days} days after they are made.`,
+    );
+    const lead = await page.locator('.lead').first().textContent();
+    expect(lead).toContain(`is deleted ${days} days after it is made`);
+    expect(lead).not.toContain('live');
+    const tagId = await newTag(page, 'Sandbox tag');
+    await expect(page.getByRole('status').textContent()).resolves.toBe(
+      `Test tag created: add its content on the Edit tab. Like all test data, it is deleted ${days} days after it was made.`,
+    );
+    await expect(page.getByRole('heading', { name: 'Test page' }).isVisible()).resolves.toBe(true);
     await screenshots(page, 'workspace-test');
+    await page.goto(`${t.baseUrl}/dashboard/tags/${tagId}/edit`);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.waitForURL(/done=saved/);
+    await expect(page.getByRole('status').filter({ hasText: 'Saved.' }).textContent()).resolves.toBe(
+      'Saved. Its test page shows the change now.',
+    );
+    expect(await page.content()).not.toMatch(/live at once|public page shows/i);
 
     const testKey = (await createKey(t, alice.email, { test: true })).key;
     expect(await titlesFor(testKey)).toContain('Sandbox tag');

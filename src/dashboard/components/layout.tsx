@@ -164,7 +164,12 @@ function WorkspaceBar({ csrf, path, workspaces }: { csrf: string; path: string; 
             Switch
           </button>
         </form>
-        {test && <p class="workspace-note">Test data: what you do here reaches only test keys’ data, never live pages.</p>}
+        {test && (
+          <p class="workspace-note">
+            Test data: what you do here reaches only test keys’ data, never live pages. Test tags are deleted {workspaces.testDataDays} days
+            after they are made.
+          </p>
+        )}
       </div>
     </div>
   );

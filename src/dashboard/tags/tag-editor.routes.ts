@@ -23,6 +23,7 @@ import { settingsProblem, tagInputOfSettings, tagSettingsChoices, tagSettingsOfF
 import { renderTagEditor } from './tag-editor.js';
 import { tagPath } from './tag-header.js';
 import type { TagSettingsValues } from './tag-settings.js';
+import { showsTestData } from '../workspace/workspaces.js';
 
 /** Image files an image block offers: more than a tag's page would ever show. */
 const MAX_IMAGES_LISTED = 500;
@@ -63,7 +64,11 @@ function previewProblem(message: string): string {
   );
 }
 
-const NOTICES: Record<string, string> = { saved: 'Saved. The public page shows the change now.' };
+/** The notice after a save: a test tag's page is its test page, not a public one. */
+const savedNotice = (request: FastifyRequest) =>
+  showsTestData(request.dashboard.workspaces)
+    ? 'Saved. Its test page shows the change now.'
+    : 'Saved. The public page shows the change now.';
 
 /** One refusal of the service as the form's message about the tag's settings or blocks; undefined when it is about neither. */
 function editorProblem(problem: ApiError): Record<string, string> | undefined {
@@ -98,7 +103,7 @@ export const tagEditorScreen: Screen = (app, context: ScreenContext) => {
       listFiles(context, actor, { tagId: tag.id, limit: MAX_IMAGES_LISTED, offset: 0 }),
     ]);
     const images = files.filter((file) => IMAGE_MIME_TYPES.includes(file.mime_type)).map((file) => ({ id: file.id, name: file.name }));
-    const notice = NOTICES[queryParam(request, 'done') ?? ''];
+    const notice = queryParam(request, 'done') === 'saved' ? savedNotice(request) : undefined;
     return html(reply, status, renderTagEditor({ ...pageContext(context, request), user }, { tag, choices, images, notice, ...form }));
   };
 

@@ -5,6 +5,7 @@ import { renderAppPage, type PageContext } from '../components/layout.js';
 import { formatNumber, When } from '../components/table.js';
 import { TagHeader, tagPath } from './tag-header.js';
 import { READ_LABELS, WRITE_LABELS } from './tag-settings.js';
+import { showsTestData } from '../workspace/workspaces.js';
 
 export interface TagOverviewPage {
   tag: TagView;
@@ -102,7 +103,7 @@ export function renderTagOverview(context: PageContext & { user: SignedInUser },
       <TagHeader tag={tag} current="" />
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
       <section class="card" aria-labelledby="address-heading">
-        <h2 id="address-heading">Public page</h2>
+        <h2 id="address-heading">{showsTestData(context.workspaces) ? 'Test page' : 'Public page'}</h2>
         <div class="code">
           <pre id="tag-url" tabindex={0}>
             <code>{tag.url}</code>

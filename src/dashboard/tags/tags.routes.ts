@@ -11,6 +11,7 @@ import { renderTagOverview } from './tag-overview.js';
 import { tagPath } from './tag-header.js';
 import { renderNewTag, renderTags, TAG_ORDERS, type TagOrder, type TagsPage } from './tags.js';
 import type { TagSettingsValues } from './tag-settings.js';
+import { showsTestData } from '../workspace/workspaces.js';
 
 /** Tags per page of the list: a page stays quick to render whatever the account holds. */
 const TAGS_PER_PAGE = 50;
@@ -28,6 +29,16 @@ const NOTICES: Record<string, string> = {
   deleted: 'Tag deleted.',
   created: 'Tag created. Its page is live: add its content on the Edit tab.',
 };
+
+/** The notice of what was `done`: a test tag's creation says what test data is, not that it is live. */
+function noticeOf(request: FastifyRequest): string | undefined {
+  const done = queryParam(request, 'done') ?? '';
+  const { workspaces } = request.dashboard;
+  if (done === 'created' && showsTestData(workspaces)) {
+    return `Test tag created: add its content on the Edit tab. Like all test data, it is deleted ${workspaces.testDataDays} days after it was made.`;
+  }
+  return NOTICES[done];
+}
 
 /** A tag made in the dashboard is public unless the form says otherwise. */
 const NEW_TAG: Omit<TagSettingsValues, 'folder'> = { title: '', read: 'public', write: 'owner', accessLogging: false };
@@ -62,7 +73,7 @@ export const tagsScreen: Screen = (app, context) => {
       folders,
       filter: { q, folder, sort },
       paging: { page, perPage: TAGS_PER_PAGE, total },
-      notice: NOTICES[queryParam(request, 'done') ?? ''],
+      notice: noticeOf(request),
     };
     return html(reply, 200, renderTags({ ...pageContext(context, request), user }, view));
   });
@@ -111,7 +122,7 @@ export const tagsScreen: Screen = (app, context) => {
           folderName: folder?.name,
           stats: { views: summary.total_views, visitors: summary.unique_views, scans: summary.qr_scans },
           period,
-          notice: NOTICES[queryParam(request, 'done') ?? ''],
+          notice: noticeOf(request),
         },
       ),
     );

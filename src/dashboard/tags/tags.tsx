@@ -4,6 +4,7 @@ import { Alert, CsrfField, ErrorSummary, SubmitOrCancel } from '../components/fo
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, Pager, When, withQuery } from '../components/table.js';
 import { tagPath } from './tag-header.js';
+import { showsTestData } from '../workspace/workspaces.js';
 import {
   folderOptions,
   READ_LABELS,
@@ -149,7 +150,11 @@ export function renderTags(context: PageContext & { user: SignedInUser }, page: 
       <header class="page-header">
         <div>
           <h1>Tags</h1>
-          <p class="lead">Pages with a short address and a QR code. Everything you make here is live at once.</p>
+          <p class="lead">
+            {showsTestData(context.workspaces)
+              ? `Test tags, for trying tagsvc with test keys: each has its own page and QR code, and is deleted ${context.workspaces.testDataDays} days after it is made.`
+              : 'Pages with a short address and a QR code. Everything you make here is live at once.'}
+          </p>
         </div>
         <div class="actions page-actions">
           <a class="button button-quiet" href="/dashboard/folders">

@@ -16,7 +16,12 @@ export interface WorkspaceOrganization {
 export interface Workspaces {
   current: Workspace;
   organizations: readonly WorkspaceOrganization[];
+  /** Days test data is kept: the sandbox purge deletes test tags made longer ago (SANDBOX_RETENTION_DAYS). */
+  testDataDays: number;
 }
+
+/** Whether the page shows test data (the test workspace), which its copy must not call live. */
+export const showsTestData = (workspaces: Workspaces | undefined): workspaces is Workspaces => workspaces?.current.environment === 'test';
 
 export function workspaceValue(workspace: { environment: Workspace['environment']; organization: { id: string } | null }): string {
   return `${workspace.environment}:${workspace.organization?.id ?? 'personal'}`;
@@ -28,12 +33,16 @@ export function workspaceValue(workspace: { environment: Workspace['environment'
  * key its owner or an admin gave them), each live or test. `chosen` is the cookie's value; one
  * naming anything else (a former organization, a forged value) gives the user's own live data.
  */
-export async function workspacesOf(context: Parameters<typeof listOrganizations>[0], user: SignedInUser, chosen: string | undefined) {
+export async function workspacesOf(
+  context: Parameters<typeof listOrganizations>[0],
+  user: SignedInUser,
+  chosen: string | undefined,
+): Promise<Workspaces> {
   const memberships = await listOrganizations(context, actorOfUser(user));
   const organizations: WorkspaceOrganization[] = memberships
     .filter((membership) => membership.role === 'owner' || membership.role === 'admin')
     .map(({ id, name, plan }) => ({ id, name, plan: plan as Plan }));
-  return { current: parseWorkspace(chosen, organizations), organizations };
+  return { current: parseWorkspace(chosen, organizations), organizations, testDataDays: context.config.sandboxRetentionDays };
 }
 
 export function parseWorkspace(value: string | undefined, organizations: readonly WorkspaceOrganization[]): Workspace {
