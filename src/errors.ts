@@ -14,6 +14,7 @@ export const STATUS_BY_CODE = {
   analytics_not_enabled: 403,
   not_found: 404,
   idempotency_key_in_use: 409,
+  short_id_taken: 409,
   unsupported_media_type: 415,
   unsupported_file_type: 415,
   request_timeout: 408,
@@ -104,6 +105,12 @@ export async function checkFields<T extends Record<string, () => unknown>>(check
   if (first) throw new InputProblems([first, ...rest]);
   return values as CheckedValues<T>;
 }
+
+/** A field's check for checkFields that runs only when the field was given (undefined: left out). */
+export const whenGiven =
+  <T, R>(value: T | undefined, check: (value: T) => R) =>
+  (): R | undefined =>
+    value === undefined ? undefined : check(value);
 
 /** What the service depends on, as a log line and a message name it. */
 export type Dependency = 'database' | 'redis';

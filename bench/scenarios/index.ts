@@ -6,6 +6,7 @@ import { dashboardAnalytics } from './dashboard-analytics.js';
 import { fileDownload, fileUpload } from './files.js';
 import { limiterMemory, limiterRedis } from './limiter.js';
 import { me } from './me.js';
+import { pageLocked } from './page-locked.js';
 import { pageRecording } from './page-recording.js';
 import { qrRenderPng, qrRenderSvg } from './qr-render.js';
 import { page, tag, tagQr } from './tags.js';
@@ -22,6 +23,7 @@ export const scenarios: Scenario[] = [
   limiterRedis,
   tag,
   page,
+  pageLocked,
   tagQr,
   dashboardPages,
   qrRenderPng,

@@ -39,18 +39,22 @@ export function pageBody(title = 'Conference room B — equipment and booking') 
  * A public tag with content like a real page, made through the API as a client would. Each
  * scenario makes its own so any one runs alone.
  */
-export async function createBenchTag({
-  baseUrl,
-  createAccount,
-}: {
-  baseUrl: string;
-  createAccount(plan?: 'pro' | 'enterprise'): Promise<Account>;
-}): Promise<BenchTag> {
+export async function createBenchTag(
+  {
+    baseUrl,
+    createAccount,
+  }: {
+    baseUrl: string;
+    createAccount(plan?: 'pro' | 'enterprise'): Promise<Account>;
+  },
+  /** More fields of the create body: a password, a theme… */
+  extra: Record<string, unknown> = {},
+): Promise<BenchTag> {
   const account = await createAccount('enterprise');
   const response = await fetch(new URL('/v1/tags', baseUrl), {
     method: 'POST',
     headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(pageBody()),
+    body: JSON.stringify({ ...pageBody(), ...extra }),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();

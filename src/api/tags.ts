@@ -3,16 +3,20 @@ import { Type } from 'typebox';
 import type { ServiceContext } from '../context.js';
 import * as tags from '../features/tags/index.js';
 import { sendTagged } from '../http/conditional.js';
-import { dataEnvelope, DeletedBody, listEnvelope, pagination, PaginationQuery } from '../http/envelope.js';
+import { dataEnvelope, DeletedBody, ErrorBody, listEnvelope, pagination, PaginationQuery } from '../http/envelope.js';
 import { idPattern } from '../lib/ids.js';
 import { SerializedBodies } from '../perf/serialized-bodies.js';
-import { QrQuery, Tag, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagUpdateBody } from '../http/schemas/tags.js';
+import { QrQuery, TagBatchBody, TagCreateBody, TagIdParams, TagListItem, TagRead, TagUpdateBody } from '../http/schemas/tags.js';
 
 const TAGS = ['Tags'];
 
+const ADDRESS_TAKEN = {
+  409: { ...ErrorBody, description: 'The chosen short_id is held, or was once held, by another tag, in any case (short_id_taken)' },
+};
+
 export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
   // getTag hands out the same view object for as long as the tag is cached unchanged.
-  const tagBodies = new SerializedBodies((view: tags.TagView) => ({ success: true as const, data: view }));
+  const tagBodies = new SerializedBodies((view: tags.TagRead) => ({ success: true as const, data: view }));
 
   return async (app) => {
     app.get(
@@ -48,7 +52,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           summary: 'Create a tag',
           tags: TAGS,
           body: TagCreateBody,
-          response: { 201: dataEnvelope(Tag) },
+          response: { 201: dataEnvelope(TagRead), ...ADDRESS_TAKEN },
         },
       },
       async (request, reply) => {
@@ -73,6 +77,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
                 { examples: [{ created: 1, tags: [{ id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w', short_id: 'Xk9mP2qL' }] }] },
               ),
             ),
+            ...ADDRESS_TAKEN,
           },
         },
       },
@@ -91,7 +96,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           summary: 'Get a tag by id or short id',
           tags: TAGS,
           params: TagIdParams,
-          response: { 200: dataEnvelope(Tag) },
+          response: { 200: dataEnvelope(TagRead) },
         },
       },
       (request, reply) => tagBodies.sendWhenReady(reply, tags.getTag(ctx, request.actor, request.params)),
@@ -107,7 +112,7 @@ export function tagRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox {
           tags: TAGS,
           params: TagIdParams,
           body: TagUpdateBody,
-          response: { 200: dataEnvelope(Tag) },
+          response: { 200: dataEnvelope(TagRead), ...ADDRESS_TAKEN },
         },
       },
       async (request) => ({

@@ -92,6 +92,19 @@ export interface FoldersTable extends Owned {
 export interface ShortIdsTable {
   short_id: string;
   created_at: string;
+  /** The tag that holds the address, or held it (a retired address redirects to its current one). */
+  tag_id: string | null;
+  /** lower(short_id), unique: addresses are unique ignoring case (null on a generated one from before that differs only by case). */
+  folded: string | null;
+}
+
+export type TagStatus = 'published' | 'draft';
+export type ThemePreset = 'default' | 'minimal' | 'bold' | 'dark';
+
+/** Views counted against a tag's max_views. */
+export interface TagViewCountsTable {
+  tag_id: string;
+  views: number;
 }
 
 export type ReadPermission = 'public' | 'organization' | 'private';
@@ -107,6 +120,19 @@ export interface TagsTable extends Owned {
   read_permission: ReadPermission;
   write_permission: WritePermission;
   access_logging: number;
+  /** A draft is shown to nobody publicly; a published tag from publish_at (when set). */
+  status: TagStatus;
+  publish_at: string | null;
+  /** From then on (or once max_views views were counted), the page is expired. */
+  expires_at: string | null;
+  max_views: number | null;
+  /** Where an expired page sends its visitors (else a 410 page). */
+  expired_url: string | null;
+  /** scrypt hash (lib/passwords.ts) of the password that unlocks the page, or null: no password. */
+  password_hash: string | null;
+  theme_preset: ThemePreset;
+  /** #rrggbb, or null: the preset's own accent. */
+  theme_accent: string | null;
   /** Bumped on every change; keys caches of the rendered page. */
   version: number;
   created_at: string;
@@ -373,6 +399,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   folders: FoldersTable;
   short_ids: ShortIdsTable;
+  tag_view_counts: TagViewCountsTable;
   tags: TagsTable;
   events: EventsTable;
   files: FilesTable;

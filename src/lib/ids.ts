@@ -120,11 +120,14 @@ export function idPattern(prefix: IdPrefix): string {
   return `^${prefix}_${ID_BODY}$`;
 }
 
-/** A tag's 8-character short id. */
-export const SHORT_ID_PATTERN = '^[A-Za-z0-9]{8}$';
+/** The characters of a short id: 8 issued at random, or 3 to 64 chosen by the tag's owner. */
+const SHORT_ID_BODY = '[A-Za-z0-9_-]{3,64}';
+
+/** A tag's short id: its address on public pages. */
+export const SHORT_ID_PATTERN = `^${SHORT_ID_BODY}$`;
 
 /** Where a tag is named, its id or its short id. */
-export const TAG_REF_PATTERN = `^(?:tag_${ID_BODY}|[A-Za-z0-9]{8})$`;
+export const TAG_REF_PATTERN = `^(?:tag_${ID_BODY}|${SHORT_ID_BODY})$`;
 
 const ID_SHAPES = new Map<IdPrefix, RegExp>();
 const SHORT_ID = new RegExp(SHORT_ID_PATTERN);

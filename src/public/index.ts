@@ -3,7 +3,9 @@ import { Tracker, ViewRecorder } from '../features/analytics/index.js';
 import type { Services } from '../services.js';
 import { publicFileRoutes } from './files.js';
 import { healthRoutes } from './health.js';
+import { PageGate } from './gate.js';
 import { pageRoutes } from './pages.js';
+import { unlockRoutes } from './unlock.js';
 
 /**
  * What anyone may reach without a key or a session: the probes, each tag's page with its QR
@@ -13,6 +15,8 @@ export async function registerPublic(app: FastifyInstance, services: Services): 
   await app.register(healthRoutes(services.database.db, services.redis));
   const recorder = new ViewRecorder(services.database.db, services.log, services.metrics);
   app.addHook('onClose', () => recorder.flush());
-  await app.register(pageRoutes(services, new Tracker(services, recorder)));
-  await app.register(publicFileRoutes(services));
+  const gate = new PageGate(services);
+  await app.register(pageRoutes(services, new Tracker(services, recorder), gate));
+  await app.register(unlockRoutes(services, gate, services.limits));
+  await app.register(publicFileRoutes(services, gate));
 }

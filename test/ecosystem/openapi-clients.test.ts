@@ -184,7 +184,9 @@ describe('the served OpenAPI document', () => {
     expect(schemas.Block.discriminator.propertyName).toBe('type');
     expect(schemas.Block.oneOf).toHaveLength(7);
     const getTag = document.paths['/v1/tags/{id}']!.get as Json;
-    expect(getTag.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/Tag' });
+    expect(getTag.responses['200'].content['application/json'].schema.properties.data).toEqual({
+      $ref: '#/components/schemas/TagWithPreview',
+    });
     expect(getTag.responses['200'].content['application/json'].example.data.id).toMatch(/^tag_/);
     expect(getTag.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     const createTag = document.paths['/v1/tags']!.post as Json;

@@ -43,6 +43,14 @@ describe('tags', () => {
           'title',
           'updated_at',
           'url',
+          'status',
+          'publish_at',
+          'expires_at',
+          'max_views',
+          'expired_url',
+          'password_protected',
+          'theme',
+          'preview_url',
         ].sort(),
       );
       expect(tag.id).toMatch(/^tag_[0-9a-z]{26}$/);
@@ -405,7 +413,16 @@ describe('GET /v1/tags: sorting, filtering, pagination', () => {
   it('returns the spec fields, newest first by default', async () => {
     const body = await list('');
     expect(body.data.map((x: { title: string }) => x.title)).toEqual([...titles].reverse());
-    expect(Object.keys(body.data[0]).sort()).toEqual(['created_at', 'folder_id', 'id', 'permissions', 'short_id', 'title', 'updated_at']);
+    expect(Object.keys(body.data[0]).sort()).toEqual([
+      'created_at',
+      'folder_id',
+      'id',
+      'permissions',
+      'short_id',
+      'status',
+      'title',
+      'updated_at',
+    ]);
     expect(body.pagination).toEqual({ total: 5, limit: 20, offset: 0, has_more: false });
   });
 

@@ -73,7 +73,7 @@ const WritePermissionSchema = Type.Enum(['owner', 'organization'], { description
 export const TagPayload = Type.Object(
   {
     id: Type.String({ description: 'tag_…' }),
-    short_id: Type.String({ description: '8 characters; also accepted wherever {id} is' }),
+    short_id: Type.String({ description: 'The page address: 8 characters issued, or 3-64 chosen; also accepted wherever {id} is' }),
     title: Type.String(),
     content: Type.Array(BlockPayload),
     folder_id: nullable(Type.String({ description: 'fld_…' })),
@@ -85,6 +85,19 @@ export const TagPayload = Type.Object(
       Type.String({ description: 'The QR code anyone may embed, as SVG ({url}/qr.svg; qr.png too); null unless the tag is public' }),
     ),
     url: Type.String({ description: 'The public page' }),
+    status: Type.Enum(['published', 'draft'], { description: 'A draft is shown to nobody publicly' }),
+    publish_at: nullable(Type.String({ format: 'date-time', description: 'The page is public from then on' })),
+    expires_at: nullable(Type.String({ format: 'date-time', description: 'The page is expired from then on' })),
+    max_views: nullable(Type.Integer({ minimum: 1, description: 'The page is expired once this many views were counted' })),
+    expired_url: nullable(Type.String({ description: 'Where an expired page sends its visitors (else 410)' })),
+    password_protected: Type.Boolean({ description: 'The page asks for a password' }),
+    theme: Type.Object(
+      {
+        preset: Type.Enum(['default', 'minimal', 'bold', 'dark']),
+        accent_color: nullable(Type.String({ description: "#rrggbb; null: the preset's own" })),
+      },
+      component('Theme'),
+    ),
     created_at: Type.String(),
     updated_at: Type.String(),
   },

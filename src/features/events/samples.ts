@@ -32,6 +32,13 @@ export function eventSamples(baseUrl: string): EventSamples {
     qr_url: `${baseUrl}/v1/tags/${tagId}/qr`,
     public_qr_url: `${baseUrl}/t/Xk9mP2qL/qr.svg`,
     url: `${baseUrl}/t/Xk9mP2qL`,
+    status: 'published',
+    publish_at: null,
+    expires_at: '2026-12-31T23:00:00.000Z',
+    max_views: null,
+    expired_url: null,
+    password_protected: false,
+    theme: { preset: 'default', accent_color: '#2563eb' },
     created_at: '2026-11-25T09:14:03.512Z',
     updated_at: '2026-11-25T09:20:41.087Z',
   };

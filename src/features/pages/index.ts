@@ -12,5 +12,6 @@ export {
   type PageAddresses,
   type PageTag,
 } from './render.js';
+export { EXPIRED_PAGE, passwordPage, type PasswordForm } from './gates.js';
 /** The tab icon of every page the service serves. */
 export { FAVICON_PATH, FAVICON_SVG } from './favicon.js';

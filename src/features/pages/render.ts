@@ -55,7 +55,7 @@ function renderBlock(block: Block, fileUrl: (fileId: string) => string): string 
 /** Where the per-view beacon script goes; the cached page is shared by every view. */
 export const BEACON_SLOT = '<!--beacon-->';
 
-function document(title: string, body: string, head = ''): string {
+export function document(title: string, body: string, head = ''): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +

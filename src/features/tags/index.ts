@@ -1,7 +1,9 @@
 /** Tags, their blocks, QR codes: what other features and the front doors may use. */
 export { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCKS, MAX_BLOCK_CONTENT, type Block, type BlockType } from './blocks.js';
-export { MAX_BATCH_TAGS, READ_PERMISSIONS, WRITE_PERMISSIONS } from './choices.js';
+export { MAX_BATCH_TAGS, PAGE_PASSWORD_LENGTH, READ_PERMISSIONS, TAG_STATUSES, THEME_PRESETS, WRITE_PERMISSIONS } from './choices.js';
 export { normalizeColor, qrImage, QR_MAX_SIZE, QR_MIN_SIZE, type QrImage, type QrOptions } from './qr.js';
+export { previewedTagId } from './preview.js';
+export * from './publication.js';
 export { sanitizeUserHtml } from './sanitize.js';
 export type { TagRow, TagSort } from './tags.repository.js';
 export * from './tags.service.js';

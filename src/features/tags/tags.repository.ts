@@ -29,14 +29,31 @@ export function findTagByShortId(db: Db, shortId: string) {
 
 export type TagRow = NonNullable<Awaited<ReturnType<typeof findTagById>>>;
 
-/** Claims a short id for good; false when it was ever issued before. */
-export async function claimShortId(db: Db, shortId: string, at: string): Promise<boolean> {
+/**
+ * Claims a short id for `tagId`, for good; false when it, or an address differing only by
+ * case, was ever issued before (short_ids keeps every one, and its folded form is unique).
+ */
+export async function claimShortId(db: Db, shortId: string, tagId: string, at: string): Promise<boolean> {
   const result = await db
     .insertInto('short_ids')
-    .values({ short_id: shortId, created_at: at })
-    .onConflict((oc) => oc.column('short_id').doNothing())
+    .values({ short_id: shortId, folded: shortId.toLowerCase(), tag_id: tagId, created_at: at })
+    .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** The issued addresses `shortId` matches: itself, and any differing from it only by case. */
+export function findAddresses(db: Db, shortId: string) {
+  return db
+    .selectFrom('short_ids')
+    .select(['short_id', 'tag_id'])
+    .where((eb) => eb.or([eb('short_id', '=', shortId), eb('folded', '=', shortId.toLowerCase())]))
+    .execute();
+}
+
+/** A tag's own address written with other cases: the address itself changes, its history stays one row. */
+export async function recaseShortId(db: Db, from: string, to: string): Promise<void> {
+  await db.updateTable('short_ids').set({ short_id: to }).where('short_id', '=', from).execute();
 }
 
 export function insertTag(db: Db, tag: TagsTable) {
@@ -82,7 +99,7 @@ export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
   if (query.folderId) base = base.where('folder_id', '=', query.folderId);
   if (query.search) base = base.where(sql<boolean>`lower(title) like ${containing(query.search)} escape '\\'`);
   const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
-  let page = base.select(['id', 'short_id', 'title', 'folder_id', 'read_permission', 'write_permission', 'created_at', 'updated_at']);
+  let page = base.select(['id', 'short_id', 'title', 'folder_id', 'read_permission', 'write_permission', 'status', 'created_at', 'updated_at']);
   // The id breaks ties so pages never overlap; ids sort in creation order.
   if (query.sort === 'title') page = page.orderBy((eb) => eb.fn('lower', ['title']), query.order);
   else if (query.sort === 'updated') page = page.orderBy('updated_at', query.order);

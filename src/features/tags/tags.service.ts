@@ -4,18 +4,24 @@ import { exactCache, type CacheSnapshot } from '../../perf/exact-cache.js';
 import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
 import { countCreatedInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
-import { ApiError, DependencyUnavailable, forbidden, validationError } from '../../errors.js';
+import { ApiError, checkFields, DependencyUnavailable, forbidden, validationError, whenGiven } from '../../errors.js';
+import { hashPassword } from '../../lib/passwords.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, isShortId, newId, randomBase62 } from '../../lib/ids.js';
 import { emit, eventOf, type QrPayload, type TagPayload, type TagSummary } from '../events/index.js';
 import { requireOwnFolder } from '../folders/index.js';
+import { checkChosenShortId, shortIdTaken } from './addresses.js';
 import { blocksFromHtml, parseBlocks, type Block } from './blocks.js';
+import { previewUrl, previewWindow } from './preview.js';
+import { checkPublishing, type PublishingFields, type PublishingInput } from './publishing.js';
 import * as repo from './tags.repository.js';
 import { transaction } from '../../db/transaction.js';
 
 /** The request body of create (either shape), of each batch item, and of PUT. */
-export interface TagInput {
+export interface TagInput extends PublishingInput {
+  /** A chosen address; else one is issued at random (create) or kept (update). */
+  short_id?: string;
   title?: string;
   content?: unknown[] | string;
   folder_id?: string | null;
@@ -56,6 +62,13 @@ export function toTagView(config: ServiceContext['config'], row: repo.TagRow): T
     qr_url: `${baseUrlFor(config, row.environment)}/v1/tags/${row.id}/qr`,
     public_qr_url: row.read_permission === 'public' ? `${publicPageUrl(config, row)}/qr.svg` : null,
     url: publicPageUrl(config, row),
+    status: row.status,
+    publish_at: row.publish_at,
+    expires_at: row.expires_at,
+    max_views: row.max_views,
+    expired_url: row.expired_url,
+    password_protected: row.password_hash !== null,
+    theme: { preset: row.theme_preset, accent_color: row.theme_accent },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -63,16 +76,27 @@ export function toTagView(config: ServiceContext['config'], row: repo.TagRow): T
 
 export type TagView = TagPayload;
 
-// Cached rows are shared and never mutated, so their API view can be built once per row.
-const views = new WeakMap<repo.TagRow, TagView>();
+/** A single tag as GET returns it: its view and an address to preview its page in any state. */
+export type TagRead = TagView & { preview_url: string };
 
-function cachedView(config: ServiceContext['config'], row: repo.TagRow): TagView {
-  let view = views.get(row);
-  if (!view) {
-    view = toTagView(config, row);
-    views.set(row, view);
-  }
-  return view;
+// Cached rows are shared and never mutated, so their API view can be built once per row (and
+// preview window: the view's preview address stays valid for one to two windows).
+const views = new WeakMap<repo.TagRow, { window: number; view: TagRead }>();
+
+function readOf(ctx: ServiceContext, view: TagView, row: Pick<TagsTable, 'id' | 'environment'>, window: number): TagRead {
+  return { ...view, preview_url: previewUrl(ctx.config.secretKey, baseUrlFor(ctx.config, row.environment), row.id, window) };
+}
+
+function cachedView(ctx: ServiceContext, row: repo.TagRow): TagRead {
+  const window = previewWindow(ctx.clock.now());
+  let cached = views.get(row);
+  if (cached?.window !== window) views.set(row, (cached = { window, view: readOf(ctx, toTagView(ctx.config, row), row, window) }));
+  return cached.view;
+}
+
+/** A tag just written, as its writer gets it back: as GET would return it. */
+function freshRead(ctx: ServiceContext, view: TagView, row: Pick<TagsTable, 'id' | 'environment'>): TagRead {
+  return readOf(ctx, view, row, previewWindow(ctx.clock.now()));
 }
 
 /** The short form used by tag.deleted, tag.viewed, qr.* and file.* events. */
@@ -95,7 +119,8 @@ function permission<T extends string>(input: TagInput, key: 'read' | 'write', pr
   return alias !== undefined ? { value: alias, field: `${prefix}${aliasName}` } : { value: nested, field: `${prefix}permissions.${key}` };
 }
 
-interface ResolvedFields {
+interface ResolvedFields extends PublishingFields {
+  short_id?: string;
   title?: string;
   content?: Block[];
   folder_id?: string | null;
@@ -115,29 +140,43 @@ async function resolveFields(
   prefix: string,
   existing?: repo.TagRow,
 ): Promise<ResolvedFields> {
-  const fields: ResolvedFields = {};
-  if (input.title !== undefined) fields.title = cleanTitle(input.title, `${prefix}title`);
-  if (typeof input.content === 'string') fields.content = blocksFromHtml(input.content, `${prefix}content`);
-  else if (input.content !== undefined) {
-    const keep = new Set(existing ? (JSON.parse(existing.content) as Block[]).map((b) => b.id) : []);
-    fields.content = parseBlocks(input.content, `${prefix}content`, keep);
-    for (const dependent of ctx.tagDependents) await dependent.checkBlocks?.(ctx, existing?.id ?? null, fields.content, `${prefix}content`);
+  // Every field is checked, in this order (the API answers the first refusal); none stops the others.
+  const checked = await checkFields({
+    title: whenGiven(input.title, (title) => cleanTitle(title, `${prefix}title`)),
+    content: whenGiven(input.content, (content) => resolveContent(ctx, content, prefix, existing)),
+    folder_id: whenGiven(input.folder_id, async (folderId) => {
+      if (folderId !== null) await requireOwnFolder(ctx, scope, folderId, `${prefix}folder_id`);
+      return folderId;
+    }),
+    read_permission: () => permissionIn<ReadPermission>(scope, input, 'read', prefix),
+    write_permission: () => permissionIn<WritePermission>(scope, input, 'write', prefix),
+    short_id: whenGiven(input.short_id, (shortId) => checkChosenShortId(shortId, `${prefix}short_id`)),
+    publishing: () => checkPublishing(input, prefix, existing),
+  });
+  const { publishing, ...fields } = checked;
+  const resolved: ResolvedFields = { ...publishing };
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) Object.assign(resolved, { [name]: value });
+  if (input.access_logging !== undefined) resolved.access_logging = input.access_logging ? 1 : 0;
+  // Hashed once everything else holds: a refused body costs no scrypt.
+  if (input.password !== undefined) resolved.password_hash = input.password === null ? null : await hashPassword(input.password);
+  return resolved;
+}
+
+async function resolveContent(ctx: ServiceContext, content: unknown[] | string, prefix: string, existing?: repo.TagRow): Promise<Block[]> {
+  if (typeof content === 'string') return blocksFromHtml(content, `${prefix}content`);
+  const keep = new Set(existing ? (JSON.parse(existing.content) as Block[]).map((b) => b.id) : []);
+  const blocks = parseBlocks(content, `${prefix}content`, keep);
+  for (const dependent of ctx.tagDependents) await dependent.checkBlocks?.(ctx, existing?.id ?? null, blocks, `${prefix}content`);
+  return blocks;
+}
+
+/** A permission as given, when the scope allows it: `organization` only for organization tags. */
+function permissionIn<T extends string>(scope: Scope, input: TagInput, key: 'read' | 'write', prefix: string): T | undefined {
+  const { value, field } = permission<T>(input, key, prefix);
+  if (value === 'organization' && !scope.organizationId) {
+    throw validationError(field, `${field} can be organization only for tags created with an organization key`);
   }
-  if (input.folder_id !== undefined) {
-    if (input.folder_id !== null) await requireOwnFolder(ctx, scope, input.folder_id, `${prefix}folder_id`);
-    fields.folder_id = input.folder_id;
-  }
-  const read = permission<ReadPermission>(input, 'read', prefix);
-  const write = permission<WritePermission>(input, 'write', prefix);
-  for (const { value, field } of [read, write]) {
-    if (value === 'organization' && !scope.organizationId) {
-      throw validationError(field, `${field} can be organization only for tags created with an organization key`);
-    }
-  }
-  if (read.value !== undefined) fields.read_permission = read.value;
-  if (write.value !== undefined) fields.write_permission = write.value;
-  if (input.access_logging !== undefined) fields.access_logging = input.access_logging ? 1 : 0;
-  return fields;
+  return value;
 }
 
 function requireTitle(input: TagInput, prefix: string): void {
@@ -145,19 +184,35 @@ function requireTitle(input: TagInput, prefix: string): void {
 }
 
 /** Issues an 8-character short id that was never issued before. */
-async function issueShortId(db: Db, at: string): Promise<string> {
+async function issueShortId(db: Db, tagId: string, at: string): Promise<string> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const candidate = randomBase62(SHORT_ID_LENGTH);
-    if (await repo.claimShortId(db, candidate, at)) return candidate;
+    if (await repo.claimShortId(db, candidate, tagId, at)) return candidate;
   }
   throw new Error('could not issue a unique short id');
 }
 
-async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: ResolvedFields) {
+/**
+ * Gives `tagId` the address it chose: one no other tag holds or ever held, ignoring case. The
+ * tag's own earlier address may be taken back, or written with other cases; every address it
+ * leaves keeps pointing at it (the public pages redirect).
+ */
+async function takeChosenShortId(db: Db, tagId: string, chosen: string, at: string, field: string): Promise<void> {
+  const issued = await repo.findAddresses(db, chosen);
+  if (issued.some((address) => address.tag_id !== tagId)) throw shortIdTaken(chosen, field);
+  if (issued.some((address) => address.short_id === chosen)) return;
+  if (issued.length > 0) return repo.recaseShortId(db, issued[0]!.short_id, chosen);
+  // Another request may have claimed it since the look-up.
+  if (!(await repo.claimShortId(db, chosen, tagId, at))) throw shortIdTaken(chosen, field);
+}
+
+async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: ResolvedFields, prefix: string) {
   const now = isoNow(ctx.clock);
+  const id = newId('tag');
+  if (fields.short_id !== undefined) await takeChosenShortId(trx, id, fields.short_id, now, `${prefix}short_id`);
   const row: TagsTable = {
-    id: newId('tag'),
-    short_id: await issueShortId(trx, now),
+    id,
+    short_id: fields.short_id ?? (await issueShortId(trx, id, now)),
     environment: actor.environment,
     owner_id: actor.userId,
     organization_id: actor.organizationId,
@@ -167,6 +222,14 @@ async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: 
     read_permission: fields.read_permission ?? 'public',
     write_permission: fields.write_permission ?? 'owner',
     access_logging: fields.access_logging ?? 0,
+    status: fields.status ?? 'published',
+    publish_at: fields.publish_at ?? null,
+    expires_at: fields.expires_at ?? null,
+    max_views: fields.max_views ?? null,
+    expired_url: fields.expired_url ?? null,
+    password_hash: fields.password_hash ?? null,
+    theme_preset: fields.theme_preset ?? 'default',
+    theme_accent: fields.theme_accent ?? null,
     version: 1,
     created_at: now,
     updated_at: now,
@@ -174,13 +237,13 @@ async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: 
   await repo.insertTag(trx, row);
   const view = toTagView(ctx.config, { ...row, owner_email: actor.email });
   await emit(trx, eventOf(row, 'tag.created', { tag: view }, now));
-  return view;
+  return freshRead(ctx, view, row);
 }
 
-export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInput): Promise<TagView> {
+export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInput): Promise<TagRead> {
   requireTitle(input, '');
   const fields = await resolveFields(ctx, scopeOf(actor), input, '');
-  return transaction(ctx.db, (trx) => insertNewTag(trx, ctx, actor, fields));
+  return transaction(ctx.db, (trx) => insertNewTag(trx, ctx, actor, fields, ''));
 }
 
 /** A problem of one batch item: its index in the batch and the service's validation error. */
@@ -219,8 +282,8 @@ export async function createTags(ctx: ServiceContext, actor: Actor, { tags: inpu
     resolved.push(await resolveFields(ctx, scope, input, prefix));
   }
   const views = await transaction(ctx.db, async (trx) => {
-    const created: TagView[] = [];
-    for (const fields of resolved) created.push(await insertNewTag(trx, ctx, actor, fields));
+    const created: TagRead[] = [];
+    for (const [index, fields] of resolved.entries()) created.push(await insertNewTag(trx, ctx, actor, fields, `tags[${index}].`));
     return created;
   });
   return { created: views.length, tags: views.map((v) => ({ id: v.id, short_id: v.short_id })) };
@@ -251,6 +314,18 @@ export function findTagForPage(ctx: ServiceContext, shortId: string): MaybePromi
     if (!known) throw error;
     return known;
   });
+}
+
+/**
+ * The tag an address no tag holds used to name, or names in other cases: its page has moved
+ * to the tag's current address (undefined when no tag is behind it any more).
+ */
+export async function findMovedTag(ctx: ServiceContext, shortId: string): Promise<repo.TagRow | undefined> {
+  if (!isShortId(shortId)) return undefined;
+  const addresses = await repo.findAddresses(ctx.db, shortId);
+  const address = addresses.find((a) => a.short_id === shortId) ?? addresses[0];
+  const tag = address?.tag_id ? await findTag(ctx, address.tag_id) : undefined;
+  return tag && tag.short_id !== shortId ? tag : undefined;
 }
 
 async function loadTag(
@@ -290,8 +365,8 @@ export function requireWritable(tag: repo.TagRow, actor: Actor): void {
 }
 
 /** The tag's view: the same object for as long as its row is cached unchanged (never mutate it). */
-export function getTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): MaybePromise<TagView> {
-  return andThen(requireTag(ctx, actor, idOrShortId), (row) => cachedView(ctx.config, row));
+export function getTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): MaybePromise<TagRead> {
+  return andThen(requireTag(ctx, actor, idOrShortId), (row) => cachedView(ctx, row));
 }
 
 export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
@@ -304,6 +379,7 @@ export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<re
     title: row.title,
     folder_id: row.folder_id,
     permissions: { read: row.read_permission, write: row.write_permission },
+    status: row.status,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }));
@@ -320,7 +396,7 @@ export async function updateTag(
   ctx: ServiceContext,
   actor: Actor,
   { id: idOrShortId, ...input }: { id: string } & TagInput,
-): Promise<TagView> {
+): Promise<TagRead> {
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
   const fields = await resolveFields(ctx, scopeOf(actor), input, '', tag);
@@ -334,10 +410,12 @@ export async function updateTag(
   const updated: repo.TagRow = { ...tag, ...changes };
   const view = toTagView(ctx.config, updated);
   await transaction(ctx.db, async (trx) => {
+    if (fields.short_id !== undefined && fields.short_id !== tag.short_id)
+      await takeChosenShortId(trx, tag.id, fields.short_id, now, 'short_id');
     await repo.updateTagRow(trx, tag.id, changes);
     await emit(trx, eventOf(tag, 'tag.updated', { tag: view }, now));
   });
-  return view;
+  return freshRead(ctx, view, tag);
 }
 
 /**

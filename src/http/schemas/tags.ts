@@ -5,13 +5,16 @@ import {
   CALLOUT_STYLES,
   MAX_BATCH_TAGS,
   MAX_BLOCKS,
+  PAGE_PASSWORD_LENGTH,
   QR_MAX_SIZE,
   QR_MIN_SIZE,
   READ_PERMISSIONS,
+  TAG_STATUSES,
+  THEME_PRESETS,
   WRITE_PERMISSIONS,
 } from '../../features/tags/index.js';
 import { component } from '../../lib/components.js';
-import { idPattern, TAG_REF_PATTERN } from '../../lib/ids.js';
+import { idPattern, SHORT_ID_PATTERN, TAG_REF_PATTERN } from '../../lib/ids.js';
 
 /** The public contract of the tag endpoints (TypeBox → validation, serialization, OpenAPI). */
 
@@ -31,6 +34,8 @@ const BlockInput = Type.Object(
 
 const Permissions = Type.Object({ read: ReadPermission, write: WritePermission });
 
+const nullable = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Union([schema, Type.Null()]);
+
 /** A folder named by a tag (fld_…). */
 export const FolderId = Type.String({ pattern: idPattern('fld'), description: 'fld_…' });
 
@@ -48,6 +53,31 @@ const tagInputProperties = {
   readPermission: ReadPermission,
   writePermission: WritePermission,
   access_logging: Type.Boolean({ description: 'Keep an access log (GET /analytics/logs); default false' }),
+  short_id: Type.String({
+    pattern: SHORT_ID_PATTERN,
+    description:
+      'The page address: 3-64 of A-Z a-z 0-9 - _, unique ignoring case (409 short_id_taken). Default: 8 random characters. ' +
+      'After a change, the old address redirects (301) to the new one',
+  }),
+  status: Type.Enum(TAG_STATUSES, { description: 'published (default) or draft: a draft answers 404 to the public' }),
+  publish_at: nullable(Type.String({ description: 'RFC 3339: before then, the page answers 404 to the public' })),
+  expires_at: nullable(
+    Type.String({ description: 'RFC 3339, after publish_at: from then on the page is expired (410, or 302 to expired_url)' }),
+  ),
+  max_views: nullable(Type.Integer({ minimum: 1, description: 'The page is expired once this many views were counted' })),
+  expired_url: nullable(Type.String({ description: 'https URL an expired page redirects to (302)' })),
+  password: nullable(
+    Type.String({
+      description: `Write-only: ${PAGE_PASSWORD_LENGTH.min}-${PAGE_PASSWORD_LENGTH.max} characters the page asks for; null removes it`,
+    }),
+  ),
+  theme: Type.Object(
+    {
+      preset: Type.Optional(Type.Enum(THEME_PRESETS)),
+      accent_color: Type.Optional(nullable(Type.String({ description: "#rrggbb; null: the preset's own" }))),
+    },
+    { additionalProperties: false, description: 'The look of the public page; omitted members keep their value' },
+  ),
 };
 
 const optional = <T extends Record<string, Parameters<typeof Type.Optional>[0]>>(properties: T) =>
@@ -91,8 +121,20 @@ export const TagBatchBody = Type.Object(
 /** A tag as the API returns it: the catalogue's payload of tag.created and tag.updated. */
 export const Tag = TagPayload;
 
-function listItemOf({ id, short_id, title, folder_id, permissions, created_at, updated_at }: TagPayload) {
-  return { id, short_id, title, folder_id, permissions, created_at, updated_at };
+/** A tag as GET returns it: with an address that previews its page in any state. */
+export const TagRead = Type.Object(
+  {
+    ...TagPayload.properties,
+    preview_url: Type.String({
+      description:
+        'Shows the page in any state (draft, scheduled, expired, behind its password), never counted; valid for at least an hour',
+    }),
+  },
+  component('TagWithPreview'),
+);
+
+function listItemOf({ id, short_id, title, folder_id, permissions, status, created_at, updated_at }: TagPayload) {
+  return { id, short_id, title, folder_id, permissions, status, created_at, updated_at };
 }
 
 export const TagListItem = Type.Object(
@@ -102,6 +144,7 @@ export const TagListItem = Type.Object(
     title: Type.String(),
     folder_id: Type.Union([Type.String(), Type.Null()]),
     permissions: Permissions,
+    status: Type.Enum(TAG_STATUSES),
     created_at: Type.String(),
     updated_at: Type.String(),
   },
