@@ -6,17 +6,15 @@ import { Type } from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { ApiError, DependencyUnavailable, isOutsideFault } from '../errors.js';
 import { logOutsideFault } from '../http/error-handler.js';
-import { SHORT_ID_PATTERN } from '../lib/ids.js';
 import { andThen, handled, type MaybePromise } from '../lib/maybe-promise.js';
 import type { Tracker, Visit } from '../features/analytics/index.js';
-import { mayReadTagPage } from '../features/accounts/index.js';
 import { sendTagged } from '../http/conditional.js';
 import { pageFiles } from '../features/files/index.js';
 import {
-  baseUrlFor,
+  claimCountedView,
   findTag,
-  findTagForPage,
   normalizeColor,
+  previewedTagId,
   publicPageUrl,
   qrImage,
   QR_MIN_SIZE,
@@ -28,29 +26,25 @@ import {
   beaconScript,
   FAVICON_PATH,
   FAVICON_SVG,
-  NOT_FOUND_PAGE,
+  pageTheme,
+  PRESET_STYLES,
   renderTagPage,
   splitAtBeacon,
   UNAVAILABLE_PAGE,
 } from '../features/pages/index.js';
 import { QrQuery } from '../http/schemas/tags.js';
+import { isRefusal, PageGate, PRIVATE_PAGE, PUBLIC_PAGE, refuse } from './gate.js';
 
-/** The page's only stylesheet, served from /assets/page.css so the CSP can forbid inline styles. */
-const PAGE_CSS = readFileSync(new URL('page.css', import.meta.url), 'utf8');
+/**
+ * The page's stylesheet, served from /assets/page.css so the CSP can forbid inline styles, with
+ * the themes' colours after it (an owner's accent is a stylesheet of its own, src/public/accents.ts).
+ */
+const PAGE_CSS = `${readFileSync(new URL('page.css', import.meta.url), 'utf8')}\n${PRESET_STYLES}\n`;
 /**
  * The page's only script, served from /assets/beacon.js (the CSP allows 'self' only): a
  * heartbeat every 15 s while the page is visible, and the time on page when it is hidden.
  */
 const BEACON_JS = readFileSync(new URL('beacon.client.js', import.meta.url), 'utf8');
-
-/**
- * No script, no inline style, nothing from other origins but images: user content cannot run
- * code here even if a sanitizer rule were missed.
- */
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const SHORT_ID = new RegExp(SHORT_ID_PATTERN);
 
 /** Anyone may ask for a public QR code: its size is bounded tighter than the API's. */
 export const PUBLIC_QR_MAX_SIZE = 1024;
@@ -61,20 +55,6 @@ const PublicQrQuery = Type.Object({
   background: QrQuery.properties.background,
 });
 
-/** The headers of every page; a page shown to one signed-in viewer must never be kept by a shared cache. */
-function pageHeaders(cacheControl: string): Record<string, string> {
-  return {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': PAGE_CSP,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'strict-origin-when-cross-origin',
-    // Every view must reach the server to be counted.
-    'cache-control': cacheControl,
-  };
-}
-const PUBLIC_PAGE = pageHeaders('no-store');
-const PRIVATE_PAGE = pageHeaders('private, no-store');
-const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
 const UNAVAILABLE_BODY = Buffer.from(UNAVAILABLE_PAGE);
 
 /**
@@ -93,7 +73,7 @@ interface RenderedPage {
  * tag's only to the organization's members, signed in to the dashboard; everyone else gets the
  * very 404 of a tag that does not exist.
  */
-export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPluginAsyncTypebox {
+export function pageRoutes(ctx: ServiceContext, tracker: Tracker, gate: PageGate): FastifyPluginAsyncTypebox {
   // Rendered pages keyed by tag id and version. Every change of the tag, or of one of its files
   // (bumpPageVersion), takes a new version, so a stale page is never served; the files are read
   // only when a version is rendered, never per view.
@@ -112,11 +92,17 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
   }
 
   async function renderPage(tag: TagRow): Promise<RenderedPage> {
+    const pageUrl = publicPageUrl(ctx.config, tag);
     const html = renderTagPage(
-      { title: tag.title, blocks: JSON.parse(tag.content) as Block[], files: await pageFiles(ctx, tag.id) },
+      {
+        title: tag.title,
+        blocks: JSON.parse(tag.content) as Block[],
+        files: await pageFiles(ctx, tag.id),
+        theme: pageTheme(tag.theme_preset, tag.theme_accent),
+      },
       {
         file: (fileId) => `/t/${tag.short_id}/files/${fileId}`,
-        share: { pageUrl: publicPageUrl(ctx.config, tag), baseUrl: baseUrlFor(ctx.config, tag.environment) },
+        share: { pageUrl, imageUrl: `${pageUrl}/og.png` },
       },
     );
     const [beforeBeacon, afterBeacon] = splitAtBeacon(html);
@@ -130,19 +116,15 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
     return page;
   }
 
-  const notFound = (reply: FastifyReply) => reply.code(404).headers(PUBLIC_PAGE).send(NOT_FOUND_BODY);
-
   /**
-   * A tag's page, its view counted. Not async: a public tag found in the cache, whose page is
-   * kept, for a visit that is not counted, is answered without a trip through the microtask queue.
+   * A tag's page, its view counted, once the gate admits it. Not async: a public tag found in
+   * the cache, whose page is kept, for a visit that is not counted, is answered without a trip
+   * through the microtask queue.
    */
   function page(request: FastifyRequest, reply: FastifyReply, shortId: string, scan: boolean): MaybePromise<FastifyReply> {
-    if (!SHORT_ID.test(shortId)) return notFound(reply);
-    const shown = andThen(findTagForPage(ctx, shortId), (tag) => {
-      if (!tag) return notFound(reply);
-      if (tag.read_permission === 'public') return show(request, reply, tag, scan);
-      return mayReadTagPage(ctx, request.headers.cookie, tag).then((may) => (may ? show(request, reply, tag, scan) : notFound(reply)));
-    });
+    const shown = andThen(gate.admit(request, shortId, 'page'), (admitted) =>
+      isRefusal(admitted) ? refuse(request, reply, admitted, scan) : show(request, reply, admitted, scan),
+    );
     return shown instanceof Promise ? shown.catch((error: unknown) => unavailable(reply, error)) : shown;
   }
 
@@ -157,29 +139,54 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
     const headers = tag.read_permission === 'public' ? PUBLIC_PAGE : PRIVATE_PAGE;
     return andThen(renderedPage(tag), (rendered) => {
       if (!tracker.counts(request.method, request.headers['user-agent'])) return reply.code(200).headers(headers).send(rendered.uncounted);
-      const visit = tracker.recordView(visitOf(request), tag, scan);
-      reply.header('set-cookie', visit.setCookie);
-      return visit.token.then(
-        (token) =>
-          reply
-            .code(200)
-            .headers(headers)
-            .send(Buffer.concat([rendered.beforeBeacon, Buffer.from(beaconScript(token)), rendered.afterBeacon])),
-        (error: unknown) => {
-          // The page is a read: a database that cannot take the view (its disk full, or out of
-          // reach) loses the view, not the page. It goes without a beacon, whose token would
-          // claim a view that was never recorded (the recorder logs the failure).
-          if (!isOutsideFault(error)) throw error;
-          return reply.code(200).headers(headers).send(rendered.uncounted);
-        },
-      );
+      if (tag.max_views !== null) return countCapped(request, reply, tag, scan, rendered);
+      return countAndSend(request, reply, tag, scan, rendered);
     });
+  }
+
+  /** A capped page's view is claimed before it is shown: the visit after the last is told the page expired. */
+  async function countCapped(request: FastifyRequest, reply: FastifyReply, tag: TagRow, scan: boolean, rendered: RenderedPage) {
+    if (!(await claimCountedView(ctx, tag))) return refuse(request, reply, { kind: 'expired', url: tag.expired_url }, scan);
+    return countAndSend(request, reply, tag, scan, rendered);
+  }
+
+  function countAndSend(request: FastifyRequest, reply: FastifyReply, tag: TagRow, scan: boolean, rendered: RenderedPage) {
+    const headers = tag.read_permission === 'public' ? PUBLIC_PAGE : PRIVATE_PAGE;
+    const visit = tracker.recordView(visitOf(request), tag, scan);
+    reply.header('set-cookie', visit.setCookie);
+    return visit.token.then(
+      (token) =>
+        reply
+          .code(200)
+          .headers(headers)
+          .send(Buffer.concat([rendered.beforeBeacon, Buffer.from(beaconScript(token)), rendered.afterBeacon])),
+      (error: unknown) => {
+        // The page is a read: a database that cannot take the view (its disk full, or out of
+        // reach) loses the view, not the page. It goes without a beacon, whose token would
+        // claim a view that was never recorded (the recorder logs the failure).
+        if (!isOutsideFault(error)) throw error;
+        return reply.code(200).headers(headers).send(rendered.uncounted);
+      },
+    );
   }
 
   return async (app) => {
     const schema = { params: Type.Object({ shortId: Type.String() }), hide: true };
     app.get('/t/:shortId', { schema }, (request, reply) => handled(page(request, reply, request.params.shortId, false)));
     app.get('/s/:shortId', { schema }, (request, reply) => handled(page(request, reply, request.params.shortId, true)));
+
+    // The page in any state, for whoever was given its address by a read of the tag: never counted.
+    app.get(
+      '/preview/:token',
+      { schema: { params: Type.Object({ token: Type.String({ maxLength: 256 }) }), hide: true } },
+      async (request, reply) => {
+        const tagId = previewedTagId(ctx.config.secretKey, request.params.token, ctx.clock.now());
+        const tag = tagId ? await findTag(ctx, tagId) : undefined;
+        if (!tag) return refuse(request, reply, { kind: 'missing' });
+        const { uncounted } = await renderedPage(tag);
+        return reply.code(200).headers(PRIVATE_PAGE).header('x-robots-tag', 'noindex').send(uncounted);
+      },
+    );
 
     // navigator.sendBeacon posts text/plain; only these routes accept it.
     app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: 1024 }, (_request, body, done) => done(null, body));
@@ -200,9 +207,13 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker): FastifyPlugin
         `/t/:shortId/qr.${format}`,
         { schema: { params: Type.Object({ shortId: Type.String() }), querystring: PublicQrQuery, hide: true } },
         async (request, reply) => {
-          const { shortId } = request.params;
-          const tag = SHORT_ID.test(shortId) ? await findTag(ctx, shortId) : undefined;
-          if (tag?.read_permission !== 'public') throw new ApiError('not_found', 'Not found');
+          const admitted = await gate.admit(request, request.params.shortId, 'address');
+          if (!isRefusal(admitted) && admitted.read_permission !== 'public') throw new ApiError('not_found', 'Not found');
+          if (isRefusal(admitted)) {
+            if (admitted.kind === 'moved') return refuse(request, reply, admitted);
+            throw new ApiError('not_found', 'Not found');
+          }
+          const tag = admitted;
           const { size, color, background } = request.query;
           const image = await qrImage(scanUrl(ctx.config, tag), {
             format,

@@ -49,7 +49,7 @@ describe('sharing a public page', () => {
   const owner = useAccount(t);
 
   describe('link previews', () => {
-    it('describes the page with its title, first text block, first image block and address', async () => {
+    it('describes the page with its title, first text block, address and preview image, not the page’s own image', async () => {
       const tag: Tag = await createTag(t, owner.key, { title: 'Café "Lune" & Co' });
       const photo = await uploaded(t, owner.key, tag.id, 'front.png', await image('png', 40, 30));
       const long = `Fresh bread\n\nevery   morning. ${'Sourdough, rye and brioche baked before dawn. '.repeat(6)}`;
@@ -78,11 +78,13 @@ describe('sharing a public page', () => {
       expect(metaContent(head, 'property', 'og:type')).toBe('website');
       expect(metaContent(head, 'property', 'og:url')).toBe(`${PUBLIC_BASE_URL}/t/${tag.short_id}`);
       expect(head).toContain(`<link rel="canonical" href="${PUBLIC_BASE_URL}/t/${tag.short_id}">`);
-      const imageUrl = `${PUBLIC_BASE_URL}/t/${tag.short_id}/files/${photo}`;
+      // Every page's preview image is the one drawn from its title and theme (og-image.test.ts).
+      const imageUrl = `${PUBLIC_BASE_URL}/t/${tag.short_id}/og.png`;
       expect(metaContent(head, 'property', 'og:image')).toBe(imageUrl);
-      expect(metaContent(head, 'property', 'og:image:alt')).toBe('Our shop &lt;front&gt;');
+      expect(metaContent(head, 'property', 'og:image:alt')).toBe('Café &quot;Lune&quot; &amp; Co');
       expect(metaContent(head, 'name', 'twitter:image')).toBe(imageUrl);
       expect(metaContent(head, 'name', 'twitter:card')).toBe('summary_large_image');
+      expect(head).not.toContain(photo);
 
       // The preview's image is served to anyone, as an image.
       const served = await request(t, 'GET', new URL(imageUrl).pathname);
@@ -90,7 +92,7 @@ describe('sharing a public page', () => {
       expect(served.headers.get('content-type')).toBe('image/png');
     });
 
-    it('takes the first image file when no block shows one; a short text is kept whole', async () => {
+    it('keeps a short text whole; the preview image is og.png whatever files the tag has', async () => {
       const tag: Tag = await createTag(t, owner.key, {
         title: 'Flyer',
         content: [{ type: 'text', content: '  Spring fair, Saturday.  ' }],
@@ -100,18 +102,18 @@ describe('sharing a public page', () => {
       const poster = await uploaded(t, owner.key, tag.id, 'poster.jpg', await image('jpeg', 30, 30));
       const head = (await html(t, `/t/${tag.short_id}`)).split('</head>')[0]!;
       expect(metaContent(head, 'name', 'description')).toBe('Spring fair, Saturday.');
-      // Not the PDF, nor the SVG (never shown inline): the first raster image.
-      expect(metaContent(head, 'property', 'og:image')).toBe(`${PUBLIC_BASE_URL}/t/${tag.short_id}/files/${poster}`);
+      expect(metaContent(head, 'property', 'og:image')).toBe(`${PUBLIC_BASE_URL}/t/${tag.short_id}/og.png`);
+      expect(head).not.toContain(poster);
     });
 
-    it('leaves out the description and image a page does not have', async () => {
+    it('leaves out the description a page does not have, never the preview image', async () => {
       const tag: Tag = await createTag(t, owner.key, { title: 'Just a title', content: [{ type: 'heading', content: 'Hi', level: 1 }] });
       const head = (await html(t, `/t/${tag.short_id}`)).split('</head>')[0]!;
       expect(metaContent(head, 'property', 'og:title')).toBe('Just a title');
       expect(metaContent(head, 'name', 'description')).toBeUndefined();
       expect(metaContent(head, 'property', 'og:description')).toBeUndefined();
-      expect(metaContent(head, 'property', 'og:image')).toBeUndefined();
-      expect(metaContent(head, 'name', 'twitter:card')).toBe('summary');
+      expect(metaContent(head, 'property', 'og:image')).toBe(`${PUBLIC_BASE_URL}/t/${tag.short_id}/og.png`);
+      expect(metaContent(head, 'name', 'twitter:card')).toBe('summary_large_image');
     });
 
     it('links a favicon that is served as SVG with a year-long, immutable cache', async () => {

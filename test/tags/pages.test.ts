@@ -126,7 +126,8 @@ describe('public tag pages', () => {
     it('serves the page at /t/{short_id} as an HTML document with the escaped title', async () => {
       const html = expectPage(await page(t, `/t/${tag.short_id}`));
       expect(html).toMatch(/^<!doctype html>/i);
-      expect(html).toContain('<html lang="en">');
+      // A tag created without a theme is in the default one.
+      expect(html).toContain('<html lang="en" class="theme-default">');
       expect(html).toContain('<meta charset="utf-8">');
       expect(html).toMatch(/<meta name="viewport" content="width=device-width, initial-scale=1">/);
       expect(html).toContain('<link rel="stylesheet" href="/assets/page.css">');

@@ -13,5 +13,18 @@ export {
   type PageTag,
 } from './render.js';
 export { EXPIRED_PAGE, passwordPage, type PasswordForm } from './gates.js';
+/** The page's look: presets, accents and their stylesheets; the link preview image drawn in it. */
+export {
+  accentColours,
+  accentStylesheetAt,
+  DEFAULT_THEME,
+  isThemePreset,
+  pageTheme,
+  PRESET_STYLES,
+  THEME_PRESETS,
+  type AccentColours,
+  type PageTheme,
+} from './theme.js';
+export { OG_IMAGE_SIZE, renderOgImage, type OgImageInput } from './og-image.js';
 /** The tab icon of every page the service serves. */
 export { FAVICON_PATH, FAVICON_SVG } from './favicon.js';

@@ -1,7 +1,9 @@
 import escapeHtml from 'escape-html';
-import { isShownInline, type PageFile } from '../files/index.js';
+import type { PageFile } from '../files/index.js';
 import { sanitizeUserHtml, type Block } from '../tags/index.js';
 import { FAVICON_PATH } from './favicon.js';
+import { OG_IMAGE_SIZE } from './og-image.js';
+import { DEFAULT_THEME, type PageTheme } from './theme.js';
 
 /** Server-rendered, accessible, mobile-friendly HTML of a tag's page. */
 
@@ -10,13 +12,18 @@ export interface PageTag {
   blocks: Block[];
   /** The tag's files: listed for download below the blocks, except those image blocks show. */
   files?: PageFile[];
+  /** Its look (pageTheme); the default preset when none is given. */
+  theme?: PageTheme;
 }
 
 export interface PageAddresses {
   /** Where the page serves one of the tag's files (relative to the page's origin). */
   file(fileId: string): string;
-  /** Absolute addresses for link previews (Open Graph, Twitter cards); none for a preview. */
-  share?: { pageUrl: string; baseUrl: string };
+  /**
+   * Absolute addresses for link previews (Open Graph, Twitter cards): the page's, and its
+   * preview image's ({PUBLIC_BASE_URL}/t/{short_id}/og.png); none for a preview.
+   */
+  share?: { pageUrl: string; imageUrl: string };
 }
 
 const CALLOUT_LABEL = { info: 'Note', warning: 'Warning', success: 'Success', error: 'Error' } as const;
@@ -55,11 +62,13 @@ function renderBlock(block: Block, fileUrl: (fileId: string) => string): string 
 /** Where the per-view beacon script goes; the cached page is shared by every view. */
 export const BEACON_SLOT = '<!--beacon-->';
 
-export function document(title: string, body: string, head = ''): string {
+export function document(title: string, body: string, head = '', theme: PageTheme = DEFAULT_THEME): string {
+  // The theme is a class and, for an owner's accent, a stylesheet of its own: the CSP allows no inline style.
+  const accent = theme.stylesheet ? `<link rel="stylesheet" href="${theme.stylesheet}">` : '';
   return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    `<!doctype html><html lang="en" class="${theme.className}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/page.css">` +
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/page.css">${accent}` +
     `<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">${head}</head>` +
     `<body><main>${body}</main></body></html>`
   );
@@ -81,16 +90,14 @@ const meta = (attribute: 'name' | 'property', key: string, value: string) => `<m
 
 /**
  * What a link preview shows (a chat app, a social network, a search result): the title, the
- * first text block as the description, the first image (an image block's, else an image file's).
+ * first text block as the description, and the page's preview image, drawn from its title and
+ * theme (og.png): every page has one, whatever images it shows, so every card looks alike.
  */
 function shareTags(tag: PageTag, addresses: PageAddresses): string {
   if (!addresses.share) return '';
-  const { pageUrl, baseUrl } = addresses.share;
+  const { pageUrl, imageUrl } = addresses.share;
   const text = tag.blocks.find((block) => block.type === 'text');
   const description = text ? summary(text.content, DESCRIPTION_LENGTH) : '';
-  const imageBlock = tag.blocks.find((block) => block.type === 'image');
-  const imageId = imageBlock?.file_id ?? tag.files?.find((file) => isShownInline(file.mime_type))?.id;
-  const image = imageId ? `${baseUrl}${addresses.file(imageId)}` : undefined;
   const tags = [
     `<link rel="canonical" href="${escapeHtml(pageUrl)}">`,
     description ? meta('name', 'description', description) : '',
@@ -98,12 +105,15 @@ function shareTags(tag: PageTag, addresses: PageAddresses): string {
     meta('property', 'og:title', tag.title),
     description ? meta('property', 'og:description', description) : '',
     meta('property', 'og:url', pageUrl),
-    image ? meta('property', 'og:image', image) : '',
-    image && imageBlock?.alt ? meta('property', 'og:image:alt', imageBlock.alt) : '',
-    meta('name', 'twitter:card', image ? 'summary_large_image' : 'summary'),
+    meta('property', 'og:image', imageUrl),
+    meta('property', 'og:image:type', 'image/png'),
+    meta('property', 'og:image:width', String(OG_IMAGE_SIZE.width)),
+    meta('property', 'og:image:height', String(OG_IMAGE_SIZE.height)),
+    meta('property', 'og:image:alt', tag.title),
+    meta('name', 'twitter:card', 'summary_large_image'),
     meta('name', 'twitter:title', tag.title),
     description ? meta('name', 'twitter:description', description) : '',
-    image ? meta('name', 'twitter:image', image) : '',
+    meta('name', 'twitter:image', imageUrl),
   ];
   return tags.join('');
 }
@@ -148,6 +158,7 @@ export function renderTagPage(tag: PageTag, addresses: PageAddresses): string {
     tag.title,
     `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}${renderFiles(tag, addresses.file)}</article>`,
     shareTags(tag, addresses) + BEACON_SLOT,
+    tag.theme,
   );
 }
 
