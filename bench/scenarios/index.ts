@@ -8,6 +8,7 @@ import { limiterMemory, limiterRedis } from './limiter.js';
 import { me } from './me.js';
 import { pageLocked } from './page-locked.js';
 import { pageRecording } from './page-recording.js';
+import { pageThemed } from './page-themed.js';
 import { qrRenderPng, qrRenderSvg } from './qr-render.js';
 import { page, tag, tagQr } from './tags.js';
 import { thumbnails } from './thumbnails.js';
@@ -24,6 +25,7 @@ export const scenarios: Scenario[] = [
   tag,
   page,
   pageLocked,
+  pageThemed,
   tagQr,
   dashboardPages,
   qrRenderPng,
