@@ -31,7 +31,8 @@ export function publicFileRoutes(ctx: ServiceContext, gate: PageGate): FastifyPl
         if (!isShownInline(file.mime_type)) return sendDownload(ctx, request, reply, file);
         // Short: a tag made private stops being served by caches soon after. A non-public or
         // gated tag's images are one viewer's, never for a shared cache.
-        const shared = tag!.read_permission === 'public' && tag!.password_hash === null && tag!.expires_at === null && tag!.max_views === null;
+        const shared =
+          tag!.read_permission === 'public' && tag!.password_hash === null && tag!.expires_at === null && tag!.max_views === null;
         return sendInline(ctx, request, reply, file, shared ? 'public, max-age=300' : 'private, no-store');
       },
     );

@@ -99,7 +99,17 @@ export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
   if (query.folderId) base = base.where('folder_id', '=', query.folderId);
   if (query.search) base = base.where(sql<boolean>`lower(title) like ${containing(query.search)} escape '\\'`);
   const { total } = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
-  let page = base.select(['id', 'short_id', 'title', 'folder_id', 'read_permission', 'write_permission', 'status', 'created_at', 'updated_at']);
+  let page = base.select([
+    'id',
+    'short_id',
+    'title',
+    'folder_id',
+    'read_permission',
+    'write_permission',
+    'status',
+    'created_at',
+    'updated_at',
+  ]);
   // The id breaks ties so pages never overlap; ids sort in creation order.
   if (query.sort === 'title') page = page.orderBy((eb) => eb.fn('lower', ['title']), query.order);
   else if (query.sort === 'updated') page = page.orderBy('updated_at', query.order);
