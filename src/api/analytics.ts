@@ -66,6 +66,52 @@ const Report = Type.Object(
   },
 );
 
+const ClickReport = Type.Object(
+  {
+    tag_id: Type.String(),
+    period: Period,
+    total_clicks: Type.Integer({
+      description: "Every counted click of the tag's links in the period, those of link blocks since removed too",
+    }),
+    blocks: Type.Array(
+      Type.Object({
+        block_id: Type.String({ description: 'blk_…' }),
+        url: Type.String(),
+        label: Type.String(),
+        clicks: Type.Integer(),
+        unique_clicks: Type.Integer({ description: 'Distinct visitors who clicked it in the period' }),
+      }),
+      { description: "The tag's current http(s) link blocks, in the page's order (tel:, mailto: and sms: links are not counted)" },
+    ),
+  },
+  {
+    ...component('LinkClickReport'),
+    examples: [
+      {
+        tag_id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w',
+        period: PERIOD_EXAMPLE,
+        total_clicks: 23,
+        blocks: [
+          {
+            block_id: 'blk_01jd8x3k5q7m2n4p6r8s0t2v4z',
+            url: 'https://calendar.example.com/rooms/b',
+            label: 'Book the room',
+            clicks: 17,
+            unique_clicks: 12,
+          },
+          {
+            block_id: 'blk_01jd8x3k5q7m2n4p6r8s0t2v50',
+            url: 'https://example.com/floor-plan',
+            label: 'Floor plan',
+            clicks: 6,
+            unique_clicks: 6,
+          },
+        ],
+      },
+    ],
+  },
+);
+
 const ViewRecord = Type.Object(
   {
     id: Type.String(),
@@ -147,6 +193,25 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
       async (request) => ({
         success: true as const,
         data: await analytics.tagReport(ctx, request.actor, { ...request.query, id: request.params.id }),
+      }),
+    );
+
+    app.get(
+      '/tags/:id/analytics/clicks',
+      {
+        config: { permission },
+        schema: {
+          operationId: 'getTagLinkClicks',
+          summary: "Clicks of a tag's http(s) link blocks, per block",
+          tags: ANALYTICS,
+          params: TagParams,
+          querystring: Type.Object(dates),
+          response: { 200: dataEnvelope(ClickReport) },
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await analytics.linkClickReport(ctx, request.actor, { ...request.query, id: request.params.id }),
       }),
     );
 

@@ -373,6 +373,19 @@ export interface ViewInboxTable {
   views: number;
 }
 
+/** A counted click of a web link block of a public page (see migration 0018). */
+export interface LinkClicksTable {
+  id: Generated<number>;
+  tag_id: string;
+  /** The link block clicked (blk_…). */
+  block_id: string;
+  occurred_at: string;
+  /** The visitor id views use: the tsv cookie, else a keyed hash of address and user agent. */
+  visitor: string;
+  /** The tag's organization, else its owner: whose plan's history the click is kept for. */
+  scope_id: string;
+}
+
 /**
  * The Idempotency-Key of a POST, per API key (see migration 0014). `status` is null while the
  * request is in flight; then the response to replay: its status, headers (JSON object) and body.
@@ -420,6 +433,7 @@ export interface Database {
   tag_monthly: TagMonthlyTable;
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
   view_inbox: ViewInboxTable;
+  link_clicks: LinkClicksTable;
   sessions: SessionsTable;
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -216,6 +216,7 @@ const CATALOGUE_EXAMPLES: Record<string, unknown> = {
   File: EVENT_SAMPLES['file.uploaded'].file,
   ViewEvent: EVENT_SAMPLES['tag.viewed'].view,
   QrOptions: EVENT_SAMPLES['qr.generated'].qr,
+  ClickEvent: EVENT_SAMPLES['link.clicked'].click,
 };
 
 /**

@@ -7,8 +7,8 @@ export const analyticsRetentionJob: Job = {
   intervalMs: 60 * 60 * 1000,
   async run(ctx) {
     const purged = await purgeAnalyticsPastHistory(ctx);
-    for (const { plan, cutoff, views } of purged.views) {
-      if (views > 0) ctx.log.info({ plan, cutoff, views }, 'analytics past the plan history purged');
+    for (const { plan, cutoff, views, clicks } of purged.plans) {
+      if (views + clicks > 0) ctx.log.info({ plan, cutoff, views, clicks }, 'analytics past the plan history purged');
     }
     if (purged.visitors > 0) ctx.log.info({ visitors: purged.visitors }, 'visitors seen last before the longest history forgotten');
   },

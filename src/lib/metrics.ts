@@ -37,6 +37,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly linkClicksRecorded = new Counter({
+    name: 'tagsvc_link_clicks_recorded_total',
+    help: 'Link clicks committed to the database by this process',
+    registers: [this.registry],
+  });
+
   readonly deliveryAttempts = new Counter({
     name: 'tagsvc_webhook_delivery_attempts_total',
     help: 'Webhook delivery attempts made by this process, by outcome (success, retry, failed)',

@@ -31,6 +31,7 @@ import {
   renderTagPage,
   splitAtBeacon,
   UNAVAILABLE_PAGE,
+  withoutBeacon,
 } from '../features/pages/index.js';
 import { QrQuery } from '../http/schemas/tags.js';
 import { isRefusal, PageGate, PRIVATE_PAGE, PUBLIC_PAGE, refuse } from './gate.js';
@@ -91,9 +92,14 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker, gate: PageGate
     return rendered.get(pageKey(tag)) ?? renderPage(tag);
   }
 
-  async function renderPage(tag: TagRow): Promise<RenderedPage> {
+  /**
+   * The tag's page as HTML (reading its files). Its web links go through the counted redirect
+   * (public/links.ts), but a preview's go straight to their URLs: nothing clicked in a preview
+   * is counted, and a draft's redirects are missing to everyone.
+   */
+  async function pageHtml(tag: TagRow, links: 'counted' | 'direct'): Promise<string> {
     const pageUrl = publicPageUrl(ctx.config, tag);
-    const html = renderTagPage(
+    return renderTagPage(
       {
         title: tag.title,
         blocks: JSON.parse(tag.content) as Block[],
@@ -102,10 +108,14 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker, gate: PageGate
       },
       {
         file: (fileId) => `/t/${tag.short_id}/files/${fileId}`,
+        ...(links === 'counted' ? { link: (blockId: string) => `${pageUrl}/l/${blockId}` } : {}),
         share: { pageUrl, imageUrl: `${pageUrl}/og.png` },
       },
     );
-    const [beforeBeacon, afterBeacon] = splitAtBeacon(html);
+  }
+
+  async function renderPage(tag: TagRow): Promise<RenderedPage> {
+    const [beforeBeacon, afterBeacon] = splitAtBeacon(await pageHtml(tag, 'counted'));
     // Bytes, not text: a counted view's body is three copies, without encoding 8 kB anew.
     const page = {
       uncounted: Buffer.from(beforeBeacon + afterBeacon),
@@ -183,8 +193,9 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker, gate: PageGate
         const tagId = previewedTagId(ctx.config.secretKey, request.params.token, ctx.clock.now());
         const tag = tagId ? await findTag(ctx, tagId) : undefined;
         if (!tag) return refuse(request, reply, { kind: 'missing' });
-        const { uncounted } = await renderedPage(tag);
-        return reply.code(200).headers(PRIVATE_PAGE).header('x-robots-tag', 'noindex').send(uncounted);
+        // Rendered anew each time: previews are few, and their links differ from the page's.
+        const html = withoutBeacon(await pageHtml(tag, 'direct'));
+        return reply.code(200).headers(PRIVATE_PAGE).header('x-robots-tag', 'noindex').send(html);
       },
     );
 
@@ -243,8 +254,8 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker, gate: PageGate
   };
 }
 
-/** A counted request as the tracker takes it. */
-function visitOf(request: FastifyRequest): Visit {
+/** A counted request as the tracker takes it (a page's view, a link's click). */
+export function visitOf(request: FastifyRequest): Visit {
   return {
     // Fastify works the address out anew at each read (proxy headers): once here.
     ip: request.ip,

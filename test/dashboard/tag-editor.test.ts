@@ -91,7 +91,10 @@ describe('dashboard tag editor', () => {
       'div:Hi there',
     ]);
     await expect(page.locator('strong', { hasText: 'Mon–Fri 9–5' }).count()).resolves.toBe(1);
-    await expect(page.getByRole('link', { name: 'Book a table' }).getAttribute('href')).resolves.toBe('https://example.com/book');
+    // Through the counted redirect, which sends the visitor on to the address saved.
+    const bookLink = `${t.config.publicBaseUrl}/t/${tag.short_id}/l/${saved.content[3].id as string}`;
+    await expect(page.getByRole('link', { name: 'Book a table' }).getAttribute('href')).resolves.toBe(bookLink);
+    expect(saved.content[3].url).toBe('https://example.com/book');
 
     // Reorder and remove without a reload; the ids of kept blocks stay.
     await page.goto(`${t.baseUrl}/dashboard/tags/${tag.id}/edit`);
@@ -215,7 +218,7 @@ describe('dashboard tag editor', () => {
       );
       expect(badUrl.status).toBe(400);
       expect(badUrl.text).toContain('id="block-1-url-error"');
-      expect(badUrl.text).toContain('Must be an http or https URL.');
+      expect(badUrl.text).toContain('Must be an http, https, tel, mailto or sms URL.');
       expect(badUrl.text).toContain('Nothing was saved');
       // The form comes back as sent.
       expect(badUrl.text).toContain('value="javascript:alert(1)"');

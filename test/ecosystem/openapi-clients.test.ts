@@ -87,6 +87,7 @@ await call('getDelivery', client.GET('/v1/webhooks/{id}/deliveries/{delivery_id}
 await call('retryDelivery', client.POST('/v1/webhooks/{id}/deliveries/{delivery_id}/retry', { params: delivery }));
 
 await call('getTagAnalytics', client.GET('/v1/tags/{id}/analytics', { params: id }));
+await call('getTagLinkClicks', client.GET('/v1/tags/{id}/analytics/clicks', { params: id }));
 await call('listTagViews', client.GET('/v1/tags/{id}/analytics/views', { params: id }));
 await call('listTagLogs', client.GET('/v1/tags/{id}/analytics/logs', { params: id }));
 await call('getTagRealtime', client.GET('/v1/tags/{id}/analytics/realtime', { params: id }));

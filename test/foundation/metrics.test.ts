@@ -3,7 +3,7 @@ import { createAccount, expectError, request, type TestApp } from '../helpers/ap
 import { useAccount, useApp } from '../helpers/harness.js';
 import { startWorker } from '../../src/worker.js';
 import { Receiver, waitFor } from '../helpers/receiver.js';
-import { createTag, view } from '../analytics/support.js';
+import { createTag, UA, view } from '../analytics/support.js';
 import { createWebhook, deliveryEnv, spawnedTrust, spawnTagsvc, type Spawned } from '../webhooks/support.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -62,6 +62,7 @@ describe('metrics with METRICS_TOKEN', () => {
     for (const name of [
       'tagsvc_http_request_duration_seconds',
       'tagsvc_views_recorded_total',
+      'tagsvc_link_clicks_recorded_total',
       'tagsvc_webhook_delivery_attempts_total',
       'tagsvc_queue_depth',
       'nodejs_eventloop_lag_seconds',
@@ -97,6 +98,18 @@ describe('metrics with METRICS_TOKEN', () => {
     const queue = (text: string, name: string) => sample(text, 'tagsvc_queue_depth', { queue: name });
     expect(queue(after, 'views_rollup')).toBe(queue(before, 'views_rollup') + 1);
     expect(queue(after, 'webhook_events')).toBe(queue(before, 'webhook_events') + 1);
+  });
+
+  it('counts recorded link clicks, and not a bot’s', async () => {
+    const tag = await createTag(t, alice.key, { title: 'Clicked', content: [{ type: 'link', url: 'https://example.com/' }] });
+    const blockId = (tag as unknown as { content: Array<{ id: string }> }).content[0]!.id;
+    const before = await scrapeText(t);
+    for (const agent of [UA.iphone, UA.googlebot]) {
+      const response = await request(t, 'GET', `/t/${tag.short_id}/l/${blockId}`, { headers: { 'user-agent': agent } });
+      expect(response.status).toBe(302);
+    }
+    const after = await scrapeText(t);
+    expect(sample(after, 'tagsvc_link_clicks_recorded_total')).toBe(sample(before, 'tagsvc_link_clicks_recorded_total') + 1);
   });
 
   it('counts delivery attempts by outcome, and deliveries waiting for an attempt', async () => {

@@ -166,7 +166,7 @@ function BlockFieldsOf({ block, index, errors, images }: BlockProps) {
             autocomplete="off"
             value={block.url}
             required={false}
-            hint="http:// or https://"
+            hint="http(s):// (clicks are counted), tel:, mailto: or sms:"
             error={error('url')}
           />
           <Field

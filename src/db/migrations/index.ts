@@ -16,6 +16,7 @@ import * as idempotencyKeys from './0014_idempotency_keys.js';
 import * as viewInbox from './0015_view_inbox.js';
 import * as viewInboxGroups from './0016_view_inbox_groups.js';
 import * as publishing from './0017_publishing.js';
+import * as linkClicks from './0018_link_clicks.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_view_inbox': viewInbox,
   '0016_view_inbox_groups': viewInboxGroups,
   '0017_publishing': publishing,
+  '0018_link_clicks': linkClicks,
 };

@@ -16,24 +16,18 @@ import {
   daysOf,
   hourRange,
   instantRange,
-  resolvePeriod,
+  periodFor,
   splitByMonths,
+  type DateQuery,
   type Granularity,
   type Period,
 } from './period.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 
-export interface DateQuery {
-  start_date?: string;
-  end_date?: string;
-}
+export type { DateQuery };
 
 const TOP = 10;
-
-function periodFor(ctx: ServiceContext, actor: Actor, query: DateQuery): Period {
-  return resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
-}
 
 const OTHER = 'other';
 

@@ -1,5 +1,7 @@
+import type { ServiceContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { PLAN_LIMITS, type Actor } from '../accounts/index.js';
 
 /**
  * A reporting period of whole UTC days, half-open: from the start of `start` to the start of
@@ -44,6 +46,17 @@ export function resolvePeriod(query: { start_date?: string; end_date?: string },
     );
   }
   return { start: toDay(Math.max(startMs, oldestKept)), end: toDay(endMs) };
+}
+
+/** The period parameters of every report. */
+export interface DateQuery {
+  start_date?: string;
+  end_date?: string;
+}
+
+/** The period a report of `actor`'s covers: resolvePeriod within the history of the actor's plan. */
+export function periodFor(ctx: ServiceContext, actor: Actor, query: DateQuery): Period {
+  return resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
 }
 
 /** Boundaries as rollups store hours (YYYY-MM-DDTHH:00:00Z). */

@@ -17,7 +17,7 @@ export async function deleteViewsOfTag(trx: Db, tagId: string, limit: number): P
   return Number(result.numDeletedRows);
 }
 
-/** Analytics records of a tag go with it, and its share of its scope's daily totals. */
+/** Analytics records of a tag (its views, rollups and link clicks) go with it, and its share of its scope's daily totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
   // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
   // Ingestion, which writes rollup rows too, waits for the rollup lock (tag-dependent.ts).
@@ -41,6 +41,7 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     ['tag_day_visitors', 'day'],
     ['tag_monthly', 'month'],
     ['tag_daily', 'day'],
+    ['link_clicks', 'occurred_at'],
   ] as const) {
     await deleteTagRows(trx, table, column, tagId);
   }

@@ -8,11 +8,12 @@ import { rollUpViewsIn } from './view-rollup.js';
 
 /**
  * What tags must do on analytics' behalf (context.ts, TagDependent), in the transaction that
- * deletes a tag: its views and rollups go with it. It takes the view rollup's lock first
- * (PostgreSQL), so an ingestion in progress finishes before and the next waits until the tag is
- * gone. Then the tag's row, so a beacon of one of its views finishes before, and the next waits
- * at that row until the tag is gone (a beacon locks its view's row, then the tag's rollup rows:
- * the opposite of this deletion's order). The inbox is ingested first, so the views the tag had
+ * deletes a tag: its views, rollups and link clicks go with it. It takes the view rollup's lock
+ * first (PostgreSQL), so an ingestion in progress finishes before and the next waits until the
+ * tag is gone. Then the tag's row, so a beacon of one of its views, or a group of clicks that
+ * holds it (clicks.repository.ts), finishes before, and the next waits at that row until the tag
+ * is gone (a beacon locks its view's row, then the tag's rollup rows: the opposite of this
+ * deletion's order). The inbox is ingested first, so the views the tag had
  * before its deletion still yield their events (before its tag.deleted); a view answered while
  * the deletion runs finds no tag when it is ingested, and goes (view-rollup.ts).
  */

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import * as repo from './tracking.repository.js';
 import { Places } from './geo.js';
 import { hourOf } from './period.js';
+import type { ClickRecorder, RecordedClick } from './click-recorder.js';
 import type { RecordedView } from './view-record.js';
 import type { ViewRecorder } from './view-recorder.js';
 import { rollUpViews } from './view-rollup.js';
@@ -40,12 +41,19 @@ export interface CountedVisit {
   token: Promise<string>;
 }
 
+/** A click being recorded: the visitor's Set-Cookie, as for a view, and the click's commit. */
+export interface CountedClick {
+  setCookie: string;
+  stored: Promise<void>;
+}
+
 const MAX_DURATION_SECONDS = 24 * 3600;
 const YEAR_SECONDS = 365 * 24 * 3600;
 
 /**
- * Counts public page views and takes the page's beacons (time on page, heartbeats). Views are
- * committed before the page is answered, through the group-committing ViewRecorder.
+ * Counts public page views and link clicks, and takes the page's beacons (time on page,
+ * heartbeats). Views are committed before the page is answered, through the group-committing
+ * ViewRecorder; clicks before their redirect, through the ClickRecorder.
  */
 export class Tracker {
   private readonly anonymousVisitors: AnonymousVisitors;
@@ -55,6 +63,7 @@ export class Tracker {
   constructor(
     private readonly ctx: ServiceContext,
     private readonly recorder: ViewRecorder,
+    private readonly clicks: ClickRecorder,
   ) {
     this.anonymousVisitors = new AnonymousVisitors(ctx.config.secretKey);
     // A key of its own, derived from the secret, so no other use of the secret shares its hashes.
@@ -71,14 +80,32 @@ export class Tracker {
     return method === 'GET' && !isBot(userAgent);
   }
 
+  /** The visitor of a visit: its cookie's, else a keyed hash of its address and agent. */
+  private visitorOf(visit: Visit): string {
+    return visitorFromCookie(visit.cookie) ?? this.anonymousVisitors.of(visit.ip, visit.userAgent);
+  }
+
+  /** The cookie that keeps the visitor's id, so a browser keeps one id for its views and clicks. */
+  private visitorCookie(visitor: string): string {
+    const secure = this.ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+    return `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`;
+  }
+
   /** Records the view of a visit that counts (counts() said so). */
   recordView(visit: Visit, tag: TrackedTag, scan: boolean): CountedVisit {
-    const visitor = visitorFromCookie(visit.cookie) ?? this.anonymousVisitors.of(visit.ip, visit.userAgent);
-    const secure = this.ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-    return {
-      setCookie: `${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=${YEAR_SECONDS}; SameSite=Lax; HttpOnly${secure}`,
-      token: this.store(visit, visitor, tag, scan),
-    };
+    const visitor = this.visitorOf(visit);
+    return { setCookie: this.visitorCookie(visitor), token: this.store(visit, visitor, tag, scan) };
+  }
+
+  /**
+   * Records a click, by a visit that counts (counts() said so), of one of the tag's web link
+   * blocks. Only what the report and the event need is kept: the block, the instant and the
+   * visitor; not the address, the agent or the referrer.
+   */
+  recordClick(visit: Visit, tag: RecordedClick['tag'], block: RecordedClick['block']): CountedClick {
+    const visitor = this.visitorOf(visit);
+    const click = { tag, block, occurred_at: this.ctx.clock.now().toISOString(), visitor };
+    return { setCookie: this.visitorCookie(visitor), stored: this.clicks.record(click) };
   }
 
   /** Stores the view; returns the token the page's beacon uses. */

@@ -42,7 +42,12 @@ const BLOCK_SCHEMAS = {
     component('ImageBlock'),
   ),
   link: Type.Object(
-    { id: blockId, type: Type.Literal('link'), url: Type.String({ description: 'http or https' }), label: Type.String() },
+    {
+      id: blockId,
+      type: Type.Literal('link'),
+      url: Type.String({ description: 'http or https (the page counts its clicks), or tel, mailto or sms (linked directly)' }),
+      label: Type.String(),
+    },
     component('LinkBlock'),
   ),
   divider: Type.Object({ id: blockId, type: Type.Literal('divider') }, component('DividerBlock')),
@@ -123,6 +128,18 @@ export const ViewPayload = Type.Object(
 );
 export type ViewPayload = Static<typeof ViewPayload>;
 
+/** One counted click of a web link block on a tag's page (link.clicked). */
+export const ClickPayload = Type.Object(
+  {
+    block_id: blockId,
+    url: Type.String({ description: 'Where the link sent the visitor' }),
+    label: Type.String({ description: "The link's label as the page showed it (empty: the page showed the address)" }),
+    occurred_at: Type.String({ format: 'date-time' }),
+  },
+  component('ClickEvent'),
+);
+export type ClickPayload = Static<typeof ClickPayload>;
+
 /** The options a QR code was generated with (qr.generated). */
 export const QrPayload = Type.Object(
   { format: Type.Enum(['png', 'svg']), size: Type.Integer(), color: Type.String(), background: Type.String() },
@@ -161,6 +178,7 @@ export const EVENT_DATA = {
   'file.deleted': Type.Object({ ...withTag, file: FilePayload }),
   'qr.generated': Type.Object({ ...withTag, qr: QrPayload }),
   'qr.scanned': Type.Object({ ...withTag, view: ViewPayload }),
+  'link.clicked': Type.Object({ ...withTag, click: ClickPayload }),
 };
 
 export type EventPayloads = { [T in keyof typeof EVENT_DATA]: Static<(typeof EVENT_DATA)[T]> };

@@ -1,4 +1,4 @@
-import type { EventPayloads, EventType, FilePayload, TagPayload, TagSummary, ViewPayload } from './catalogue.js';
+import type { ClickPayload, EventPayloads, EventType, FilePayload, TagPayload, TagSummary, ViewPayload } from './catalogue.js';
 
 export type EventSamples = { [T in EventType]: EventPayloads[T] };
 
@@ -51,6 +51,12 @@ export function eventSamples(baseUrl: string): EventSamples {
     os: 'iOS',
     country: 'DE',
   };
+  const click: ClickPayload = {
+    block_id: 'blk_01jd8x3k5q7m2n4p6r8s0t2v4z',
+    url: 'https://calendar.example.com/rooms/b',
+    label: 'Book the room',
+    occurred_at: '2026-11-25T10:02:17.348Z',
+  };
   const fileId = 'file_01jd8xb2d4f6h8k0m2p4r6t8v0';
   const file: FilePayload = {
     id: fileId,
@@ -74,6 +80,7 @@ export function eventSamples(baseUrl: string): EventSamples {
     'file.deleted': { tag: summary, file },
     'qr.generated': { tag: summary, qr: { format: 'png', size: 512, color: '000000', background: 'ffffff' } },
     'qr.scanned': { tag: summary, view },
+    'link.clicked': { tag: summary, click },
   };
 }
 

@@ -1,6 +1,6 @@
 import escapeHtml from 'escape-html';
 import type { PageFile } from '../files/index.js';
-import { sanitizeUserHtml, type Block } from '../tags/index.js';
+import { isWebLink, sanitizeUserHtml, type Block } from '../tags/index.js';
 import { FAVICON_PATH } from './favicon.js';
 import { OG_IMAGE_SIZE } from './og-image.js';
 import { DEFAULT_THEME, type PageTheme } from './theme.js';
@@ -20,6 +20,12 @@ export interface PageAddresses {
   /** Where the page serves one of the tag's files (relative to the page's origin). */
   file(fileId: string): string;
   /**
+   * Where a web link block sends its visitor through, the click counted on the way
+   * ({PUBLIC_BASE_URL}/t/{short_id}/l/{block_id}); none for a preview, whose links go direct
+   * so that nothing an editor clicks is counted.
+   */
+  link?(blockId: string): string;
+  /**
    * Absolute addresses for link previews (Open Graph, Twitter cards): the page's, and its
    * preview image's ({PUBLIC_BASE_URL}/t/{short_id}/og.png); none for a preview.
    */
@@ -35,7 +41,12 @@ function renderText(block: Extract<Block, { type: 'text' }>): string {
   return `<p>${html}</p>`;
 }
 
-function renderBlock(block: Block, fileUrl: (fileId: string) => string): string {
+/** Where a link block's button points: through the counted redirect for a web address, else straight to the link. */
+function linkHref(block: Extract<Block, { type: 'link' }>, addresses: PageAddresses): string {
+  return addresses.link && isWebLink(block.url) ? addresses.link(block.id) : block.url;
+}
+
+function renderBlock(block: Block, addresses: PageAddresses): string {
   switch (block.type) {
     case 'text':
       return renderText(block);
@@ -50,10 +61,10 @@ function renderBlock(block: Block, fileUrl: (fileId: string) => string): string 
       // Sanitized on write already; sanitizing again on render guards rows written by older rules.
       return `<div class="html-block">${sanitizeUserHtml(block.content)}</div>`;
     case 'image':
-      return `<figure><img src="${escapeHtml(fileUrl(block.file_id))}" alt="${escapeHtml(block.alt)}" loading="lazy"></figure>`;
+      return `<figure><img src="${escapeHtml(addresses.file(block.file_id))}" alt="${escapeHtml(block.alt)}" loading="lazy"></figure>`;
     case 'link':
       // A button: the whole width is the target, as on link-in-bio pages.
-      return `<a class="button" href="${escapeHtml(block.url)}" rel="noopener noreferrer nofollow">${escapeHtml(block.label || block.url)}</a>`;
+      return `<a class="button" href="${escapeHtml(linkHref(block, addresses))}" rel="noopener noreferrer nofollow">${escapeHtml(block.label || block.url)}</a>`;
     case 'divider':
       return '<hr>';
   }
@@ -153,7 +164,7 @@ function renderFiles(tag: PageTag, fileUrl: (fileId: string) => string): string 
 }
 
 export function renderTagPage(tag: PageTag, addresses: PageAddresses): string {
-  const blocks = tag.blocks.map((block) => renderBlock(block, addresses.file)).join('');
+  const blocks = tag.blocks.map((block) => renderBlock(block, addresses)).join('');
   return document(
     tag.title,
     `<article><h1>${escapeHtml(tag.title)}</h1>${blocks}${renderFiles(tag, addresses.file)}</article>`,

@@ -75,13 +75,31 @@ class BlockReader {
   }
 }
 
-function httpUrl(value: string): boolean {
+/** Web addresses: a page sends its visitors to them through a counted redirect (public/links.ts). */
+const WEB_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);
+/** Phone, mail and text-message links: the visitor's device opens them, so they are linked directly. */
+const APP_SCHEMES: ReadonlySet<string> = new Set(['tel:', 'mailto:', 'sms:']);
+const LINK_RULE = 'must be an http, https, tel, mailto or sms URL';
+
+function protocolOf(value: string): string | undefined {
   try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    return new URL(value).protocol;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether a link block's stored URL is a web address, whose clicks the public page counts. */
+export function isWebLink(url: string): boolean {
+  return WEB_SCHEMES.has(protocolOf(url) ?? '');
+}
+
+/** A link block's URL: a web address, or a tel:, mailto: or sms: link with something after its scheme. */
+function isLinkUrl(value: string): boolean {
+  const protocol = protocolOf(value);
+  if (protocol === undefined) return false;
+  if (WEB_SCHEMES.has(protocol)) return true;
+  return APP_SCHEMES.has(protocol) && value.trim().length > protocol.length;
 }
 
 function readBlock(r: BlockReader, type: BlockType, id: string): Block {
@@ -113,7 +131,7 @@ function readBlock(r: BlockReader, type: BlockType, id: string): Block {
     }
     case 'link': {
       const url = r.text('url', { required: true, max: 2048 });
-      if (!httpUrl(url)) r.fail('url', 'must be an http or https URL');
+      if (!isLinkUrl(url)) r.fail('url', LINK_RULE);
       return { id, type, url, label: r.text('label', { required: false, max: 1000 }) };
     }
     case 'divider':

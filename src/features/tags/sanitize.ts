@@ -3,7 +3,8 @@ import sanitizeHtml from 'sanitize-html';
 /**
  * Allow-list sanitizer for user HTML: formatting, lists, tables, links and images only. No
  * script, style, iframe or form; no event-handler attributes; links and images limited to
- * http(s) (and mailto for links), so javascript: and data: URLs never survive.
+ * http(s) (and mailto, tel and sms for links, which the visitor's device opens), so javascript:
+ * and data: URLs never survive.
  */
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -56,7 +57,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
     td: ['colspan', 'rowspan'],
     ol: ['start'],
   },
-  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemes: ['http', 'https', 'mailto', 'tel', 'sms'],
   allowedSchemesByTag: { img: ['http', 'https'] },
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
