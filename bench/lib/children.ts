@@ -95,7 +95,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Polls `url` until it answers 200; fails when the child dies or the deadline passes. */
+/** Polls `url` until it answers 2xx or 3xx; fails when the child dies or the deadline passes. */
 export async function waitForHttp(url: string, child: Child, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let gaveUp = false;
@@ -103,9 +103,10 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 20_000)
     // `gaveUp` stops the loop once the child has died, so it cannot keep the process alive.
     while (!gaveUp) {
       try {
-        const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+        // A redirect answers too (a baseline replaying one): it is not followed.
+        const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(1000) });
         await response.arrayBuffer();
-        if (response.ok) return;
+        if (response.status < 400) return;
       } catch {
         // Not listening yet.
       }

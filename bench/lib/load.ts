@@ -14,6 +14,7 @@ export interface LoadRequest {
 export interface RunStats {
   requestsPerSecond: number;
   totalRequests: number;
+  /** Answers that are neither 2xx nor 3xx (a redirect is a success), as wrk counts them. */
   non2xx: number;
   /** Responses per status code, e.g. { "200": 91234 }. */
   statusCodes: Record<string, number>;
@@ -108,11 +109,13 @@ export async function sendRequests(baseUrl: string, request: LoadRequest, amount
       (error: unknown, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)),
     );
   });
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, stat.count ?? 0]));
   return {
     requestsPerSecond: result.requests.mean,
     totalRequests: result.requests.total,
-    non2xx: result.non2xx,
-    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, stat.count ?? 0])),
+    // autocannon's own non2xx counts redirects too.
+    non2xx: Object.entries(statusCodes).reduce((sum, [code, count]) => (/^[23]\d\d$/.test(code) ? sum : sum + count), 0),
+    statusCodes,
     errors: result.errors,
     timeouts: result.timeouts,
     durationSeconds: result.duration,
@@ -122,17 +125,21 @@ export async function sendRequests(baseUrl: string, request: LoadRequest, amount
   };
 }
 
-/** Sends `request` once and keeps the exact response, which the baseline will then replay. */
+/**
+ * Sends `request` once and keeps the exact response, which the baseline will then replay. A
+ * redirect is the response, never followed.
+ */
 export async function captureResponse(baseUrl: string, request: LoadRequest): Promise<CapturedResponse> {
   const response = await fetch(new URL(request.path, baseUrl), {
     method: request.method,
+    redirect: 'manual',
     headers: request.headers,
     // A copy as a plain Uint8Array: with DOM types in the program (preact's JSX), a Buffer is not a BodyInit.
     body: typeof request.body === 'string' || request.body === undefined ? request.body : Uint8Array.from(request.body),
     signal: AbortSignal.timeout(10_000),
   });
   const body = Buffer.from(await response.arrayBuffer());
-  if (!response.ok) {
+  if (response.status >= 400) {
     throw new Error(`${request.method} ${request.path} answered ${response.status} before the run: ${body.toString('utf8').slice(0, 500)}`);
   }
   const headers: Record<string, string> = {};
@@ -140,7 +147,7 @@ export async function captureResponse(baseUrl: string, request: LoadRequest): Pr
   return { status: response.status, contentType: headers['content-type'] ?? 'application/octet-stream', headers, body };
 }
 
-/** Throws when a run saw anything but 2xx answers: req/s of error responses mean nothing. */
+/** Throws when a run saw anything but 2xx or 3xx answers: req/s of error responses mean nothing. */
 export function assertAllSucceeded(label: string, summary: RunStats): void {
   const problems = [
     summary.non2xx > 0 ? `${summary.non2xx} non-2xx responses (by status: ${JSON.stringify(summary.statusCodes)})` : '',

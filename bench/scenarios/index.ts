@@ -5,6 +5,7 @@ import { dashboardPages } from './dashboard.js';
 import { dashboardAnalytics } from './dashboard-analytics.js';
 import { fileDownload, fileUpload } from './files.js';
 import { limiterMemory, limiterRedis } from './limiter.js';
+import { linkClick } from './link-click.js';
 import { me } from './me.js';
 import { pageLocked } from './page-locked.js';
 import { pageRecording } from './page-recording.js';
@@ -43,4 +44,6 @@ export const scenarios: Scenario[] = [
   analyticsExport,
   analyticsStall,
   pageRecording,
+  // Beside page-recording, on the same page of the same dataset: what a click costs against a view.
+  linkClick,
 ];

@@ -6,13 +6,13 @@ import { analyticsLocation, ensureAnalyticsDataset } from '../views/dataset.js';
 import { pageTag } from './analytics.js';
 
 // A browser's user agent: the service counts views only from those (bots are served, not counted).
-const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+export const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 /** Requests of the exact count check, after the timed runs. */
-const VERIFY_REQUESTS = 2000;
+export const VERIFY_REQUESTS = 2000;
 const SETTLE_MS = 500;
 
 /** `read`'s value once it holds still for SETTLE_MS. */
-async function settled(read: () => Promise<number>): Promise<number> {
+export async function settled(read: () => Promise<number>): Promise<number> {
   let last = await read();
   for (;;) {
     await setTimeout(SETTLE_MS);
