@@ -13,3 +13,6 @@ export const THEME_PRESETS = ['default', 'minimal', 'bold', 'dark'] as const;
 
 /** A page password's length, in characters: short enough for scrypt's cost to stay bounded. */
 export const PAGE_PASSWORD_LENGTH = { min: 4, max: 128 } as const;
+
+/** The largest max_views: what a 32-bit count holds comfortably, and more views than any page gets. */
+export const MAX_VIEWS_CAP = 1_000_000_000;

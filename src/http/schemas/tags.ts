@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
-import { EVENT_SAMPLES, TagPayload } from '../../features/events/index.js';
+import { DOCS_BASE_URL, EVENT_SAMPLES, TagPayload } from '../../features/events/index.js';
 import {
   BLOCK_TYPES,
   CALLOUT_STYLES,
   MAX_BATCH_TAGS,
   MAX_BLOCKS,
+  MAX_VIEWS_CAP,
   PAGE_PASSWORD_LENGTH,
   QR_MAX_SIZE,
   QR_MIN_SIZE,
@@ -64,7 +65,9 @@ const tagInputProperties = {
   expires_at: nullable(
     Type.String({ description: 'RFC 3339, after publish_at: from then on the page is expired (410, or 302 to expired_url)' }),
   ),
-  max_views: nullable(Type.Integer({ minimum: 1, description: 'The page is expired once this many views were counted' })),
+  max_views: nullable(
+    Type.Integer({ minimum: 1, maximum: MAX_VIEWS_CAP, description: 'The page is expired once this many views were counted' }),
+  ),
   expired_url: nullable(Type.String({ description: 'https URL an expired page redirects to (302)' })),
   password: nullable(
     Type.String({
@@ -130,7 +133,15 @@ export const TagRead = Type.Object(
         'Shows the page in any state (draft, scheduled, expired, behind its password), never counted; valid for at least an hour',
     }),
   },
-  component('TagWithPreview'),
+  {
+    ...component('TagWithPreview'),
+    examples: [
+      {
+        ...EVENT_SAMPLES['tag.updated'].tag,
+        preview_url: `${DOCS_BASE_URL}/preview/tag_01jd8x3k5q7m2n4p6r8s0t2v4w.1764410400.q9ZqAeb1Yh0R4cXl5m3tKpW8sVJnU2dGfH7oLyT6iBw`,
+      },
+    ],
+  },
 );
 
 function listItemOf({ id, short_id, title, folder_id, permissions, status, created_at, updated_at }: TagPayload) {
