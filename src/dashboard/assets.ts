@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
+import { CACHED_FOR_GOOD, hashedName } from '../http/hashed-names.js';
 
 /** A file the dashboard serves: its name (`tags.js`), address (with its content hash), media type and text. */
 export interface Asset {
@@ -44,11 +44,8 @@ const SCRIPTS: Record<string, () => string> = {
   'charts.js': () => clientFile('analytics/charts.client.js'),
 };
 
-/** `tags.js` with its text → /dashboard/assets/tags.<first 12 hex digits of its SHA-256>.js. */
 function asset(name: string, type: Asset['type'], body: string): Asset {
-  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-  const dot = name.lastIndexOf('.');
-  return { name, path: `/dashboard/assets/${name.slice(0, dot)}.${hash}${name.slice(dot)}`, type, body };
+  return { name, path: `/dashboard/assets/${hashedName(name, body)}`, type, body };
 }
 
 let loaded: Map<string, Asset> | undefined;
@@ -87,7 +84,7 @@ export async function assetRoutes(app: FastifyInstance) {
       reply
         .type(`${item.type}; charset=utf-8`)
         .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('cache-control', CACHED_FOR_GOOD)
         .send(item.body),
     );
   }

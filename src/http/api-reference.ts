@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { CACHED_FOR_GOOD, hashedName } from './hashed-names.js';
 import type { FastifyInstance } from 'fastify';
 import escapeHtml from 'escape-html';
 
@@ -22,11 +23,8 @@ interface Asset {
 
 const require = createRequire(import.meta.url);
 
-/** `name.ext` with its bytes → `name.<first 12 hex digits of their SHA-256>.ext`, cached for good. */
 function asset(name: string, type: Asset['type'], body: Buffer): Asset {
-  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-  const dot = name.lastIndexOf('.');
-  return { file: `${name.slice(0, dot)}.${hash}${name.slice(dot)}`, type, body };
+  return { file: hashedName(name, body), type, body };
 }
 
 let loaded: { redoc: Asset; start: Asset; style: Asset } | undefined;
@@ -123,7 +121,7 @@ export function registerApiReference(app: FastifyInstance, specPath: string): vo
     return reply
       .type(`${found.type}; charset=utf-8`)
       .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('cache-control', CACHED_FOR_GOOD)
       .send(found.body);
   });
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../errors.js';
 import { accentStylesheetAt } from '../features/pages/index.js';
+import { CACHED_FOR_GOOD } from '../http/hashed-names.js';
 
 /**
  * GET /assets/accent/{rrggbb}.{hash}.css: the custom properties of a page's accent colour. The
@@ -16,7 +17,7 @@ export const accentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply
       .type('text/css; charset=utf-8')
       .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('cache-control', CACHED_FOR_GOOD)
       .send(css);
   });
 };

@@ -35,6 +35,7 @@ import {
 } from '../features/pages/index.js';
 import { QrQuery } from '../http/schemas/tags.js';
 import { isRefusal, PageGate, PRIVATE_PAGE, PUBLIC_PAGE, refuse } from './gate.js';
+import { CACHED_FOR_GOOD } from '../http/hashed-names.js';
 
 /**
  * The page's stylesheet, served from /assets/page.css so the CSP can forbid inline styles, with
@@ -242,7 +243,7 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker, gate: PageGate
       reply
         .type('image/svg+xml; charset=utf-8')
         .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('cache-control', CACHED_FOR_GOOD)
         .send(FAVICON_SVG),
     );
     app.get('/assets/page.css', { schema: { hide: true } }, async (_request, reply) =>
