@@ -78,6 +78,10 @@ describe('password-protected pages', () => {
     expect(shown.status).toBe(200);
     expect(shown.text).toContain('Quarterly numbers');
     expect((await request(t, 'GET', `/t/${tag.short_id}/files/${file.body.data.id}`, { headers: { cookie: pair } })).status).toBe(200);
+    // Among other cookies it still opens the page; a look-alike name or a cut value does not.
+    expect((await request(t, 'GET', `/t/${tag.short_id}`, { headers: { cookie: `a=1; ${pair}; b=2` } })).status).toBe(200);
+    expect((await request(t, 'GET', `/t/${tag.short_id}`, { headers: { cookie: `x${pair}` } })).status).toBe(401);
+    expect((await request(t, 'GET', `/t/${tag.short_id}`, { headers: { cookie: pair.slice(0, -1) } })).status).toBe(401);
     expect(await viewsOf(t, tag.id)).toBe(1);
 
     // The cookie opens this page only, and only until the password changes.

@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { parse as parseCookies } from 'cookie';
 import { sql } from 'kysely';
 import type { ServiceContext } from '../../context.js';
 import type { TagsTable } from '../../db/schema.js';
@@ -71,15 +70,29 @@ export function unlockToken(ctx: ServiceContext, tag: Locked): string {
     .digest('base64url');
 }
 
+// A cached tag row is shared and never mutated: its cookie's name and expected value are worked
+// out once per row, not on each request of a gated page.
+const expectedCookies = new WeakMap<Locked, { prefix: string; value: Buffer }>();
+
+/** The value of cookie `name=` in a Cookie header, without parsing the others. */
+function cookieValue(header: string, prefix: string): string | undefined {
+  let at = header.indexOf(prefix);
+  while (at !== -1 && at > 0 && header[at - 1] !== ' ' && header[at - 1] !== ';') at = header.indexOf(prefix, at + 1);
+  if (at === -1) return undefined;
+  const end = header.indexOf(';', at);
+  return header.slice(at + prefix.length, end === -1 ? undefined : end).trim();
+}
+
 /** Whether the request's cookies unlock the page (a page without a password is always open). */
 export function isUnlocked(ctx: ServiceContext, tag: Locked, cookieHeader: string | undefined): boolean {
   if (tag.password_hash === null) return true;
   if (!cookieHeader) return false;
-  const given = parseCookies(cookieHeader)[unlockCookieName(tag)];
+  let expected = expectedCookies.get(tag);
+  if (!expected) expectedCookies.set(tag, (expected = { prefix: `${unlockCookieName(tag)}=`, value: Buffer.from(unlockToken(ctx, tag)) }));
+  const given = cookieValue(cookieHeader, expected.prefix);
   if (!given) return false;
-  const expected = Buffer.from(unlockToken(ctx, tag));
-  const actual = Buffer.from(given);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  const actual = Buffer.from(given, 'latin1');
+  return expected.value.length === actual.length && timingSafeEqual(expected.value, actual);
 }
 
 /** Whether `password` is the page's (slow on purpose: scrypt). */
