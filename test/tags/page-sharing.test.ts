@@ -132,22 +132,23 @@ describe('sharing a public page', () => {
   });
 
   describe('link blocks', () => {
-    it('are buttons: a styled link with the label, the address escaped, noopener', async () => {
-      const tag: Tag = await createTag(t, owner.key, {
+    it('are buttons: a styled link with the label, through the counted redirect, noopener', async () => {
+      const tag = (await createTag(t, owner.key, {
         title: 'Links',
         content: [
-          { type: 'link', url: 'https://example.com/menu?a=1&b=2', label: 'Our menu' },
+          { type: 'link', url: 'https://example.com/menu?a=1&b=2', label: 'Our <menu>' },
           { type: 'link', url: 'https://example.com/book' },
         ],
-      });
+      })) as Tag & { content: Array<{ id: string }> };
+      const [menu, book] = tag.content.map((block) => block.id);
       const page = await html(t, `/t/${tag.short_id}`);
-      expect(page).toContain(
-        '<a class="button" href="https://example.com/menu?a=1&amp;b=2" rel="noopener noreferrer nofollow">Our menu</a>',
-      );
+      const counted = (blockId: string) => `${PUBLIC_BASE_URL}/t/${tag.short_id}/l/${blockId}`;
+      expect(page).toContain(`<a class="button" href="${counted(menu!)}" rel="noopener noreferrer nofollow">Our &lt;menu&gt;</a>`);
       // Without a label the address is the label.
-      expect(page).toContain(
-        '<a class="button" href="https://example.com/book" rel="noopener noreferrer nofollow">https://example.com/book</a>',
-      );
+      expect(page).toContain(`<a class="button" href="${counted(book!)}" rel="noopener noreferrer nofollow">https://example.com/book</a>`);
+      const redirect = await request(t, 'GET', new URL(counted(menu!)).pathname);
+      expect(redirect.status).toBe(302);
+      expect(redirect.headers.get('location')).toBe('https://example.com/menu?a=1&b=2');
       const css = await request(t, 'GET', '/assets/page.css');
       expect(css.text).toMatch(/\.button \{[^}]*display: flex;[^}]*\}/);
     });
