@@ -10,6 +10,8 @@ export {
   WRITE_PERMISSIONS,
 } from './choices.js';
 export { normalizeColor, qrImage, QR_MAX_SIZE, QR_MIN_SIZE, type QrImage, type QrOptions } from './qr.js';
+export { checkAddress, type AddressCheck } from './address-check.js';
+export { pageStateAt, pageStates, type PageState } from './page-state.js';
 export { previewedTagId } from './preview.js';
 export * from './publication.js';
 export { sanitizeUserHtml } from './sanitize.js';

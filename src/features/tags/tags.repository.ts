@@ -107,6 +107,11 @@ export async function listTags(db: Db, scope: Scope, query: TagListQuery) {
     'read_permission',
     'write_permission',
     'status',
+    'environment',
+    'publish_at',
+    'expires_at',
+    'max_views',
+    'password_hash',
     'created_at',
     'updated_at',
   ]);
@@ -132,6 +137,12 @@ export async function countTagsByFolder(db: Db, scope: Scope): Promise<Map<strin
     .groupBy('folder_id')
     .execute();
   return new Map(rows.map((row) => [row.folder_id!, Number(row.count)]));
+}
+
+/** The views counted against each capped tag's max_views (tags never counted are absent). */
+export async function countedViews(db: Db, tagIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('tag_view_counts').select(['tag_id', 'views']).where('tag_id', 'in', tagIds).execute();
+  return new Map(rows.map((row) => [row.tag_id, Number(row.views)]));
 }
 
 export function countTagsInFolder(db: Db, folderId: string) {

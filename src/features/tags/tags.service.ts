@@ -246,6 +246,17 @@ export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInp
   return transaction(ctx.db, (trx) => insertNewTag(trx, ctx, actor, fields, ''));
 }
 
+/**
+ * Every refusal of this input's fields that createTag (or, with `id`, updateTag) would give,
+ * writing nothing: a form with problems of its own lists the service's beside them. An address
+ * another tag holds is found only by the write itself (the dashboard checks it as it is typed).
+ */
+export async function checkTagInput(ctx: ServiceContext, actor: Actor, { id, ...input }: { id?: string } & TagInput): Promise<void> {
+  const existing = id === undefined ? undefined : await requireTag(ctx, actor, id);
+  if (!existing) requireTitle(input, '');
+  await resolveFields(ctx, scopeOf(actor), input, '', existing);
+}
+
 /** A problem of one batch item: its index in the batch and the service's validation error. */
 export interface BatchProblem {
   index: number;
@@ -380,6 +391,12 @@ export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<re
     folder_id: row.folder_id,
     permissions: { read: row.read_permission, write: row.write_permission },
     status: row.status,
+    // The API's list leaves these out (its schema); the dashboard's shows the page's state and address.
+    url: publicPageUrl(ctx.config, row),
+    publish_at: row.publish_at,
+    expires_at: row.expires_at,
+    max_views: row.max_views,
+    password_protected: row.password_hash !== null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }));
