@@ -143,6 +143,27 @@ export async function tagReport(
   };
 }
 
+/**
+ * The views of each of `tag_ids` over the period (by default the last 30 days), in one grouped
+ * query, by tag id: 0 for a tag without any, and for an id the actor does not reach (its views
+ * are never read). A list of tags shows them beside each tag.
+ */
+export async function viewsOfTags(
+  ctx: ServiceContext,
+  actor: Actor,
+  { tag_ids: tagIds, ...query }: { tag_ids: readonly string[] } & DateQuery,
+) {
+  const period = periodFor(ctx, actor, query);
+  const views = new Map(tagIds.map((id) => [id, 0]));
+  if (tagIds.length === 0) return { period, views };
+  // Like every report, they count every view answered before: the inbox is ingested first.
+  await rollUpViews(ctx.db);
+  for (const row of await repo.dailyViewsOfTags(ctx.db, scopeOf(actor), tagIds, { from: period.start, to: period.end })) {
+    views.set(row.tag_id, Number(row.views));
+  }
+  return { period, views };
+}
+
 /** Index entries one count query steps over: a few milliseconds of the thread. */
 const COUNT_CHUNK = 100_000;
 

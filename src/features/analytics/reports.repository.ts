@@ -96,6 +96,19 @@ export function dailyTagViews(db: Db, scope: Scope, days: { from: string; to: st
     .execute();
 }
 
+/** Views of each of the scope's tags `tagIds` over days [from, to) (tags without any are absent). */
+export function dailyViewsOfTags(db: Db, scope: Scope, tagIds: readonly string[], days: { from: string; to: string }) {
+  return db
+    .selectFrom('tag_daily')
+    .select(['tag_id', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where(inScope(scope))
+    .where('tag_id', 'in', tagIds)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .groupBy('tag_id')
+    .execute();
+}
+
 export function tagTitles(db: Db, tagIds: string[]) {
   return tagIds.length === 0 ? Promise.resolve([]) : db.selectFrom('tags').select(['id', 'title']).where('id', 'in', tagIds).execute();
 }
