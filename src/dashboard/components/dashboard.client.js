@@ -5,7 +5,8 @@
  * data-confirm asks first, then sends confirmed=yes (without scripts the server asks on a page
  * of its own). A page showing a secret once (data-once) replaces its history entry by a GET of
  * the same address, so reloading it shows the plain page instead of sending the form again.
- * The nav and tab strips start scrolled to their current item.
+ * The nav and tab strips start scrolled to their current item. Times marked data-local show in
+ * the reader's time zone.
  */
 (() => {
   // On a phone the nav and the tabs are strips that scroll sideways: each starts scrolled to its
@@ -19,6 +20,14 @@
     strip.scrollLeft += item.left - box.left - (box.width - item.width) / 2;
   }
   for (const button of document.querySelectorAll('[data-copy]')) button.hidden = false;
+  // Times marked data-local are rendered in UTC; the reader sees them in their own time zone.
+  const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const zoneName = (date) =>
+    new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(date).find((part) => part.type === 'timeZoneName').value;
+  for (const time of document.querySelectorAll('time[data-local]')) {
+    const date = new Date(time.dateTime);
+    if (!Number.isNaN(date.getTime())) time.textContent = `${localTime.format(date)} ${zoneName(date)}`;
+  }
   // A form marked data-autosubmit is sent as soon as its select changes; its button is for no-script.
   for (const button of document.querySelectorAll('[data-autosubmit-button]')) button.hidden = true;
   document.addEventListener('change', (event) => {
@@ -36,20 +45,38 @@
     const confirmed = form.elements.namedItem('confirmed');
     if (confirmed) confirmed.value = 'yes';
   });
+  // What a Copy button did is said aloud too: its own text changing is not announced.
+  let announcer;
+  const announce = (message) => {
+    if (!announcer) {
+      announcer = document.createElement('div');
+      announcer.className = 'visually-hidden';
+      announcer.setAttribute('aria-live', 'polite');
+      document.body.append(announcer);
+    }
+    announcer.textContent = '';
+    setTimeout(() => {
+      announcer.textContent = message;
+    }, 50);
+  };
   document.addEventListener('click', async (event) => {
     const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
     if (!button) return;
     const source = document.getElementById(button.dataset.copy);
     if (!source) return;
+    // The visible word only: a hidden rest of the button's name (what it copies) stays.
+    const label = button.querySelector('[data-copy-label]') || button;
     try {
-      await navigator.clipboard.writeText(source.textContent.trim());
-      button.textContent = 'Copied';
+      await navigator.clipboard.writeText(source.dataset.copyText || source.textContent.trim());
+      label.textContent = 'Copied';
+      announce('Copied to the clipboard.');
     } catch {
-      button.textContent = 'Press Ctrl+C';
+      label.textContent = 'Press Ctrl+C';
       getSelection().selectAllChildren(source);
+      announce('Selected: press Ctrl+C to copy.');
     }
     setTimeout(() => {
-      button.textContent = 'Copy';
+      label.textContent = 'Copy';
     }, 2000);
   });
 })();

@@ -30,12 +30,12 @@ export interface FieldProps {
 }
 
 /** The ids a control's hint and error get, and its aria-describedby. */
-function describedBy(id: string, hint: string | undefined, error: string | undefined): string | undefined {
+export function describedBy(id: string, hint: string | undefined, error: string | undefined): string | undefined {
   return [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
 }
 
 /** A control's hint and error, under it. */
-function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+export function FieldMessages({ id, hint, error }: { id: string; hint?: string; error?: string }) {
   return (
     <>
       {hint && (
@@ -307,11 +307,16 @@ export function NewPasswordFields({ name, label, errors }: { name: string; label
   );
 }
 
-/** Copies the text of the element with id `target` (dashboard.js); hidden until that script runs. */
-export function CopyButton({ target }: { target: string }) {
+/**
+ * Copies the text of the element with id `target`, or its `data-copy-text` (dashboard.js);
+ * hidden until that script runs. `what` names what it copies, for screen readers, where a page
+ * has several ("Copy the address of Menu"); the visible word is Copy, then Copied.
+ */
+export function CopyButton({ target, what }: { target: string; what?: string }) {
   return (
     <button type="button" class="button button-quiet copy" data-copy={target} hidden>
-      Copy
+      <span data-copy-label="">Copy</span>
+      {what && <span class="visually-hidden">{` ${what}`}</span>}
     </button>
   );
 }
