@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
+import { PRESET_STYLES } from '../features/pages/index.js';
 import { CACHED_FOR_GOOD, hashedName } from '../http/hashed-names.js';
 
 /** A file the dashboard serves: its name (`tags.js`), address (with its content hash), media type and text. */
@@ -16,13 +17,17 @@ const fromPackage = (specifier: string) => readFileSync(require.resolve(specifie
 /** A client file of an area, beside this module: in src/ under tsx and vitest, copied into dist/ by the build. */
 const clientFile = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 
-/** One stylesheet: the base, then each area's own rules (and uPlot's, for the charts). */
+/**
+ * One stylesheet: the base, then each area's own rules (and uPlot's, for the charts; the public
+ * pages' theme palettes, which the editor's theme samples are drawn in).
+ */
 const STYLES = [
   () => clientFile('components/frame.css'),
   () => clientFile('components/forms.css'),
   () => clientFile('components/lists.css'),
   () => clientFile('components/narrow.css'),
   () => clientFile('tags/tags.css'),
+  () => PRESET_STYLES,
   () => clientFile('folders/folders.css'),
   () => clientFile('tags/import-qr.css'),
   () => clientFile('files/files.css'),

@@ -19,6 +19,7 @@ import { organizationsScreen } from './organizations/organizations.routes.js';
 import { signedOut, signInScreens } from './auth/sign-in.routes.js';
 import { webhooksScreen } from './webhooks/webhooks.routes.js';
 import { workspaceScreen } from './workspace/workspace.routes.js';
+import { tagAddressScreen } from './tags/tag-address.routes.js';
 import { tagEditorScreen } from './tags/tag-editor.routes.js';
 import { tagsScreen } from './tags/tags.routes.js';
 import { tagImportScreen } from './tags/tag-import.routes.js';
@@ -39,6 +40,7 @@ const PUBLIC_SCREENS: Screen[] = [signInScreens];
 const SIGNED_IN_SCREENS: Screen[] = [
   homeScreen,
   tagsScreen,
+  tagAddressScreen,
   tagEditorScreen,
   filesScreen,
   foldersScreen,

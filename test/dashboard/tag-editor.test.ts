@@ -51,7 +51,7 @@ describe('dashboard tag editor', () => {
 
     await addBlock(page, 'Text');
     await page.locator('#block-1-content').fill('Mon–Fri 9–5');
-    await page.getByLabel('Bold').check();
+    await page.getByRole('checkbox', { name: 'Bold' }).check();
     await addBlock(page, 'Callout');
     await page.locator('#block-2-content').fill('Closed on holidays');
     await page.locator('#block-2-style').selectOption('warning');

@@ -17,6 +17,7 @@ import {
 } from './analytics-parts.js';
 import { DataTable, formatNumber, Pager, When, withQuery } from '../components/table.js';
 import { TagHeader, tagPath } from '../tags/tag-header.js';
+import type { UserTag } from '../tags/user-tag.js';
 
 /** What GET /v1/tags/{id}/analytics answers (the service's result). */
 export interface TagReport {
@@ -26,6 +27,12 @@ export interface TagReport {
   by_country: Record<string, number>;
   by_browser: Record<string, number>;
   timeseries: ReadonlyArray<{ date: string; views: number; unique: number }>;
+}
+
+/** What GET /v1/tags/{id}/analytics/clicks answers (the service's result). */
+export interface ClickReport {
+  total_clicks: number;
+  blocks: ReadonlyArray<{ block_id: string; url: string; label: string; clicks: number; unique_clicks: number }>;
 }
 
 /** A record of GET /v1/tags/{id}/analytics/logs at level=detailed. */
@@ -49,12 +56,14 @@ export interface LiveFigures {
 }
 
 export interface TagAnalyticsPage {
-  tag: TagView;
+  tag: UserTag;
   form: PeriodForm;
   granularity: Granularity;
   today: string;
   /** Absent when the period or granularity was refused (the form shows why). */
   report?: TagReport;
+  /** The link blocks' clicks over the same period; absent with `report`. */
+  clicks?: ClickReport;
   /** The access log's page; absent while the tag keeps none. */
   logs?: {
     records: readonly LogRecord[];
@@ -248,6 +257,73 @@ function AccessLog({ tag, logs, query }: { tag: TagView; logs: TagAnalyticsPage[
   );
 }
 
+/** Clicks as a share of views, "12.5%"; a dash without views (no rate to speak of). */
+function clickThroughRate(clicks: number, views: number): string {
+  return views === 0 ? '—' : `${((clicks / views) * 100).toFixed(1)}%`;
+}
+
+/**
+ * The clicks of each of the page's web links (a link block with an http or https address: tel:,
+ * mailto: and sms: links go straight to the visitor's app, uncounted) over the report's period,
+ * with its click-through rate against the page's views of the same days.
+ */
+function LinkClicks({ clicks, views }: { clicks: ClickReport; views: number }) {
+  const listed = clicks.blocks.reduce((sum, block) => sum + block.clicks, 0);
+  return (
+    <section class="card" aria-labelledby="clicks-heading">
+      <h2 id="clicks-heading">Link clicks</h2>
+      {clicks.blocks.length === 0 ? (
+        <p class="muted">
+          This page has no link blocks with a web address. Clicks on link blocks are counted here: add one on the <strong>Edit</strong> tab.
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table class="data-table clicks-table">
+            <caption class="field-hint">
+              {`Click-through rate: a link’s clicks divided by the page’s ${formatNumber(views)} views of the same period.`}
+            </caption>
+            <thead>
+              <tr>
+                {['Link', 'Address', 'Clicks', 'Unique clicks', 'Click-through rate'].map((heading) => (
+                  <th key={heading} scope="col">
+                    {heading}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {clicks.blocks.map((block) => (
+                <tr key={block.block_id}>
+                  <th scope="row" data-label="Link">
+                    {block.label || <span class="muted">No label</span>}
+                  </th>
+                  <td data-label="Address" class="cell-wrap">
+                    <a href={block.url} target="_blank" rel="noopener noreferrer">
+                      {block.url}
+                    </a>
+                  </td>
+                  <td data-label="Clicks" class="cell-number">
+                    {formatNumber(block.clicks)}
+                  </td>
+                  <td data-label="Unique clicks" class="cell-number">
+                    {formatNumber(block.unique_clicks)}
+                  </td>
+                  <td data-label="Click-through rate" class="cell-number">
+                    {clickThroughRate(block.clicks, views)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {clicks.total_clicks > listed && (
+        <p class="field-hint">{`${formatNumber(clicks.total_clicks)} clicks in all this period, ${formatNumber(clicks.total_clicks - listed)} of them on links since removed.`}</p>
+      )}
+    </section>
+  );
+}
+
 function ReportCards({ page, report, query }: { page: TagAnalyticsPage; report: TagReport; query: Record<string, string> }) {
   const { summary } = report;
   const path = tagPath(page.tag, 'analytics');
@@ -282,6 +358,7 @@ function ReportCards({ page, report, query }: { page: TagAnalyticsPage; report: 
         </Chart>
       </section>
       <Breakdowns report={report} />
+      {page.clicks && <LinkClicks clicks={page.clicks} views={summary.total_views} />}
       <AccessLog tag={page.tag} logs={page.logs} query={query} />
     </>
   );

@@ -1,6 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOfUser, PLAN_LIMITS, type SignedInUser } from '../../features/accounts/index.js';
-import { listTagLogs, MAX_VIEWS_OFFSET, overview, prepareExport, realtime, tagReport } from '../../features/analytics/index.js';
+import {
+  linkClickReport,
+  listTagLogs,
+  MAX_VIEWS_OFFSET,
+  overview,
+  prepareExport,
+  realtime,
+  tagReport,
+} from '../../features/analytics/index.js';
 import { sendExport } from '../../http/send-export.js';
 import { ApiError, validationError } from '../../errors.js';
 import { fieldErrors, html, pageContext, queryParam, signedInUser, sentence, type Screen, type ScreenContext } from '../screen.js';
@@ -92,8 +100,9 @@ export const analyticsScreen: Screen = (app, context) => {
     if (!form.query || error) return html(reply, 400, renderTagAnalytics(view, page));
     const pageNumber = readPage(request);
     try {
-      const [report, logs] = await Promise.all([
+      const [report, clicks, logs] = await Promise.all([
         tagReport(context, actor, { id: tag.id, ...form.query, granularity }),
+        linkClickReport(context, actor, { id: tag.id, ...form.query }),
         tag.access_logging
           ? listTagLogs(context, actor, {
               id: tag.id,
@@ -111,6 +120,7 @@ export const analyticsScreen: Screen = (app, context) => {
         renderTagAnalytics(view, {
           ...page,
           report,
+          clicks,
           logs: logs && { records: logs.logs, page: pageNumber, perPage: LOGS_PER_PAGE, total: logs.total, reachable },
         }),
       );

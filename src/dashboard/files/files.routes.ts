@@ -3,7 +3,6 @@ import { actorOfUser, type SignedInUser } from '../../features/accounts/index.js
 import { deleteFile, fileTooLarge, listFiles, requireFile, storageUsage, updateFile } from '../../features/files/index.js';
 import { sendDownload, sendThumbnail } from '../../http/downloads.js';
 import { multipartUploads, uploadFromRequest } from '../../http/uploads.js';
-import type { TagView } from '../../features/tags/index.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import {
   field,
@@ -20,7 +19,7 @@ import {
   type Screen,
 } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
-import { userTag } from '../tags/user-tag.js';
+import { userTag, type UserTag } from '../tags/user-tag.js';
 import { CSRF_FIELD } from '../components/forms.js';
 import { renderFileEdit, renderFiles, type FileEditForm, type FilesPage } from './files.js';
 import { tagPath } from '../tags/tag-header.js';
@@ -61,7 +60,7 @@ export const filesScreen: Screen = (app, context) => {
   const tagOf = (user: SignedInUser, id: string) => userTag(context, user, id);
 
   /** The user's file of this tag (404 for any other). */
-  const fileOf = async (user: SignedInUser, tag: TagView, fileId: string) => {
+  const fileOf = async (user: SignedInUser, tag: UserTag, fileId: string) => {
     const file = await readOwn(() => requireFile(context, actorOfUser(user), { id: fileId }));
     if (file.tag_id !== tag.id) throw notFound('File');
     return file;
@@ -71,7 +70,7 @@ export const filesScreen: Screen = (app, context) => {
     request: FastifyRequest,
     reply: FastifyReply,
     user: SignedInUser,
-    tag: TagView,
+    tag: UserTag,
     page: Partial<FilesPage>,
     status = 200,
   ) => {
@@ -144,7 +143,7 @@ export const filesScreen: Screen = (app, context) => {
     return sendDownload(context, request, reply, await fileOf(user, tag, request.params.fileId));
   });
 
-  const editPage = (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, tag: TagView, form: FileEditForm, status = 200) =>
+  const editPage = (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, tag: UserTag, form: FileEditForm, status = 200) =>
     html(reply, status, renderFileEdit({ ...pageContext(context, request), path: '/dashboard/tags', user }, tag, form));
 
   app.get<FileParams>('/tags/:id/files/:fileId/edit', { schema: { hide: true } }, async (request, reply) => {

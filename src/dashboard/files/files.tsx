@@ -5,9 +5,10 @@ import { Alert, ConfirmButton, CsrfField, ErrorSummary, Field, TextAreaField, Su
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, formatNumber, Pager, When } from '../components/table.js';
 import { TagHeader, tagPath } from '../tags/tag-header.js';
+import type { UserTag } from '../tags/user-tag.js';
 
 export interface FilesPage {
-  tag: TagView;
+  tag: UserTag;
   files: readonly FileView[];
   storage: StorageUsage;
   /** The service's refusal of a file over the plan maximum, for files.js to show before sending one. */
@@ -215,7 +216,7 @@ export interface FileEditForm {
 }
 
 /** /dashboard/tags/{id}/files/{file}/edit: a file's name and description. */
-export function renderFileEdit(context: PageContext & { user: SignedInUser }, tag: TagView, form: FileEditForm): string {
+export function renderFileEdit(context: PageContext & { user: SignedInUser }, tag: UserTag, form: FileEditForm): string {
   const { file, values, errors } = form;
   return renderAppPage(
     context,

@@ -1,11 +1,14 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
-import { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCK_CONTENT, type BlockType, type TagView } from '../../features/tags/index.js';
+import { BLOCK_TYPES, CALLOUT_STYLES, MAX_BLOCK_CONTENT, type BlockType } from '../../features/tags/index.js';
 import type { BlockFields } from './block-form.js';
 import { newBlockFields } from './block-form.js';
 import { Alert, CheckboxField, CsrfField, ErrorSummary, Field, fieldId, SelectField, TextAreaField } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { TagHeader, tagPath } from './tag-header.js';
+import type { UserTag } from './user-tag.js';
 import { TAG_SETTINGS_ORDER, TagSettingsFields, type TagSettingsChoices, type TagSettingsValues } from './tag-settings.js';
+import { PasswordFields, PUBLISHING_ORDER, PublishingFields, type PublishingValues } from './tag-publishing.js';
+import { THEME_ORDER, ThemeFields, type ThemeValues } from './tag-theme.js';
 import { formatNumber } from '../components/table.js';
 
 export const BLOCK_LABELS: Record<BlockType, string> = {
@@ -24,15 +27,30 @@ export interface TagImage {
   name: string;
 }
 
-export interface TagEditorPage {
-  tag: TagView;
-  images: readonly TagImage[];
+/** What the edit form holds: as the tag is, or as a form sent it. */
+export interface TagEditorForm {
   values: TagSettingsValues;
+  publishing: PublishingValues;
+  theme: ThemeValues;
   blocks: readonly BlockFields[];
-  choices: TagSettingsChoices;
   /** By form field: `title`, `read`…, `blocks[N].<field>`, `blocks[N]` (the block), `content` (the list). */
   errors: Record<string, string>;
+}
+
+export interface TagEditorPage extends TagEditorForm {
+  tag: UserTag;
+  images: readonly TagImage[];
+  choices: TagSettingsChoices;
   notice?: string;
+}
+
+/** The fields that can have an error, in the page's order: the error summary lists them so. */
+function editorOrder(errors: Record<string, string>): string[] {
+  const blockIndex = (name: string) => Number(/^blocks\[(\d+)\]/.exec(name)?.[1] ?? -1);
+  const blocks = Object.keys(errors)
+    .filter((name) => name.startsWith('blocks['))
+    .sort((a, b) => blockIndex(a) - blockIndex(b));
+  return [...TAG_SETTINGS_ORDER, 'content', ...blocks, ...THEME_ORDER, ...PUBLISHING_ORDER];
 }
 
 /**
@@ -265,7 +283,7 @@ export function renderTagEditor(context: PageContext & { user: SignedInUser }, p
     <>
       <TagHeader tag={tag} current="edit" />
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
-      <ErrorSummary errors={errors} order={[...TAG_SETTINGS_ORDER, 'content']} idOf={editorFieldId} />
+      <ErrorSummary errors={errors} order={editorOrder(errors)} idOf={editorFieldId} />
       <div class="editor">
         <form method="post" action={editPath} class="editor-form" id="tag-editor" data-editor="">
           <CsrfField token={context.csrf} />
@@ -287,7 +305,7 @@ export function renderTagEditor(context: PageContext & { user: SignedInUser }, p
           </div>
           <section class="card stack" aria-labelledby="settings-heading">
             <h2 id="settings-heading">Settings</h2>
-            <TagSettingsFields values={page.values} errors={errors} choices={page.choices} />
+            <TagSettingsFields values={page.values} errors={errors} choices={page.choices} tagId={tag.id} />
           </section>
           <section class="card" aria-labelledby="blocks-heading">
             <h2 id="blocks-heading">Content</h2>
@@ -302,12 +320,24 @@ export function renderTagEditor(context: PageContext & { user: SignedInUser }, p
             </ol>
             <AddBlock />
           </section>
+          <section class="card stack" aria-labelledby="appearance-heading">
+            <h2 id="appearance-heading">Appearance</h2>
+            <ThemeFields values={page.theme} errors={errors} />
+          </section>
+          <section class="card stack" aria-labelledby="publishing-heading">
+            <h2 id="publishing-heading">Publishing</h2>
+            <PublishingFields values={page.publishing} errors={errors} />
+          </section>
+          <section class="card stack" aria-labelledby="password-heading">
+            <h2 id="password-heading">Password</h2>
+            <PasswordFields values={page.publishing} errors={errors} />
+          </section>
           <BlockTemplates images={page.images} />
         </form>
         <section class="editor-preview" aria-labelledby="preview-heading">
           <h2 id="preview-heading">Preview</h2>
           <iframe name="tag-preview" title="Preview of the tag’s page" src={previewPath} class="preview-frame" sandbox=""></iframe>
-          <p class="field-hint">The public page as it will look once saved.</p>
+          <p class="field-hint">The page as it will look once saved, in any state: drafts and scheduled pages too.</p>
         </section>
       </div>
     </>,

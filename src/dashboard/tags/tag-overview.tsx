@@ -1,14 +1,14 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
-import type { TagView } from '../../features/tags/index.js';
 import { Alert, ConfirmButton, CopyButton } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { formatNumber, When } from '../components/table.js';
 import { TagHeader, tagPath } from './tag-header.js';
+import type { UserTag } from './user-tag.js';
 import { READ_LABELS, WRITE_LABELS } from './tag-settings.js';
 import { showsTestData } from '../workspace/workspaces.js';
 
 export interface TagOverviewPage {
-  tag: TagView;
+  tag: UserTag;
   /** The name of the tag's folder, when it is in one. */
   folderName?: string;
   /** The analytics summary of `period` (the API's for the same days). */

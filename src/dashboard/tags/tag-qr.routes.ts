@@ -9,7 +9,6 @@ import {
   recordQrGenerated,
   requireTag,
   scanUrl,
-  toTagView,
   type QrOptions,
   type TagRow,
 } from '../../features/tags/index.js';
@@ -17,6 +16,7 @@ import { QrQuery } from '../../http/schemas/tags.js';
 import { html, pageContext, readOwn, signedInUser, type Screen } from '../screen.js';
 import { securityHeaders } from '../security.js';
 import { renderTagQr, type QrFormValues } from './tag-qr.js';
+import { userTag } from './user-tag.js';
 
 /** The form's message for each option the API's schema refuses. */
 const OPTION_ERRORS: Record<keyof QrOptions, string> = {
@@ -71,13 +71,20 @@ function readQrOptions(query: Record<string, string | undefined>): {
  * for use, so it emits qr.generated as the API's endpoint does.
  */
 export const tagQrScreen: Screen = (app, context) => {
-  const qrPage = (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, tag: TagRow, form: ReturnType<typeof readQrOptions>) =>
+  const qrPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: SignedInUser,
+    tag: TagRow,
+    form: ReturnType<typeof readQrOptions>,
+  ) =>
     html(
       reply,
       form.options ? 200 : 400,
       renderTagQr(
         { ...pageContext(context, request), user },
-        { tag: toTagView(context.config, tag), scanUrl: scanUrl(context.config, tag), ...form },
+        // The tag as its header shows it (its page's state, its preview), read as the user.
+        { tag: await userTag(context, user, tag.id), scanUrl: scanUrl(context.config, tag), ...form },
       ),
     );
 

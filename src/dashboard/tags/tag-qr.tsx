@@ -1,8 +1,9 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
-import { QR_MAX_SIZE, QR_MIN_SIZE, type TagView } from '../../features/tags/index.js';
+import { QR_MAX_SIZE, QR_MIN_SIZE } from '../../features/tags/index.js';
 import { Alert, Field, SelectField, SubmitButton } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { TagHeader, tagPath } from './tag-header.js';
+import type { UserTag } from './user-tag.js';
 
 /** The QR options as the form shows them: colours as 6 hex digits without '#'. */
 export interface QrFormValues {
@@ -13,7 +14,7 @@ export interface QrFormValues {
 }
 
 export interface TagQrPage {
-  tag: TagView;
+  tag: UserTag;
   /** What the code encodes: the tag's scan address. */
   scanUrl: string;
   values: QrFormValues;

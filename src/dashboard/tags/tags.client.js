@@ -6,6 +6,13 @@
  * preview follows the form as you type: 400 ms after the last change, the form is posted into
  * a fresh frame (a fresh frame's first page replaces its blank one, so previews add no
  * history entries to Back through).
+ *
+ * The schedule's times are rendered in UTC (the server knows no reader's zone), each input
+ * carrying the instant it shows (data-instant): they are shown in the browser's zone instead,
+ * and the form says which zone, in time_zone, for the server to read them in. A form sent back
+ * refused already holds the browser's zone and its times as typed. Picking an accent colour
+ * unticks "Use the theme's accent"; ticking it, or choosing another theme while it is ticked,
+ * shows that theme's accent in the colour input.
  */
 (() => {
   const form = document.querySelector('[data-editor]');
@@ -16,6 +23,31 @@
   const status = form.querySelector('[data-editor-status]');
   let dirty = false;
   let timer;
+
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zoneField = form.querySelector('[data-time-zone]');
+  if (zone && zoneField && zoneField.value !== zone) {
+    const pad = (n) => String(n).padStart(2, '0');
+    const local = (date) =>
+      `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+    for (const input of form.querySelectorAll('input[data-instant]')) input.value = local(new Date(input.dataset.instant));
+    zoneField.value = zone;
+    form.querySelector('[data-time-zone-label]').textContent = zone;
+  }
+
+  const accent = form.querySelector('input[name="accent_color"]');
+  const presetAccent = form.querySelector('input[name="preset_accent"]');
+  const showPresetAccent = () => {
+    const preset = form.querySelector('input[name="theme_preset"]:checked');
+    if (presetAccent.checked && preset) accent.value = preset.dataset.accent;
+  };
+  if (accent && presetAccent) {
+    accent.addEventListener('input', () => {
+      presetAccent.checked = false;
+    });
+    presetAccent.addEventListener('change', showPresetAccent);
+    for (const preset of form.querySelectorAll('input[name="theme_preset"]')) preset.addEventListener('change', showPresetAccent);
+  }
 
   const INDEX = /blocks\[(\d+|__i__)\]|block-(\d+|__i__)-/g;
   const renumber = () => {

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { actorOfUser } from '../../features/accounts/index.js';
-import { tagReport } from '../../features/analytics/index.js';
+import { tagReport, viewsOfTags } from '../../features/analytics/index.js';
 import { getFolder } from '../../features/folders/index.js';
-import { createTag, deleteTag, listTags, type TagSort } from '../../features/tags/index.js';
+import { checkTagInput, createTag, deleteTag, listTags, pageStates, type TagSort } from '../../features/tags/index.js';
 import { html, isConfirmed, pageContext, queryParam, signedInUser, seeOther, submitForm, type Screen } from '../screen.js';
 import { askFirst } from '../components/ask-first.js';
 import { userTag } from './user-tag.js';
@@ -41,7 +41,7 @@ function noticeOf(request: FastifyRequest): string | undefined {
 }
 
 /** A tag made in the dashboard is public unless the form says otherwise. */
-const NEW_TAG: Omit<TagSettingsValues, 'folder'> = { title: '', read: 'public', write: 'owner', accessLogging: false };
+const NEW_TAG: Omit<TagSettingsValues, 'folder'> = { title: '', shortId: '', read: 'public', write: 'owner', accessLogging: false };
 
 function pageNumber(request: FastifyRequest): number {
   return Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1);
@@ -68,8 +68,14 @@ export const tagsScreen: Screen = (app, context) => {
       limit: TAGS_PER_PAGE,
       offset: (page - 1) * TAGS_PER_PAGE,
     });
+    // The page's tags' states and views: one query each, whatever the page holds.
+    const [states, { period, views }] = await Promise.all([
+      pageStates(context, tags),
+      viewsOfTags(context, actor, { tag_ids: tags.map((tag) => tag.id) }),
+    ]);
     const view: TagsPage = {
-      tags,
+      tags: tags.map((tag) => ({ ...tag, state: states.get(tag.id)!, views: views.get(tag.id)! })),
+      viewsPeriod: period,
       folders,
       filter: { q, folder, sort },
       paging: { page, perPage: TAGS_PER_PAGE, total },
@@ -93,10 +99,12 @@ export const tagsScreen: Screen = (app, context) => {
     const values = tagSettingsOfForm(request.body);
     const settings = tagInputOfSettings(values, choices);
     const { folder_id, ...input } = settings.input;
+    const tagInput = { ...input, ...(folder_id ? { folder_id } : {}) };
     const { saved: tag, errors } = await submitForm({
       fields: settingsProblem,
       own: settings.errors,
-      save: () => createTag(context, actor, { ...input, ...(folder_id ? { folder_id } : {}) }),
+      check: () => checkTagInput(context, actor, tagInput),
+      save: () => createTag(context, actor, tagInput),
     });
     if (errors) return html(reply, 400, renderNewTag({ ...pageContext(context, request), user }, { values, errors, choices }));
     return seeOther(reply, `${tagPath(tag)}?done=created`);

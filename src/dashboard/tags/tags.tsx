@@ -1,9 +1,12 @@
 import type { SignedInUser } from '../../features/accounts/index.js';
 import type { FolderView } from '../../features/folders/index.js';
-import { Alert, CsrfField, ErrorSummary, SubmitOrCancel } from '../components/forms.js';
+import type { PageState } from '../../features/tags/index.js';
+import { Alert, CopyButton, CsrfField, ErrorSummary, SubmitOrCancel } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
-import { DataTable, Pager, When, withQuery } from '../components/table.js';
+import { DataTable, formatNumber, Pager, When, withQuery } from '../components/table.js';
 import { tagPath } from './tag-header.js';
+import { StateBadge } from './tag-status.js';
+import { describePeriod } from '../analytics/analytics-parts.js';
 import { showsTestData } from '../workspace/workspaces.js';
 import {
   folderOptions,
@@ -28,9 +31,16 @@ export interface TagListItem {
   id: string;
   short_id: string;
   title: string;
+  /** The public page's address. */
+  url: string;
   folder_id: string | null;
   permissions: { read: string; write: string };
+  password_protected: boolean;
   updated_at: string;
+  /** The state of its page now (tags.pageStates). */
+  state: PageState;
+  /** Its views over the list's period (`TagsPage.viewsPeriod`). */
+  views: number;
 }
 
 export interface TagsPage {
@@ -39,6 +49,8 @@ export interface TagsPage {
   /** The list's search, folder filter and order, as in the address. */
   filter: { q: string; folder: string; sort: TagOrder };
   paging: { page: number; perPage: number; total: number };
+  /** The days the views count, `end` exclusive (the analytics default: the last 30, today included). */
+  viewsPeriod: { start: string; end: string };
   notice?: string;
 }
 
@@ -51,8 +63,26 @@ export function filterQuery(filter: TagsPage['filter']): Record<string, string> 
   return query;
 }
 
+const VIEWS_HEADING = 'Views, 30 days';
+
 function Visibility({ read }: { read: string }) {
   return <span class={`visibility visibility-${read}`}>{READ_LABELS[read] ?? read}</span>;
+}
+
+/**
+ * The page's address as people read it (no scheme), a link to it, and a button copying it whole
+ * (dashboard.js: the clipboard, or the text selected where that is refused).
+ */
+function Address({ tag }: { tag: TagListItem }) {
+  const id = `url-${tag.id}`;
+  return (
+    <span class="address-copy">
+      <a id={id} href={tag.url} data-copy-text={tag.url} target="_blank" rel="noopener">
+        <code>{tag.url.replace(/^https?:\/\//, '')}</code>
+      </a>
+      <CopyButton target={id} what={`the address of ${tag.title}`} />
+    </span>
+  );
 }
 
 function TagRow({ tag, folderName }: { tag: TagListItem; folderName: string | undefined }) {
@@ -61,8 +91,14 @@ function TagRow({ tag, folderName }: { tag: TagListItem; folderName: string | un
       <th scope="row" data-label="Title">
         <a href={tagPath(tag)}>{tag.title}</a>
       </th>
-      <td data-label="Short address">
-        <code>{`/t/${tag.short_id}`}</code>
+      <td data-label="Address">
+        <Address tag={tag} />
+      </td>
+      <td data-label="Status">
+        <StateBadge state={tag.state} locked={tag.password_protected} />
+      </td>
+      <td data-label={VIEWS_HEADING} class="cell-number">
+        {formatNumber(tag.views)}
       </td>
       <td data-label="Folder">{folderName ?? <span class="muted">None</span>}</td>
       <td data-label="Visibility">
@@ -153,7 +189,7 @@ export function renderTags(context: PageContext & { user: SignedInUser }, page: 
           <p class="lead">
             {showsTestData(context.workspaces)
               ? `Test tags, for trying tagsvc with test keys: each has its own page and QR code, and is deleted ${context.workspaces.testDataDays} days after it is made.`
-              : 'Pages with a short address and a QR code. Everything you make here is live at once.'}
+              : 'Pages with a short address and a QR code, live at once unless you keep them as drafts or schedule them.'}
           </p>
         </div>
         <div class="actions page-actions">
@@ -177,11 +213,14 @@ export function renderTags(context: PageContext & { user: SignedInUser }, page: 
         {page.tags.length === 0 ? (
           <Empty filtered={filtered} />
         ) : (
-          <DataTable headings={['Title', 'Short address', 'Folder', 'Visibility', 'Updated']}>
-            {page.tags.map((tag) => (
-              <TagRow key={tag.id} tag={tag} folderName={tag.folder_id ? folderNames.get(tag.folder_id) : undefined} />
-            ))}
-          </DataTable>
+          <>
+            <DataTable headings={['Title', 'Address', 'Status', VIEWS_HEADING, 'Folder', 'Visibility', 'Updated']}>
+              {page.tags.map((tag) => (
+                <TagRow key={tag.id} tag={tag} folderName={tag.folder_id ? folderNames.get(tag.folder_id) : undefined} />
+              ))}
+            </DataTable>
+            <p class="field-hint">{`Views: ${describePeriod(page.viewsPeriod)}, today included.`}</p>
+          </>
         )}
         <Pager {...page.paging} path={withQuery('/dashboard/tags', query)} label="Pages of tags" />
       </section>
