@@ -78,7 +78,12 @@ function Address({ tag }: { tag: TagListItem }) {
   return (
     <span class="address-copy">
       <a id={id} href={tag.url} data-copy-text={tag.url} target="_blank" rel="noopener">
-        <code>{tag.url.replace(/^https?:\/\//, '')}</code>
+        {/* A narrow column breaks it after the /t/, not inside the short id. */}
+        <code>
+          {tag.url.replace(/^https?:\/\//, '').slice(0, -tag.short_id.length)}
+          <wbr />
+          {tag.short_id}
+        </code>
       </a>
       <CopyButton target={id} what={`the address of ${tag.title}`} />
     </span>
