@@ -12,8 +12,9 @@ export type Refusal =
 
 /**
  * What the gate checks: `address`, that the tag exists, may be read and is published (QR codes
- * and preview images); `unlock`, that its page is not expired either (the password form);
- * `page`, that it is unlocked too (the page, its files and its links).
+ * and preview images, which an expired page keeps: its address still answers, with its 302 or
+ * 410); `unlock`, that its page is not expired either (the password form); `page`, that it is
+ * unlocked too (the page, its files and its links).
  */
 export type GateCheck = 'address' | 'unlock' | 'page';
 

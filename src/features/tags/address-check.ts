@@ -1,8 +1,6 @@
 import type { ServiceContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
-import { isShortId } from '../../lib/ids.js';
 import type { Actor } from '../accounts/index.js';
-import { checkChosenShortId } from './addresses.js';
+import { addressFault, takenFrom } from './addresses.js';
 import { requireTag } from './tags.service.js';
 import * as repo from './tags.repository.js';
 
@@ -24,14 +22,7 @@ export async function checkAddress(
   { short_id: shortId, tag_id: tagId }: { short_id: string; tag_id?: string },
 ): Promise<AddressCheck> {
   const own = tagId === undefined ? undefined : (await requireTag(ctx, actor, tagId)).id;
-  if (!isShortId(shortId)) return { result: 'malformed' };
-  try {
-    checkChosenShortId(shortId, 'short_id');
-  } catch (error) {
-    // Of the right shape, so refused for its word.
-    if (error instanceof ApiError && error.code === 'validation_error') return { result: 'reserved' };
-    throw error;
-  }
-  const issued = await repo.findAddresses(ctx.db, shortId);
-  return issued.every((address) => address.tag_id !== null && address.tag_id === own) ? { result: 'available' } : { result: 'taken' };
+  const fault = addressFault(shortId);
+  if (fault !== undefined) return { result: fault };
+  return { result: takenFrom(await repo.findAddresses(ctx.db, shortId), own) ? 'taken' : 'available' };
 }

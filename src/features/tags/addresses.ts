@@ -33,18 +33,30 @@ const RESERVED = new Set([
   'www',
 ]);
 
-/** Checks a chosen short id's shape and words; `field` names it in the error. */
-export function checkChosenShortId(value: string, field: string): string {
-  if (!isShortId(value)) {
-    throw validationError(field, `${field} must be 3 to 64 characters of letters, digits, '-' and '_'`);
-  }
+/** What is wrong with a chosen address of itself, whoever holds it: nothing, its shape or its word. */
+export function addressFault(value: string): 'malformed' | 'reserved' | undefined {
+  if (!isShortId(value)) return 'malformed';
   const folded = value.toLowerCase();
   // A tag's long id is accepted wherever a short id is: an address of that shape would be ambiguous.
-  if (RESERVED.has(folded) || folded.startsWith('tag_')) {
-    throw validationError(field, `${field} '${value}' is reserved by the service; choose another`);
+  return RESERVED.has(folded) || folded.startsWith('tag_') ? 'reserved' : undefined;
+}
+
+/** Checks a chosen short id's shape and words; `field` names it in the error. */
+export function checkChosenShortId(value: string, field: string): string {
+  const fault = addressFault(value);
+  if (fault === 'malformed') {
+    throw validationError(field, `${field} must be 3 to 64 characters of letters, digits, '-' and '_'`);
   }
+  if (fault === 'reserved') throw validationError(field, `${field} '${value}' is reserved by the service; choose another`);
   return value;
 }
+
+/**
+ * Whether the addresses issued under a name (in any case) keep it from the tag `tagId`
+ * (undefined: a tag not yet made): one is, or was, another tag's. A tag may take back its own.
+ */
+export const takenFrom = (issued: readonly { tag_id: string | null }[], tagId: string | undefined): boolean =>
+  issued.some((address) => address.tag_id !== tagId);
 
 export const shortIdTaken = (value: string, field: string) =>
   new ApiError('short_id_taken', `The address '${value}' is taken (addresses are unique ignoring case, and never reused)`, { field });

@@ -11,7 +11,7 @@ import { isoNow } from '../../lib/clock.js';
 import { isId, isShortId, newId, randomBase62 } from '../../lib/ids.js';
 import { emit, eventOf, type QrPayload, type TagPayload, type TagSummary } from '../events/index.js';
 import { requireOwnFolder } from '../folders/index.js';
-import { checkChosenShortId, shortIdTaken } from './addresses.js';
+import { checkChosenShortId, shortIdTaken, takenFrom } from './addresses.js';
 import { blocksFromHtml, parseBlocks, type Block } from './blocks.js';
 import { previewUrl, previewWindow } from './preview.js';
 import { checkPublishing, type PublishingFields, type PublishingInput } from './publishing.js';
@@ -199,7 +199,7 @@ async function issueShortId(db: Db, tagId: string, at: string): Promise<string> 
  */
 async function takeChosenShortId(db: Db, tagId: string, chosen: string, at: string, field: string): Promise<void> {
   const issued = await repo.findAddresses(db, chosen);
-  if (issued.some((address) => address.tag_id !== tagId)) throw shortIdTaken(chosen, field);
+  if (takenFrom(issued, tagId)) throw shortIdTaken(chosen, field);
   if (issued.some((address) => address.short_id === chosen)) return;
   if (issued.length > 0) return repo.recaseShortId(db, issued[0]!.short_id, chosen);
   // Another request may have claimed it since the look-up.
