@@ -6,11 +6,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
-import { actorOfUser, PLAN_LIMITS } from '../../src/features/accounts/index.js';
+import { PLAN_LIMITS } from '../../src/features/accounts/index.js';
 import * as files from '../../src/features/files/index.js';
 import { reserveStorage } from '../../src/features/files/files.repository.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, request, type Account, type ApiResponse } from '../helpers/app.js';
+import { actorOf, createAccount, request, type Account, type ApiResponse } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { filesUnder, multipart, upload, type Part } from '../files/helpers.js';
@@ -29,7 +29,6 @@ describe('dashboard files', () => {
   let aliceTag: tags.TagView;
   let bobTag: tags.TagView;
 
-  const actorOf = (account: Account, plan: 'free' | 'pro' | 'enterprise' = 'pro') => actorOfUser({ ...account, plan });
   const filesOf = async (account: Account, tagId: string, plan: 'free' | 'pro' | 'enterprise' = 'pro') =>
     (await files.listFiles(t.services, actorOf(account, plan), { tagId, limit: 100, offset: 0 })).files;
   const filesPath = (tag: { id: string }) => `/dashboard/tags/${tag.id}/files`;

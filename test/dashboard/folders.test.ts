@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import type { Account } from '../helpers/app.js';
+import { actorOf, type Account } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { csrfOf, get, post, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
@@ -15,10 +14,10 @@ describe('dashboard folders', () => {
   const alice = useAccount(t, 'pro');
   const bob = useAccount(t, 'pro');
 
-  const actor = (account: Account) => actorOfUser({ ...account, plan: 'pro' });
-  const foldersOf = async (account: Account) => (await folders.listFolders(t.services, actor(account), { limit: 100, offset: 0 })).folders;
+  const foldersOf = async (account: Account) =>
+    (await folders.listFolders(t.services, actorOf(account), { limit: 100, offset: 0 })).folders;
   const tagsIn = async (account: Account, folder: string) =>
-    (await tags.listTags(t.services, actor(account), { folder, sort: 'title', order: 'asc', limit: 100, offset: 0 })).tags.map(
+    (await tags.listTags(t.services, actorOf(account), { folder, sort: 'title', order: 'asc', limit: 100, offset: 0 })).tags.map(
       (tag) => tag.title,
     );
 
@@ -80,7 +79,7 @@ describe('dashboard folders', () => {
     await page.getByRole('button', { name: 'Save Folder' }).click();
     await page.waitForURL(`${t.baseUrl}/dashboard/folders/${acme!.id}?done=saved`);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Acme Corp');
-    const moved = await folders.getFolder(t.services, actor(alice), { id: acme!.id });
+    const moved = await folders.getFolder(t.services, actorOf(alice), { id: acme!.id });
     expect(moved.name).toBe('Acme Corp');
     expect(moved.parent_id).toBe((await foldersOf(alice)).find((f) => f.name === 'Archive')!.id);
 
@@ -102,7 +101,7 @@ describe('dashboard folders', () => {
   });
 
   it('moves tags into a folder by title search and out again', async () => {
-    const a = actor(alice);
+    const a = actorOf(alice);
     const folder = await folders.createFolder(t.services, a, { name: 'Events' });
     const other = await folders.createFolder(t.services, a, { name: 'Museum' });
     for (const title of ['Summer fair', 'Summer 50% sale', 'Winter gala']) await tags.createTag(t.services, a, { title });
@@ -155,8 +154,8 @@ describe('dashboard folders', () => {
   });
 
   it("answers 404 for another user's folder and refuses moving another user's tag", async () => {
-    const folder = await folders.createFolder(t.services, actor(alice), { name: 'Private' });
-    const tag = await tags.createTag(t.services, actor(alice), { title: 'Alice only' });
+    const folder = await folders.createFolder(t.services, actorOf(alice), { name: 'Private' });
+    const tag = await tags.createTag(t.services, actorOf(alice), { title: 'Alice only' });
     const jar = await signInHttp(t, bob.email);
     expect((await get(t, `/dashboard/folders/${folder.id}`, jar)).status).toBe(404);
     expect((await get(t, '/dashboard/folders/fld_missing', jar)).status).toBe(404);
@@ -168,15 +167,15 @@ describe('dashboard folders', () => {
     expect((await post(t, `/dashboard/folders/${folder.id}/delete`, jar, { _csrf: csrf, confirmed: 'yes' })).status).toBe(404);
 
     // Bob's own folder, Alice's tag: refused, and the tag stays where it was.
-    const bobs = await folders.createFolder(t.services, actor(bob), { name: 'Bob’s' });
+    const bobs = await folders.createFolder(t.services, actorOf(bob), { name: 'Bob’s' });
     const answer = await post(t, `/dashboard/folders/${bobs.id}/tags`, jar, { _csrf: csrf, tag: tag.id });
     expect(answer.status).toBe(400);
     expect(answer.text).toContain('This tag does not exist.');
-    expect((await tags.getTag(t.services, actor(alice), { id: tag.id })).folder_id).toBeNull();
-    expect((await folders.getFolder(t.services, actor(alice), { id: folder.id })).name).toBe('Private');
+    expect((await tags.getTag(t.services, actorOf(alice), { id: tag.id })).folder_id).toBeNull();
+    expect((await folders.getFolder(t.services, actorOf(alice), { id: folder.id })).name).toBe('Private');
 
     // Without scripts, Delete asks on a page of its own; a folder holding a tag is refused, saying so.
-    await tags.createTag(t.services, actor(bob), { title: 'Bob’s tag', folder_id: bobs.id });
+    await tags.createTag(t.services, actorOf(bob), { title: 'Bob’s tag', folder_id: bobs.id });
     const ask = await post(t, `/dashboard/folders/${bobs.id}/delete`, jar, { _csrf: csrf });
     expect(ask.status).toBe(200);
     expect(ask.text).toContain('Delete “Bob’s”?');
@@ -184,6 +183,6 @@ describe('dashboard folders', () => {
     const kept = await post(t, `/dashboard/folders/${bobs.id}/delete`, jar, { _csrf: csrf, confirmed: 'yes' });
     expect(kept.status).toBe(400);
     expect(kept.text).toContain('The folder still holds tags; move or delete them first.');
-    expect((await folders.getFolder(t.services, actor(bob), { id: bobs.id })).name).toBe('Bob’s');
+    expect((await folders.getFolder(t.services, actorOf(bob), { id: bobs.id })).name).toBe('Bob’s');
   });
 });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import * as accounts from '../../src/features/accounts/index.js';
-import { createAccount, request, type Account } from '../helpers/app.js';
+import { createAccount, request, type Account, actorOf } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { csrfOf, get, meStatus, post, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
@@ -18,7 +18,6 @@ describe('dashboard organizations', () => {
     [alice, bob, carol] = [await createAccount(t), await createAccount(t), await createAccount(t)];
   });
 
-  const actor = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const memberRow = (page: Page, email: string) =>
     page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: email, exact: true }) });
 
@@ -53,8 +52,8 @@ describe('dashboard organizations', () => {
     await memberRow(page, bob.email).getByLabel(`Change ${bob.email} to`).selectOption('admin');
     await memberRow(page, bob.email).getByRole('button', { name: 'Change role' }).click();
     await page.waitForURL(`${orgUrl}?done=changed`);
-    const org = (await accounts.listOrganizations(t.services, actor(alice))).find((o) => o.name === 'Acme <Labs>')!;
-    const read = await accounts.getOrganization(t.services, actor(alice), { organizationId: org.id });
+    const org = (await accounts.listOrganizations(t.services, actorOf(alice))).find((o) => o.name === 'Acme <Labs>')!;
+    const read = await accounts.getOrganization(t.services, actorOf(alice), { organizationId: org.id });
     expect(read.members.find((m) => m.email === bob.email)?.role).toBe('admin');
     await expectAccessible(page);
     await screenshots(page, 'organization');
@@ -73,9 +72,9 @@ describe('dashboard organizations', () => {
   });
 
   it('an admin creates an organization key on the API Keys page; a member is not offered it and a forged POST is refused', async () => {
-    const org = await accounts.createOrganization(t.services, actor(alice), { name: 'Keys Inc' });
-    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
-    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: carol.email, role: 'member' });
+    const org = await accounts.createOrganization(t.services, actorOf(alice), { name: 'Keys Inc' });
+    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
+    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: carol.email, role: 'member' });
 
     const { context, page } = await newPage(holder.browser);
     await signInBrowser(page, t.baseUrl, bob.email);
@@ -90,13 +89,13 @@ describe('dashboard organizations', () => {
     await context.close();
 
     // The owner sees the admin's organization key; the member is not offered the organization.
-    expect((await accounts.listAdministeredKeys(t.services, actor(alice), { limit: 1000, offset: 0 })).keys.map((k) => k.name)).toContain(
+    expect((await accounts.listAdministeredKeys(t.services, actorOf(alice), { limit: 1000, offset: 0 })).keys.map((k) => k.name)).toContain(
       'org deploy',
     );
     const jar = await signInHttp(t, carol.email);
     const form = await get(t, '/dashboard/keys', jar);
     expect(form.text).not.toContain(`value="${org.id}"`);
-    const before = (await accounts.listAdministeredKeys(t.services, actor(carol), { limit: 1000, offset: 0 })).keys.length;
+    const before = (await accounts.listAdministeredKeys(t.services, actorOf(carol), { limit: 1000, offset: 0 })).keys.length;
     const forged = await post(t, '/dashboard/keys', jar, {
       _csrf: csrfOf(form),
       name: 'sneaky',
@@ -106,9 +105,9 @@ describe('dashboard organizations', () => {
     expect(forged.status).toBe(400);
     expect(forged.text).toContain('Choose Personal or an organization you own or administer.');
     expect(forged.text).not.toMatch(/svc_live_[0-9A-Za-z]{38}/);
-    expect((await accounts.listAdministeredKeys(t.services, actor(carol), { limit: 1000, offset: 0 })).keys.length).toBe(before);
+    expect((await accounts.listAdministeredKeys(t.services, actorOf(carol), { limit: 1000, offset: 0 })).keys.length).toBe(before);
     expect(
-      (await accounts.listAdministeredKeys(t.services, actor(alice), { limit: 1000, offset: 0 })).keys.map((k) => k.name),
+      (await accounts.listAdministeredKeys(t.services, actorOf(alice), { limit: 1000, offset: 0 })).keys.map((k) => k.name),
     ).not.toContain('sneaky');
 
     // A member reads the organization page but cannot manage members.
@@ -124,9 +123,9 @@ describe('dashboard organizations', () => {
   });
 
   it('an admin renames the organization; the owner hands it over and stays as an admin', async () => {
-    const org = await accounts.createOrganization(t.services, actor(alice), { name: 'Old Name' });
-    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
-    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: carol.email, role: 'member' });
+    const org = await accounts.createOrganization(t.services, actorOf(alice), { name: 'Old Name' });
+    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
+    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: carol.email, role: 'member' });
     const orgUrl = `${t.baseUrl}/dashboard/organizations/${org.id}`;
 
     const { context, page } = await newPage(holder.browser);
@@ -157,7 +156,7 @@ describe('dashboard organizations', () => {
     await expect(memberRow(owner.page, carol.email).getByText('Owner').first().isVisible()).resolves.toBe(true);
     await expect(owner.page.getByLabel('Transfer ownership to').count()).resolves.toBe(0);
     const roles = Object.fromEntries(
-      (await accounts.getOrganization(t.services, actor(alice), { organizationId: org.id })).members.map((m) => [m.email, m.role]),
+      (await accounts.getOrganization(t.services, actorOf(alice), { organizationId: org.id })).members.map((m) => [m.email, m.role]),
     );
     expect(roles).toEqual({ [alice.email]: 'admin', [bob.email]: 'admin', [carol.email]: 'owner' });
     await owner.context.close();
@@ -172,13 +171,14 @@ describe('dashboard organizations', () => {
     });
     expect(refused.status).toBe(403);
     expect(
-      (await accounts.getOrganization(t.services, actor(alice), { organizationId: org.id })).members.find((m) => m.role === 'owner')?.email,
+      (await accounts.getOrganization(t.services, actorOf(alice), { organizationId: org.id })).members.find((m) => m.role === 'owner')
+        ?.email,
     ).toBe(carol.email);
   });
 
   it('another user gets 404 for an organization and cannot disable its keys', async () => {
-    const org = await accounts.createOrganization(t.services, actor(alice), { name: 'Private Co' });
-    const key = await accounts.createKey(t.services, actor(alice), { name: 'org key', organizationId: org.id });
+    const org = await accounts.createOrganization(t.services, actorOf(alice), { name: 'Private Co' });
+    const key = await accounts.createKey(t.services, actorOf(alice), { name: 'org key', organizationId: org.id });
     const mallory = await createAccount(t, 'pro');
     const jar = await signInHttp(t, mallory.email);
     const page = await get(t, `/dashboard/organizations/${org.id}`, jar);
@@ -199,7 +199,7 @@ describe('dashboard organizations', () => {
       expect(answer.status, path).toBe(404);
     }
     expect(await meStatus(t, key.key)).toBe(200);
-    expect((await accounts.getOrganization(t.services, actor(alice), { organizationId: org.id })).members).toHaveLength(1);
+    expect((await accounts.getOrganization(t.services, actorOf(alice), { organizationId: org.id })).members).toHaveLength(1);
   });
 
   it('tells a Free-plan user that organizations need Pro or Enterprise', async () => {

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import * as accounts from '../../src/features/accounts/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { request, type Account } from '../helpers/app.js';
+import { request, actorOf } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
@@ -18,7 +17,6 @@ describe('dashboard tag editor', () => {
   const bob = useAccount(t, 'pro');
   let aliceJar: CookieJar;
 
-  const actorOf = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const contentOf = async (id: string) => (await request(t, 'GET', `/v1/tags/${id}`, { key: alice.key })).body.data;
 
   beforeAll(async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actorOfUser } from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
-import { request, type Account } from '../helpers/app.js';
+import { request, type Account, actorOf } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { CookieJar, csrfOf, get, screenshots, signInBrowser, signInHttp, watchConsole } from './support.js';
@@ -13,7 +12,6 @@ describe('dashboard tag import', () => {
   const alice = useAccount(t, 'pro');
   const bob = useAccount(t, 'pro');
 
-  const actor = (account: Account) => actorOfUser({ ...account, plan: 'pro' });
   /** Every tag of the account, through the API. */
   const tagsOf = async (account: Account) => {
     const list = await request(t, 'GET', '/v1/tags?limit=100&sort=title&order=asc', { key: account.key });
@@ -44,8 +42,8 @@ describe('dashboard tag import', () => {
     ].map((m) => [Number(m[1]), m[2]!.replace(/<[^>]+>/g, ''), m[3]!]);
 
   it('imports a CSV of 3 rows from the browser, and a bad CSV creates none and shows each row’s problems', async () => {
-    const folder = await folders.createFolder(t.services, actor(alice), { name: 'Lobby' });
-    const othersFolder = await folders.createFolder(t.services, actor(bob), { name: 'Bob’s' });
+    const folder = await folders.createFolder(t.services, actorOf(alice), { name: 'Lobby' });
+    const othersFolder = await folders.createFolder(t.services, actorOf(bob), { name: 'Bob’s' });
     const { context, page } = await newPage(holder.browser);
     const problems = watchConsole(page);
     await signInBrowser(page, t.baseUrl, alice.email);

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import * as accounts from '../../src/features/accounts/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, request, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, request, type TestApp, actorOf } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA, visitorId } from '../analytics/support.js';
@@ -28,7 +27,6 @@ describe('dashboard: publishing a tag', () => {
   const bob = useAccount(t, 'pro');
   let aliceJar: CookieJar;
 
-  const actorOf = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const apiTag = async (id: string) => (await request(t, 'GET', `/v1/tags/${id}`, { key: alice.key })).body.data;
   const preview = (page: Page) => page.frameLocator('iframe[name="tag-preview"]');
   const save = async (page: Page, tagId: string) => {

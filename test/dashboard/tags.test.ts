@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/index.js';
 import * as folders from '../../src/features/folders/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { createAccount, request, type Account } from '../helpers/app.js';
+import { createAccount, request, type Account, actorOf } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { UA } from '../analytics/support.js';
@@ -16,7 +15,6 @@ describe('dashboard tags', () => {
   const bob = useAccount(t, 'pro');
   let aliceJar: CookieJar;
 
-  const actorOf = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const tagsOf = async (account: Account) =>
     (await tags.listTags(t.services, actorOf(account), { sort: 'created', order: 'asc', limit: 1000, offset: 0 })).tags;
 

@@ -1,9 +1,8 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import * as accounts from '../../src/features/accounts/index.js';
 import * as webhooks from '../../src/features/webhooks/index.js';
-import { createAccount, request, startTestApp, type Account, type TestApp } from '../helpers/app.js';
+import { createAccount, request, startTestApp, type Account, type TestApp, actorOf } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { Receiver, waitFor, type ReceivedRequest } from '../helpers/receiver.js';
@@ -26,11 +25,10 @@ describe('dashboard webhooks', () => {
   });
   afterAll(() => receiver?.close());
 
-  const actor = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const webhooksOf = async (account: Account) =>
-    (await webhooks.listWebhooks(t.services, actor(account), { limit: 100, offset: 0 })).webhooks;
+    (await webhooks.listWebhooks(t.services, actorOf(account), { limit: 100, offset: 0 })).webhooks;
   const deliveriesOf = async (account: Account, id: string) =>
-    (await webhooks.listDeliveries(t.services, actor(account), { id, limit: 100, offset: 0 })).deliveries;
+    (await webhooks.listDeliveries(t.services, actorOf(account), { id, limit: 100, offset: 0 })).deliveries;
 
   /** The receiver's request is signed with the webhook's secret (Standard Webhooks). */
   const expectSigned = (got: ReceivedRequest, secret: string) =>
@@ -270,7 +268,7 @@ describe('dashboard webhooks', () => {
 
     // The plan's limit (Pro: 5) is the whole form's error.
     for (let i = 0; i < 5; i++) {
-      await webhooks.createWebhook(t.services, actor(carol), { name: `hook ${i}`, url: receiver.url, events: ['tag.created'] });
+      await webhooks.createWebhook(t.services, actorOf(carol), { name: `hook ${i}`, url: receiver.url, events: ['tag.created'] });
     }
     const sixth = await submit(valid);
     expect(sixth.status).toBe(400);
@@ -354,10 +352,10 @@ describe('dashboard webhooks', () => {
 
   it('pages the delivery log, keeping its filter, and refuses to retry a delivery that did not fail', async () => {
     const erin = await createAccount(t, 'pro');
-    const hook = await webhooks.createWebhook(t.services, actor(erin), { name: 'Busy', url: receiver.url, events: ['tag.created'] });
+    const hook = await webhooks.createWebhook(t.services, actorOf(erin), { name: 'Busy', url: receiver.url, events: ['tag.created'] });
     let last = '';
     for (let i = 0; i < 26; i++) {
-      last = (await webhooks.sendTestEvent(t.services, actor(erin), { webhookId: hook.id, event: 'tag.updated' })).delivery_id;
+      last = (await webhooks.sendTestEvent(t.services, actorOf(erin), { webhookId: hook.id, event: 'tag.updated' })).delivery_id;
     }
     const jar = await signInHttp(t, erin.email);
     const base = `/dashboard/webhooks/${hook.id}`;
@@ -377,12 +375,12 @@ describe('dashboard webhooks', () => {
     const refused = await post(t, `${base}/deliveries/${last}/retry`, jar, { _csrf: csrfOf(first) });
     expect(refused.status).toBe(409);
     expect(refused.text).toContain('Only failed deliveries can be retried; this one is success.');
-    expect((await webhooks.getDelivery(t.services, actor(erin), { webhookId: hook.id, deliveryId: last })).attempt).toBe(1);
+    expect((await webhooks.getDelivery(t.services, actorOf(erin), { webhookId: hook.id, deliveryId: last })).attempt).toBe(1);
   });
 
   it('Rotate secret asks first, then signs the next delivery with a new secret', async () => {
     const frank = await createAccount(t, 'pro');
-    const hook = await webhooks.createWebhook(t.services, actor(frank), { name: 'Rotating', url: receiver.url, events: ['tag.created'] });
+    const hook = await webhooks.createWebhook(t.services, actorOf(frank), { name: 'Rotating', url: receiver.url, events: ['tag.created'] });
     const jar = await signInHttp(t, frank.email);
     const base = `/dashboard/webhooks/${hook.id}`;
     const csrf = csrfOf(await get(t, base, jar));
@@ -390,27 +388,27 @@ describe('dashboard webhooks', () => {
     const ask = await post(t, `${base}/secret`, jar, { _csrf: csrf });
     expect(ask.status).toBe(200);
     expect(ask.text).toContain('Rotate the secret of “Rotating”?');
-    expect((await webhooks.getWebhook(t.services, actor(frank), { id: hook.id })).secret).toBe(hook.secret);
+    expect((await webhooks.getWebhook(t.services, actorOf(frank), { id: hook.id })).secret).toBe(hook.secret);
 
     const rotated = await post(t, `${base}/secret`, jar, { _csrf: csrf, confirmed: 'yes' });
     expect(rotated.status).toBe(303);
     expect(rotated.headers.get('location')).toBe(`${base}?done=rotated&secret=shown`);
-    const { secret } = await webhooks.getWebhook(t.services, actor(frank), { id: hook.id });
+    const { secret } = await webhooks.getWebhook(t.services, actorOf(frank), { id: hook.id });
     expect(secret).not.toBe(hook.secret);
     expect(secret).toMatch(/^whsec_/);
     expect((await get(t, `${base}?done=rotated&secret=shown`, jar)).text).toContain(secret);
 
     const before = receiver.received.length;
-    await webhooks.sendTestEvent(t.services, actor(frank), { webhookId: hook.id, event: 'tag.created' });
+    await webhooks.sendTestEvent(t.services, actorOf(frank), { webhookId: hook.id, event: 'tag.created' });
     const delivered = receiver.received[before]!;
     expect(() => new StandardWebhook(secret).verify(delivered.body, delivered.headers)).not.toThrow();
     expect(() => new StandardWebhook(hook.secret).verify(delivered.body, delivered.headers)).toThrow();
   });
 
   it("answers 404 for another user's webhook and deliveries, and changes nothing", async () => {
-    const hook = await webhooks.createWebhook(t.services, actor(alice), { name: 'Private', url: receiver.url, events: ['tag.created'] });
+    const hook = await webhooks.createWebhook(t.services, actorOf(alice), { name: 'Private', url: receiver.url, events: ['tag.created'] });
     receiver.behaviour = 'fail';
-    const sent = await webhooks.sendTestEvent(t.services, actor(alice), { webhookId: hook.id, event: 'tag.created' });
+    const sent = await webhooks.sendTestEvent(t.services, actorOf(alice), { webhookId: hook.id, event: 'tag.created' });
     receiver.behaviour = 'ok';
     expect(sent.status).toBe('failed');
     const received = receiver.received.length;
@@ -440,7 +438,7 @@ describe('dashboard webhooks', () => {
     expect(still).toMatchObject({ name: 'Private', enabled: true, events: ['tag.created'] });
     expect((await deliveriesOf(alice, hook.id)).map((d) => d.status)).toEqual(['failed']);
     expect((await get(t, '/dashboard/webhooks', jar)).text).not.toContain('Private');
-    await webhooks.deleteWebhook(t.services, actor(alice), { id: hook.id });
+    await webhooks.deleteWebhook(t.services, actorOf(alice), { id: hook.id });
   });
 });
 

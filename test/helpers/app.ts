@@ -102,6 +102,9 @@ export interface Account {
   key: string;
 }
 
+/** The account's user acting in the dashboard on `plan`: the services' own callers in tests. */
+export const actorOf = (account: Account, plan: 'free' | 'pro' | 'enterprise' = 'pro') => accounts.actorOfUser({ ...account, plan });
+
 /** A user on `plan` with one all-permission live key. */
 export async function createAccount(t: TestApp, plan: 'free' | 'pro' | 'enterprise' = 'pro'): Promise<Account> {
   const email = `user${++accountCounter}-${randomBytes(3).toString('hex')}@example.com`;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/index.js';
 import { viewsOfTags } from '../../src/features/analytics/index.js';
 import * as tags from '../../src/features/tags/index.js';
-import { request, type Account } from '../helpers/app.js';
+import { request, actorOf } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 
 /**
@@ -17,7 +16,6 @@ describe('page states, address checks and views of tags', () => {
   const t = useApp();
   const alice = useAccount(t, 'pro');
   const bob = useAccount(t, 'pro');
-  const actorOf = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const at = (offset: number) => new Date(t.clock.now().getTime() + offset).toISOString();
 
   it('names the state of every page as the public gets it, capped views counted in one query', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as accounts from '../../src/features/accounts/index.js';
 import * as webhooks from '../../src/features/webhooks/index.js';
-import type { Account } from '../helpers/app.js';
+import { actorOf, type Account } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { Receiver } from '../helpers/receiver.js';
 import { deliveryEnv } from './support.js';
@@ -18,11 +17,10 @@ describe('webhooks: the latest delivery of each webhook', () => {
   });
   afterAll(() => receiver?.close());
 
-  const actor = (account: Account) => accounts.actorOfUser({ ...account, plan: 'pro' });
   const hook = (account: Account, name: string) =>
-    webhooks.createWebhook(t.services, actor(account), { name, url: receiver.url, events: ['tag.created'] });
+    webhooks.createWebhook(t.services, actorOf(account), { name, url: receiver.url, events: ['tag.created'] });
   const send = async (account: Account, webhookId: string, event: 'tag.created' | 'tag.deleted') =>
-    (await webhooks.sendTestEvent(t.services, actor(account), { webhookId, event })).delivery_id;
+    (await webhooks.sendTestEvent(t.services, actorOf(account), { webhookId, event })).delivery_id;
 
   it('gives the newest delivery of each webhook that has one, and nothing of another account', async () => {
     const busy = await hook(alice, 'busy');
@@ -36,10 +34,10 @@ describe('webhooks: the latest delivery of each webhook', () => {
     const otherOnly = await send(alice, other.id, 'tag.created');
     await send(bob, foreign.id, 'tag.created');
 
-    const latest = await webhooks.latestDeliveries(t.services, actor(alice), { ids: [busy.id, quiet.id, other.id, foreign.id] });
+    const latest = await webhooks.latestDeliveries(t.services, actorOf(alice), { ids: [busy.id, quiet.id, other.id, foreign.id] });
     expect([...latest.keys()].sort()).toEqual([busy.id, other.id].sort());
     expect(latest.get(busy.id)).toMatchObject({ id: newest, event: 'tag.deleted', status: 'failed', response_code: 500 });
     expect(latest.get(other.id)).toMatchObject({ id: otherOnly, status: 'success' });
-    expect(await webhooks.latestDeliveries(t.services, actor(alice), { ids: [] })).toEqual(new Map());
+    expect(await webhooks.latestDeliveries(t.services, actorOf(alice), { ids: [] })).toEqual(new Map());
   });
 });
