@@ -14,6 +14,21 @@ const dates = {
   start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, first day (UTC); default 29 days before today' })),
   end_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, the day after the last (UTC, exclusive); default tomorrow' })),
 };
+const compare = {
+  compare: Type.Optional(
+    Type.Enum(['previous'], {
+      description:
+        'previous: add `previous` (the same figures for the period of the same length just before) and `change` (per cent per figure)',
+    }),
+  ),
+};
+/** compare=previous: each figure's change in per cent from the previous period, to one decimal; null when that was 0. */
+const Change = (figures: string[]) =>
+  Type.Optional(
+    Type.Object(Object.fromEntries(figures.map((figure) => [figure, Type.Union([Type.Number(), Type.Null()])])), {
+      description: 'Per cent change of each figure from the previous period (one decimal); null when the previous figure is 0',
+    }),
+  );
 const ViewsPagination = {
   ...PaginationQuery,
   offset: Type.Integer({
@@ -26,8 +41,37 @@ const ViewsPagination = {
 const TagParams = Type.Object({ id: Type.String({ pattern: TAG_REF_PATTERN, description: 'Tag id or short id' }) });
 const Period = Type.Object({ start: Type.String(), end: Type.String({ description: 'Exclusive' }) });
 const Counts = Type.Record(Type.String(), Type.Integer());
+/** A later breakdown (issue #34): the ten largest values, then `other` and `unknown`. */
+const Breakdown = (description: string) =>
+  Type.Record(Type.String(), Type.Integer(), {
+    description: `${description}: the ten largest, then the rest summed under \`other\` and views without one under \`unknown\``,
+  });
+const ReferrerBreakdown = Breakdown('Views by referring host (without www.); `direct` for views from no other site');
+const UtmSourceBreakdown = Breakdown("Views by the page address's utm_source parameter");
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 const nullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+/** The page address's UTM parameters at the view: null when it had none. */
+const Campaign = {
+  utm_source: nullableString,
+  utm_medium: nullableString,
+  utm_campaign: nullableString,
+};
+const NO_CAMPAIGN = { utm_source: null, utm_medium: null, utm_campaign: null };
+
+const Summary = Type.Object({
+  total_views: Type.Integer(),
+  unique_views: Type.Integer({ description: 'Distinct visitors in the period' }),
+  qr_scans: Type.Integer(),
+  direct_visits: Type.Integer(),
+  average_time_seconds: Type.Integer(),
+});
+const Totals = Type.Object({
+  views: Type.Integer(),
+  unique_views: Type.Integer({ description: 'Distinct visitors of all the tags over the period' }),
+  qr_scans: Type.Integer(),
+  tags_created: Type.Integer(),
+  files_uploaded: Type.Integer(),
+});
 
 const PERIOD_EXAMPLE = { start: '2026-11-01', end: '2026-11-03' };
 
@@ -35,16 +79,22 @@ const Report = Type.Object(
   {
     tag_id: Type.String(),
     period: Period,
-    summary: Type.Object({
-      total_views: Type.Integer(),
-      unique_views: Type.Integer({ description: 'Distinct visitors in the period' }),
-      qr_scans: Type.Integer(),
-      direct_visits: Type.Integer(),
-      average_time_seconds: Type.Integer(),
-    }),
+    summary: Summary,
+    previous: Type.Optional(
+      Type.Object({ period: Period, summary: Summary }, { description: 'compare=previous: the period of the same length just before' }),
+    ),
+    change: Change(Object.keys(Summary.properties)),
     by_device: Type.Object({ mobile: Type.Integer(), desktop: Type.Integer(), tablet: Type.Integer() }),
     by_country: Counts,
     by_browser: Counts,
+    by_referrer: ReferrerBreakdown,
+    by_os: Breakdown('Views by operating system'),
+    by_city: Type.Array(Type.Object({ city: Type.String(), country: nullableString, views: Type.Integer() }), {
+      description: 'The ten cities with most views, then `other` and `unknown` (country null)',
+    }),
+    by_utm_source: UtmSourceBreakdown,
+    by_utm_medium: Breakdown("Views by the page address's utm_medium parameter"),
+    by_utm_campaign: Breakdown("Views by the page address's utm_campaign parameter"),
     timeseries: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), unique: Type.Integer() })),
   },
   {
@@ -57,6 +107,15 @@ const Report = Type.Object(
         by_device: { mobile: 44, desktop: 11, tablet: 2 },
         by_country: { DE: 30, FR: 27 },
         by_browser: { Safari: 29, Chrome: 28 },
+        by_referrer: { direct: 45, 'news.example.com': 12 },
+        by_os: { iOS: 31, Android: 15, Windows: 11 },
+        by_city: [
+          { city: 'Berlin', country: 'DE', views: 30 },
+          { city: 'Paris', country: 'FR', views: 27 },
+        ],
+        by_utm_source: { poster: 40, newsletter: 12, unknown: 5 },
+        by_utm_medium: { print: 40, email: 12, unknown: 5 },
+        by_utm_campaign: { 'spring-launch': 52, unknown: 5 },
         timeseries: [
           { date: '2026-11-01', views: 25, unique: 14 },
           { date: '2026-11-02', views: 32, unique: 19 },
@@ -123,6 +182,7 @@ const ViewRecord = Type.Object(
     country: nullableString,
     region: nullableString,
     duration_seconds: nullableInteger,
+    ...Campaign,
   },
   {
     ...component('ViewRecord'),
@@ -137,6 +197,9 @@ const ViewRecord = Type.Object(
         country: 'DE',
         region: 'BE',
         duration_seconds: 38,
+        utm_source: 'poster',
+        utm_medium: 'print',
+        utm_campaign: 'spring-launch',
       },
     ],
   },
@@ -154,6 +217,9 @@ const LogRecord = Type.Object(
     location: Type.Object({ country: nullableString, region: Type.Optional(nullableString), city: Type.Optional(nullableString) }),
     referrer: Type.Optional(nullableString),
     duration_seconds: nullableInteger,
+    utm_source: Type.Optional(nullableString),
+    utm_medium: Type.Optional(nullableString),
+    utm_campaign: Type.Optional(nullableString),
   },
   {
     ...component('LogRecord'),
@@ -170,6 +236,7 @@ const LogRecord = Type.Object(
         location: { country: 'DE', region: 'BE', city: 'Berlin' },
         referrer: null,
         duration_seconds: 38,
+        ...NO_CAMPAIGN,
       },
     ],
   },
@@ -186,7 +253,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           summary: "A tag's views: summary, breakdowns and a zero-filled time series",
           tags: ANALYTICS,
           params: TagParams,
-          querystring: Type.Object({ ...dates, granularity: Type.Enum(['hour', 'day', 'week', 'month'], { default: 'day' }) }),
+          querystring: Type.Object({ ...dates, ...compare, granularity: Type.Enum(['hour', 'day', 'week', 'month'], { default: 'day' }) }),
           response: { 200: dataEnvelope(Report) },
         },
       },
@@ -302,21 +369,24 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           operationId: 'getAnalyticsOverview',
           summary: 'Account-wide totals, top tags and views by day',
           tags: ANALYTICS,
-          querystring: Type.Object(dates),
+          querystring: Type.Object({ ...dates, ...compare }),
           response: {
             200: dataEnvelope(
               Type.Object(
                 {
                   period: Period,
-                  totals: Type.Object({
-                    views: Type.Integer(),
-                    unique_views: Type.Integer({ description: 'Distinct visitors of all the tags over the period' }),
-                    qr_scans: Type.Integer(),
-                    tags_created: Type.Integer(),
-                    files_uploaded: Type.Integer(),
-                  }),
+                  totals: Totals,
+                  previous: Type.Optional(
+                    Type.Object(
+                      { period: Period, totals: Totals },
+                      { description: 'compare=previous: the period of the same length just before' },
+                    ),
+                  ),
+                  change: Change(Object.keys(Totals.properties)),
                   top_tags: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), views: Type.Integer() })),
                   by_day: Type.Array(Type.Object({ date: Type.String(), views: Type.Integer(), scans: Type.Integer() })),
+                  by_referrer: ReferrerBreakdown,
+                  by_utm_source: UtmSourceBreakdown,
                 },
                 {
                   ...component('AnalyticsOverview'),
@@ -329,6 +399,8 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
                         { date: '2026-11-01', views: 25, scans: 18 },
                         { date: '2026-11-02', views: 32, scans: 22 },
                       ],
+                      by_referrer: { direct: 45, 'news.example.com': 12 },
+                      by_utm_source: { poster: 40, newsletter: 12, unknown: 5 },
                     },
                   ],
                 },

@@ -251,6 +251,10 @@ export interface ViewsTable extends Owned {
   /** 1 when access logging was on: the view is also an access-log record. */
   logged: number;
   duration_seconds: number | null;
+  /** The page address's utm_* parameters at the view (migration 0019). */
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
 }
 
 export interface TagHourlyTable {
@@ -264,12 +268,17 @@ export interface TagHourlyTable {
   duration_count: number;
   /** Distinct visitors of the tag in the hour. */
   unique_visitors: number;
+  /** Requests from known bots, counted apart from the views (migration 0021). */
+  bot_views: Generated<number>;
 }
+
+/** What views are broken down by (features/analytics/dimensions.ts). */
+export type Dimension = 'device' | 'country' | 'browser' | 'os' | 'referrer' | 'city' | 'utm_source' | 'utm_medium' | 'utm_campaign';
 
 export interface TagDailyDimensionsTable {
   tag_id: string;
   day: string;
-  dimension: 'device' | 'country' | 'browser';
+  dimension: Dimension;
   value: string;
   views: number;
 }
@@ -278,7 +287,7 @@ export interface TagMonthlyDimensionsTable {
   tag_id: string;
   /** YYYY-MM-01 */
   month: string;
-  dimension: 'device' | 'country' | 'browser';
+  dimension: Dimension;
   value: string;
   views: number;
 }
@@ -307,6 +316,8 @@ export interface TagDailyTable extends Owned {
   unique_views: number;
   duration_sum: number;
   duration_count: number;
+  /** Requests from known bots (migration 0021). */
+  bot_views: Generated<number>;
 }
 
 export interface VisitorsTable {
@@ -340,6 +351,28 @@ export interface ScopeDailyTable {
   day: string;
   views: number;
   qr_scans: number;
+  /** Requests from known bots (migration 0021). */
+  bot_views: Generated<number>;
+}
+
+/** A scope's views by the overview's dimensions (referrer, utm_source) per day (migration 0019). */
+export interface ScopeDailyDimensionsTable {
+  environment: Environment;
+  scope_id: string;
+  day: string;
+  dimension: Dimension;
+  value: string;
+  views: number;
+}
+
+/** The same per month (YYYY-MM-01): a year's overview reads about 13 rows a value. */
+export interface ScopeMonthlyDimensionsTable {
+  environment: Environment;
+  scope_id: string;
+  month: string;
+  dimension: Dimension;
+  value: string;
+  views: number;
 }
 
 export interface TagMonthlyTable {
@@ -387,6 +420,25 @@ export interface LinkClicksTable {
 }
 
 /**
+ * A tag's report shared at a public address, /stats/{token} (see migration 0020). The token is
+ * never stored: it is a MAC of the id under a key derived from the instance's secret, so the
+ * list can show the address again, and only its SHA-256 is kept, to find the share by.
+ */
+export interface AnalyticsSharesTable {
+  id: string;
+  tag_id: string;
+  /** The user who shared it. */
+  created_by: string;
+  created_at: string;
+  /** From then on the address answers 404; null: until revoked. */
+  expires_at: string | null;
+  /** scrypt hash (lib/passwords.ts) of the password the page asks for, or null: none. */
+  password_hash: string | null;
+  /** SHA-256 of the token, hex. */
+  token_hash: string;
+}
+
+/**
  * The Idempotency-Key of a POST, per API key (see migration 0014). `status` is null while the
  * request is in flight; then the response to replay: its status, headers (JSON object) and body.
  */
@@ -429,6 +481,8 @@ export interface Database {
   visitors: VisitorsTable;
   tag_day_visitors: TagDayVisitorsTable;
   scope_daily: ScopeDailyTable;
+  scope_daily_dimensions: ScopeDailyDimensionsTable;
+  scope_monthly_dimensions: ScopeMonthlyDimensionsTable;
   scope_day_visitors: ScopeDayVisitorsTable;
   tag_monthly: TagMonthlyTable;
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
@@ -437,4 +491,5 @@ export interface Database {
   sessions: SessionsTable;
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
+  analytics_shares: AnalyticsSharesTable;
 }

@@ -264,6 +264,7 @@ export function visitOf(request: FastifyRequest): Visit {
     cookie: request.headers.cookie,
     referrer: request.headers.referer,
     host: request.host,
+    query: request.query,
   };
 }
 

@@ -72,6 +72,8 @@ describe('analytics isolation and permissions', () => {
         { date: '2026-06-01', views: 0, scans: 0 },
         { date: '2026-06-02', views: 0, scans: 0 },
       ],
+      by_referrer: {},
+      by_utm_source: {},
     });
     expect((await get(t, testKey, '/v1/analytics/export', PERIOD)).text).toBe(
       'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits\n',

@@ -93,6 +93,8 @@ describe('account overview and export', () => {
           { date: '2026-04-02', views: 5, scans: 0 },
           { date: '2026-04-03', views: 1, scans: 1 },
         ],
+        by_referrer: { direct: 8, 'blog.example.net': 1 },
+        by_utm_source: { unknown: 9 },
       });
     });
 
@@ -130,6 +132,8 @@ describe('account overview and export', () => {
           { date: '2026-04-02', views: 0, scans: 0 },
           { date: '2026-04-03', views: 0, scans: 0 },
         ],
+        by_referrer: { direct: 1 },
+        by_utm_source: { unknown: 1 },
       });
     });
   });
@@ -272,6 +276,9 @@ describe('account overview and export', () => {
           country: r.country,
           region: r.region,
           duration_seconds: r.duration_seconds,
+          utm_source: null,
+          utm_medium: null,
+          utm_campaign: null,
         })),
       );
       expect(data.views.map((v: { source: string }) => v.source)).toEqual([
@@ -308,6 +315,9 @@ describe('account overview and export', () => {
           location: { country: 'AU', region: 'New South Wales', city: 'Sydney' },
           referrer: null,
           duration_seconds: null,
+          utm_source: null,
+          utm_medium: null,
+          utm_campaign: null,
         },
       ]);
 

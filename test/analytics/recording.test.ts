@@ -92,7 +92,16 @@ describe('recording page views', () => {
     });
 
     const rows = await viewRows(tag.id);
-    const common = { tag_id: tag.id, environment: 'live', owner_id: alice.userId, organization_id: null, duration_seconds: null };
+    const common = {
+      tag_id: tag.id,
+      environment: 'live',
+      owner_id: alice.userId,
+      organization_id: null,
+      duration_seconds: null,
+      utm_source: null,
+      utm_medium: null,
+      utm_campaign: null,
+    };
     expect(rows.map(({ id: _id, ...row }) => row)).toEqual([
       {
         ...common,

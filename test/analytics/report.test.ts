@@ -94,6 +94,17 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
       by_device: { mobile: 3, desktop: 3, tablet: 1 },
       by_country: { GB: 3, AU: 2, US: 1, other: 1 },
       by_browser: { 'Mobile Safari': 4, Firefox: 2, Chrome: 1 },
+      by_referrer: { direct: 6, 'news.example.com': 1 },
+      by_os: { iOS: 4, Linux: 2, Windows: 1 },
+      by_city: [
+        { city: 'London', country: 'GB', views: 3 },
+        { city: 'Sydney', country: 'AU', views: 2 },
+        { city: 'Mountain View', country: 'US', views: 1 },
+        { city: 'unknown', country: null, views: 1 },
+      ],
+      by_utm_source: { unknown: 7 },
+      by_utm_medium: { unknown: 7 },
+      by_utm_campaign: { unknown: 7 },
       timeseries: series(daysBetween('2026-03-02', '2026-03-10'), {
         '2026-03-02': [3, 2],
         '2026-03-03': [1, 1],

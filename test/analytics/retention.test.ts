@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TAG_DIMENSIONS } from '../../src/db/dimensions.js';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
@@ -103,6 +104,19 @@ describe('analytics retention and deletion', () => {
     return Object.fromEntries(rows.map((r) => [r.day, Number(r.views)]));
   }
 
+  /** The days and months of the account's breakdown rows (scope_daily_dimensions, scope_monthly_dimensions). */
+  async function scopeDimensionDays(scopeId: string) {
+    const db = t.database.db;
+    const [daily, monthly] = await Promise.all([
+      db.selectFrom('scope_daily_dimensions').select('day').distinct().where('scope_id', '=', scopeId).orderBy('day').execute(),
+      db.selectFrom('scope_monthly_dimensions').select('month').distinct().where('scope_id', '=', scopeId).orderBy('month').execute(),
+    ]);
+    return { daily: daily.map((r) => r.day), monthly: monthly.map((r) => r.month) };
+  }
+
+  /** Every dimension a view is broken down by, in the order of the rollups' keys. */
+  const DIMENSIONS = [...TAG_DIMENSIONS].sort();
+
   function runRetention() {
     return analyticsRetentionJob.run(t.services);
   }
@@ -158,16 +172,21 @@ describe('analytics retention and deletion', () => {
         views: [`${CUTOFF}T00:00:00.000Z`],
         tag_hourly: [`${CUTOFF}T00:00:00Z`],
         tag_daily: [CUTOFF],
-        tag_daily_dimensions: [`${CUTOFF} browser`, `${CUTOFF} country`, `${CUTOFF} device`],
+        tag_daily_dimensions: DIMENSIONS.map((dimension) => `${CUTOFF} ${dimension}`),
         tag_visitor_hours: [],
         tag_visitor_days: [],
         tag_day_visitors: [CUTOFF],
         // The cutoff's month keeps its row (reports read a month's row only when the whole month is in the period).
         tag_monthly: ['2026-02-01'],
         // 02-14 (GB, purged) and 02-15 (US) are in the same month.
-        tag_monthly_dimensions: ['2026-02-01 browser', '2026-02-01 country', '2026-02-01 country', '2026-02-01 device'],
+        tag_monthly_dimensions: DIMENSIONS.flatMap((dimension) =>
+          dimension === 'country' || dimension === 'city'
+            ? [`2026-02-01 ${dimension}`, `2026-02-01 ${dimension}`]
+            : [`2026-02-01 ${dimension}`],
+        ),
       });
       expect(await scopeDays(pro.userId)).toEqual({ [CUTOFF]: 1 });
+      expect(await scopeDimensionDays(pro.userId)).toEqual({ daily: [CUTOFF], monthly: ['2026-02-01'] });
       expect(await analyticsOf(orgTag.id)).toEqual(EMPTY);
       expect(await analyticsOf(entTag.id)).toEqual(entBefore);
       expect(entBefore.views).toEqual([`${D0}T10:00:00.000Z`]);
@@ -195,6 +214,7 @@ describe('analytics retention and deletion', () => {
       for (const tag of [proTag, entTag, orgTag]) expect(await analyticsOf(tag.id)).toEqual(EMPTY);
       expect(await numbered()).toEqual([]);
       expect(await scopeDays(pro.userId)).toEqual({});
+      expect(await scopeDimensionDays(pro.userId)).toEqual({ daily: [], monthly: [] });
     });
   });
 
@@ -266,7 +286,7 @@ describe('analytics retention and deletion', () => {
     expect(await analyticsOf(tag.id)).toEqual({
       ...EMPTY,
       tag_monthly: [month],
-      tag_monthly_dimensions: [`${month} browser`, `${month} country`, `${month} device`],
+      tag_monthly_dimensions: DIMENSIONS.map((dimension) => `${month} ${dimension}`),
     });
     // Later the cutoff passes the month's end: nothing of the tag is older than the cutoff day
     // any more, yet its month is found and goes.
@@ -301,12 +321,12 @@ describe('analytics retention and deletion', () => {
       views: [`${KEPT}T10:00:00.000Z`],
       tag_hourly: [`${KEPT}T10:00:00Z`],
       tag_daily: [KEPT],
-      tag_daily_dimensions: [`${KEPT} browser`, `${KEPT} country`, `${KEPT} device`],
+      tag_daily_dimensions: DIMENSIONS.map((dimension) => `${KEPT} ${dimension}`),
       tag_visitor_hours: [],
       tag_visitor_days: [],
       tag_day_visitors: [KEPT],
       tag_monthly: [month],
-      tag_monthly_dimensions: [`${month} browser`, `${month} country`, `${month} device`],
+      tag_monthly_dimensions: DIMENSIONS.map((dimension) => `${month} ${dimension}`),
     });
     expect(await scopeRows()).toEqual([{ environment: 'test', day: KEPT }]);
   });

@@ -65,6 +65,8 @@ export interface Visit {
   visitor?: string;
   referer?: string;
   method?: 'GET' | 'HEAD';
+  /** The page address's query string, without the `?` (utm_source=…). */
+  query?: string;
 }
 
 export interface VisitResult {
@@ -82,7 +84,8 @@ export async function visit(t: TestApp, shortId: string, v: Visit = {}): Promise
   if (v.ip) headers['x-forwarded-for'] = v.ip;
   if (v.visitor) headers.cookie = `tsv=${v.visitor}`;
   if (v.referer) headers.referer = v.referer;
-  const response = await request(t, v.method ?? 'GET', `/${v.scan ? 's' : 't'}/${shortId}`, { headers });
+  const path = `/${v.scan ? 's' : 't'}/${shortId}${v.query ? `?${v.query}` : ''}`;
+  const response = await request(t, v.method ?? 'GET', path, { headers });
   const token = /data-view="([^"]+)"/.exec(response.text)?.[1];
   return { response, token };
 }
@@ -181,6 +184,9 @@ export function viewRow(tag: { id: string; ownerId: string }, at: string, visito
     referrer: null,
     logged: 0,
     duration_seconds: null,
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
   };
 }
 

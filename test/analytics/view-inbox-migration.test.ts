@@ -79,6 +79,7 @@ describe('the inbox migrations: 0015 (pending views become records) and 0016 (re
     const groups = await db.selectFrom('view_inbox').select(['views']).orderBy('seq').execute();
     expect(groups.map((group) => Number(group.views))).toEqual([1, 1, 1]);
     expect(await inboxRecords(t.database.db)).toEqual(before);
+    expect((await migratorOf(t.database).migrateToLatest()).error).toBeUndefined();
 
     const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-06-01', end_date: '2026-06-02' });
     expect(report.summary.total_views).toBe(3);

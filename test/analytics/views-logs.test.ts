@@ -44,7 +44,14 @@ describe('view records and access logs', () => {
       visitor: visitorId('b'),
       referer: 'https://news.example.com/a',
     });
-    await view(t, tag.short_id, { at: '2026-04-02T09:30:00.000Z', scan: true, ua: UA.ipad, ip: IP.ipv6Montreal, visitor: visitorId('c') });
+    await view(t, tag.short_id, {
+      at: '2026-04-02T09:30:00.000Z',
+      scan: true,
+      ua: UA.ipad,
+      ip: IP.ipv6Montreal,
+      visitor: visitorId('c'),
+      query: 'utm_source=flyer&utm_medium=print&utm_campaign=%20Spring%20fair%20',
+    });
     await view(t, tag.short_id, { at: '2026-04-03T08:00:00.000Z', ua: UA.firefoxLinux, visitor: visitorId('d') });
     await visit(t, tag.short_id, { at: '2026-04-03T08:30:00.000Z', ua: UA.googlebot, ip: IP.london });
     await expectBeaconAccepted(t, b, 42);
@@ -69,6 +76,9 @@ describe('view records and access logs', () => {
         country: 'GB',
         region: 'England',
         duration_seconds: null,
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
       },
       b: {
         id: b,
@@ -80,6 +90,9 @@ describe('view records and access logs', () => {
         country: 'US',
         region: 'California',
         duration_seconds: 42,
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
       },
       c: {
         id: c,
@@ -91,6 +104,9 @@ describe('view records and access logs', () => {
         country: 'CA',
         region: 'Quebec',
         duration_seconds: null,
+        utm_source: 'flyer',
+        utm_medium: 'print',
+        utm_campaign: 'Spring fair',
       },
       d: {
         id: d,
@@ -102,6 +118,9 @@ describe('view records and access logs', () => {
         country: null,
         region: null,
         duration_seconds: null,
+        utm_source: null,
+        utm_medium: null,
+        utm_campaign: null,
       },
     };
   };
@@ -159,6 +178,9 @@ describe('view records and access logs', () => {
             location: { country: null, region: null, city: null },
             referrer: null,
             duration_seconds: null,
+            utm_source: null,
+            utm_medium: null,
+            utm_campaign: null,
           },
           {
             id: c,
@@ -171,6 +193,9 @@ describe('view records and access logs', () => {
             location: { country: 'CA', region: 'Quebec', city: 'Montreal' },
             referrer: null,
             duration_seconds: null,
+            utm_source: 'flyer',
+            utm_medium: 'print',
+            utm_campaign: 'Spring fair',
           },
           {
             id: b,
@@ -183,6 +208,9 @@ describe('view records and access logs', () => {
             location: { country: 'US', region: 'California', city: 'Mountain View' },
             referrer: 'https://news.example.com/a',
             duration_seconds: 42,
+            utm_source: null,
+            utm_medium: null,
+            utm_campaign: null,
           },
         ],
       },

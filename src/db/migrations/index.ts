@@ -17,6 +17,9 @@ import * as viewInbox from './0015_view_inbox.js';
 import * as viewInboxGroups from './0016_view_inbox_groups.js';
 import * as publishing from './0017_publishing.js';
 import * as linkClicks from './0018_link_clicks.js';
+import * as breakdowns from './0019_breakdowns.js';
+import * as analyticsShares from './0020_analytics_shares.js';
+import * as botViews from './0021_bot_views.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +41,7 @@ export const migrations: Record<string, Migration> = {
   '0016_view_inbox_groups': viewInboxGroups,
   '0017_publishing': publishing,
   '0018_link_clicks': linkClicks,
+  '0019_breakdowns': breakdowns,
+  '0020_analytics_shares': analyticsShares,
+  '0021_bot_views': botViews,
 };

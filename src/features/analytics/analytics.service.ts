@@ -1,13 +1,14 @@
 import type { ServiceContext } from '../../context.js';
 import { setImmediate } from 'node:timers/promises';
 import { readSnapshot, type Db } from '../../db/database.js';
-import type { ViewsTable } from '../../db/schema.js';
+import type { Dimension, ViewsTable } from '../../db/schema.js';
 import { ApiError, forbidden } from '../../errors.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { countFilesUploaded } from '../files/index.js';
 import { countTagsCreated, requireTag } from '../tags/index.js';
 import { countInboxViews } from './ingestion.repository.js';
+import { cityOf, UNKNOWN } from '../../db/dimensions.js';
 import * as repo from './reports.repository.js';
 import * as visitorStore from './visitor-sets.repository.js';
 import {
@@ -17,6 +18,7 @@ import {
   hourRange,
   instantRange,
   periodFor,
+  previousPeriodFor,
   splitByMonths,
   type DateQuery,
   type Granularity,
@@ -31,17 +33,64 @@ const TOP = 10;
 
 const OTHER = 'other';
 
+type ValueCount = { value: string; views: number };
+
 /**
- * The ten largest named values by count; the rest, and views whose value is unknown (already
- * mapped to `other`), summed under `other`. Unknowns never take one of the ten places.
+ * The ten largest named values by count, then the rest of the named ones (`other`) and those
+ * that name nothing (`unknown`, the values `isUnknown` picks). Unknowns never take one of the
+ * ten places; a value counted 0 (a deleted tag's, taken off its scope's rows) is left out.
  */
-function topWithOther(rows: Array<{ value: string; views: number }>): Record<string, number> {
-  const named = rows.filter((row) => row.value !== OTHER).sort((a, b) => b.views - a.views || a.value.localeCompare(b.value));
-  const result: Record<string, number> = {};
-  for (const row of named.slice(0, TOP)) result[row.value] = row.views;
-  const other = [...named.slice(TOP), ...rows.filter((row) => row.value === OTHER)].reduce((sum, row) => sum + row.views, 0);
-  if (other > 0) result[OTHER] = other;
+function ranked(rows: ValueCount[], isUnknown: (value: string) => boolean) {
+  const counted = rows.filter((row) => row.views > 0);
+  const named = counted.filter((row) => !isUnknown(row.value)).sort((a, b) => b.views - a.views || a.value.localeCompare(b.value));
+  const sum = (part: ValueCount[]) => part.reduce((total, row) => total + row.views, 0);
+  return { top: named.slice(0, TOP), other: sum(named.slice(TOP)), unknown: sum(counted.filter((row) => isUnknown(row.value))) };
+}
+
+/** The spec's breakdowns (by_country, by_browser): the ten largest, the rest and the unknown summed under `other`. */
+function topWithOther(rows: ValueCount[], unknownValue: string): Record<string, number> {
+  const { top, other, unknown } = ranked(rows, (value) => value === unknownValue);
+  const result: Record<string, number> = Object.fromEntries(top.map((row) => [row.value, row.views]));
+  if (other + unknown > 0) result[OTHER] = other + unknown;
   return result;
+}
+
+/** The later breakdowns: the ten largest, then `other` and `unknown` apart. */
+function topOtherUnknown(rows: ValueCount[], unknownValue = UNKNOWN): Record<string, number> {
+  const { top, other, unknown } = ranked(rows, (value) => value === unknownValue);
+  const result: Record<string, number> = Object.fromEntries(top.map((row) => [row.value, row.views]));
+  if (other > 0) result[OTHER] = other;
+  if (unknown > 0) result[UNKNOWN] = unknown;
+  return result;
+}
+
+/** Cities as `{ city, country, views }`, the ten largest, then `other` and `unknown` as cities of no country. */
+function topCities(rows: ValueCount[]) {
+  const { top, other, unknown } = ranked(rows, (value) => value === UNKNOWN);
+  const cities: Array<{ city: string; country: string | null; views: number }> = top.map((row) => ({
+    ...cityOf(row.value),
+    views: row.views,
+  }));
+  if (other > 0) cities.push({ city: OTHER, country: null, views: other });
+  if (unknown > 0) cities.push({ city: UNKNOWN, country: null, views: unknown });
+  return cities;
+}
+
+/** Every breakdown of a report, from its (dimension, value, views) rows. */
+function breakdowns(rows: Array<{ dimension: string; value: string; views: number }>) {
+  const by = (dimension: Dimension) => rows.filter((row) => row.dimension === dimension);
+  const devices = Object.fromEntries(by('device').map((row) => [row.value, row.views]));
+  return {
+    by_device: { mobile: devices.mobile ?? 0, desktop: devices.desktop ?? 0, tablet: devices.tablet ?? 0 },
+    by_country: topWithOther(by('country'), UNKNOWN),
+    by_browser: topWithOther(by('browser'), 'Other'),
+    by_referrer: topOtherUnknown(by('referrer')),
+    by_os: topOtherUnknown(by('os'), 'Other'),
+    by_city: topCities(by('city')),
+    by_utm_source: topOtherUnknown(by('utm_source')),
+    by_utm_medium: topOtherUnknown(by('utm_medium')),
+    by_utm_campaign: topOtherUnknown(by('utm_campaign')),
+  };
 }
 
 /**
@@ -78,15 +127,16 @@ async function distinctVisitors(ctx: ServiceContext, tagId: string, period: Peri
   return { total: total.size, perBucket };
 }
 
-/** Views per dimension and value over the period (see splitByMonths). */
-async function dimensionTotals(ctx: ServiceContext, tagId: string, period: Period) {
+type DimensionRows = Promise<Array<{ dimension: Dimension; value: string; views: number | string }>>;
+
+/**
+ * Views per dimension and value over the period, from the monthly rows of its whole months and
+ * the daily rows of the days around them (see splitByMonths).
+ */
+async function dimensionTotals(period: Period, monthly: (months: repo.Range) => DimensionRows, daily: (days: repo.Range) => DimensionRows) {
   const { months, days } = splitByMonths(period);
-  const parts = [
-    ...(months ? [repo.monthlyDimensionTotals(ctx.db, tagId, months)] : []),
-    ...days.map((range) => repo.dailyDimensionTotals(ctx.db, tagId, range)),
-  ];
-  const totals = new Map<string, { dimension: string; value: string; views: number }>();
-  for (const rows of await Promise.all(parts)) {
+  const totals = new Map<string, { dimension: Dimension; value: string; views: number }>();
+  for (const rows of await Promise.all([...(months ? [monthly(months)] : []), ...days.map(daily)])) {
     for (const row of rows)
       getOrCreate(totals, `${row.dimension}|${row.value}`, () => ({ dimension: row.dimension, value: row.value, views: 0 })).views +=
         Number(row.views);
@@ -94,10 +144,62 @@ async function dimensionTotals(ctx: ServiceContext, tagId: string, period: Perio
   return [...totals.values()];
 }
 
+/** The rollup rows a summary adds up (tag_hourly or tag_daily). */
+type CountRow = {
+  views: number | string;
+  qr_scans: number | string;
+  direct_visits: number | string;
+  duration_sum: number | string;
+  duration_count: number | string;
+};
+
+/** A tag report's summary of its rows and its distinct visitors. */
+function summarize(rows: CountRow[], uniqueVisitors: number) {
+  const summary = { total_views: 0, unique_views: uniqueVisitors, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
+  let durationSum = 0;
+  let durationCount = 0;
+  for (const row of rows) {
+    summary.total_views += Number(row.views);
+    summary.qr_scans += Number(row.qr_scans);
+    summary.direct_visits += Number(row.direct_visits);
+    durationSum += Number(row.duration_sum);
+    durationCount += Number(row.duration_count);
+  }
+  summary.average_time_seconds = durationCount > 0 ? Math.round(durationSum / durationCount) : 0;
+  return summary;
+}
+
+/** What `compare` adds to a report. */
+export interface Comparison {
+  compare?: 'previous';
+}
+
+/**
+ * The per cent change of each figure from its previous value, to one decimal; null where the
+ * previous value is 0 (no change can be told from nothing).
+ */
+function changeOf<K extends string>(current: Record<K, number>, previous: Record<K, number>): Record<K, number | null> {
+  const change = {} as Record<K, number | null>;
+  for (const key of Object.keys(current) as K[]) {
+    const before = previous[key];
+    change[key] = before === 0 ? null : Math.round(((current[key] - before) / before) * 1000) / 10;
+  }
+  return change;
+}
+
+/** A tag's summary over a period: the previous period's figures of compare=previous. */
+async function tagSummary(ctx: ServiceContext, tagId: string, period: Period) {
+  const [rows, visitors] = await Promise.all([
+    repo.dailyRows(ctx.db, tagId, { from: period.start, to: period.end }),
+    distinctVisitors(ctx, tagId, period),
+  ]);
+  return summarize(rows, visitors.total);
+}
+
 export async function tagReport(
   ctx: ServiceContext,
   actor: Actor,
-  { id: tagId, ...query }: { id: string } & DateQuery & { granularity: Granularity },
+  { id: tagId, ...query }: { id: string } & DateQuery & Comparison & { granularity: Granularity },
 ) {
   // Reports count every view answered before they start: the inbox is ingested first.
   const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
@@ -107,38 +209,34 @@ export async function tagReport(
   const days = { from: period.start, to: period.end };
   // Hours and days count their own distinct visitors; weeks and months are unions of days.
   const spansDays = granularity === 'week' || granularity === 'month';
-  const [rows, visitors, dimensions] = await Promise.all([
+  const previousPeriod = query.compare === 'previous' ? previousPeriodFor(ctx, actor, period) : undefined;
+  const [rows, visitors, dimensions, previousSummary] = await Promise.all([
     granularity === 'hour' ? repo.hourlyRows(ctx.db, tag.id, hourRange(period)) : repo.dailyRows(ctx.db, tag.id, days),
     distinctVisitors(ctx, tag.id, period, spansDays ? (day) => bucketOf(`${day}T00:00:00Z`, granularity) : undefined),
-    dimensionTotals(ctx, tag.id, period),
+    dimensionTotals(
+      period,
+      (months) => repo.monthlyDimensionTotals(ctx.db, tag.id, months),
+      (range) => repo.dailyDimensionTotals(ctx.db, tag.id, range),
+    ),
+    previousPeriod && tagSummary(ctx, tag.id, previousPeriod),
   ]);
 
-  const summary = { total_views: 0, unique_views: visitors.total, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
-  let durationSum = 0;
-  let durationCount = 0;
+  const summary = summarize(rows, visitors.total);
   const series = new Map(buckets.map((b) => [b, { views: 0, visitors: visitors.perBucket.get(b) ?? 0 }]));
   for (const row of rows) {
-    summary.total_views += Number(row.views);
-    summary.qr_scans += Number(row.qr_scans);
-    summary.direct_visits += Number(row.direct_visits);
-    durationSum += Number(row.duration_sum);
-    durationCount += Number(row.duration_count);
     const bucket = series.get(bucketOf(granularity === 'hour' ? row.bucket : `${row.bucket}T00:00:00Z`, granularity))!;
     bucket.views += Number(row.views);
     if (!spansDays) bucket.visitors = Number(row.unique_views);
   }
-  summary.average_time_seconds = durationCount > 0 ? Math.round(durationSum / durationCount) : 0;
 
-  const by = (dimension: string) =>
-    dimensions.filter((d) => d.dimension === dimension).map((d) => ({ value: d.value, views: Number(d.views) }));
-  const devices = Object.fromEntries(by('device').map((d) => [d.value, d.views]));
   return {
     tag_id: tag.id,
     period,
     summary,
-    by_device: { mobile: devices.mobile ?? 0, desktop: devices.desktop ?? 0, tablet: devices.tablet ?? 0 },
-    by_country: topWithOther(by('country').map((d) => ({ ...d, value: d.value === 'unknown' ? OTHER : d.value }))),
-    by_browser: topWithOther(by('browser').map((d) => ({ ...d, value: d.value === 'Other' ? OTHER : d.value }))),
+    ...(previousPeriod && previousSummary
+      ? { previous: { period: previousPeriod, summary: previousSummary }, change: changeOf(summary, previousSummary) }
+      : {}),
+    ...breakdowns(dimensions),
     timeseries: [...series].map(([date, bucket]) => ({ date, views: bucket.views, unique: bucket.visitors })),
   };
 }
@@ -207,6 +305,9 @@ export function toViewRecord(view: ViewsTable) {
     country: view.country,
     region: view.region,
     duration_seconds: view.duration_seconds,
+    utm_source: view.utm_source,
+    utm_medium: view.utm_medium,
+    utm_campaign: view.utm_campaign,
   };
 }
 
@@ -250,6 +351,9 @@ export function toLogRecord(view: ViewsTable, level: LogLevel) {
     location: { country: view.country, region: view.region, city: view.city },
     referrer: view.referrer,
     duration_seconds: view.duration_seconds,
+    utm_source: view.utm_source,
+    utm_medium: view.utm_medium,
+    utm_campaign: view.utm_campaign,
   };
 }
 
@@ -362,24 +466,41 @@ function setRanges(days: { from: string; to: string }): Array<{ from: string; to
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */
 const OVERVIEW_MAX_DAYS = Math.max(...Object.values(PLAN_LIMITS).map((limits) => limits.analyticsHistoryDays)) + 366;
 
-export async function overview(ctx: ServiceContext, actor: Actor, query: DateQuery) {
-  const scope = scopeOf(actor);
-  const period = periodFor(ctx, actor, query);
-  const days = daysOf(period, OVERVIEW_MAX_DAYS);
+/** The overview's totals over a period, and its days' rows (scope_daily). */
+async function overviewTotals(ctx: ServiceContext, scope: Scope, period: Period) {
   const range = instantRange(period);
-  await rollUpViews(ctx.db);
-  const [daily, uniqueVisitors, top, tagsCreated, filesUploaded] = await Promise.all([
+  const [daily, uniqueVisitors, tagsCreated, filesUploaded] = await Promise.all([
     repo.scopeDailyRows(ctx.db, scope, { from: period.start, to: period.end }),
     scopeVisitors(ctx, scope, period),
-    topTags(ctx, scope, period),
     countTagsCreated(ctx, scope, range),
     countFilesUploaded(ctx, scope, range),
   ]);
-  const byDay = new Map(days.map((day) => [day, { views: 0, scans: 0 }]));
   const totals = { views: 0, unique_views: uniqueVisitors, qr_scans: 0, tags_created: tagsCreated, files_uploaded: filesUploaded };
   for (const row of daily) {
     totals.views += Number(row.views);
     totals.qr_scans += Number(row.qr_scans);
+  }
+  return { totals, daily };
+}
+
+export async function overview(ctx: ServiceContext, actor: Actor, query: DateQuery & Comparison) {
+  const scope = scopeOf(actor);
+  const period = periodFor(ctx, actor, query);
+  const days = daysOf(period, OVERVIEW_MAX_DAYS);
+  const previousPeriod = query.compare === 'previous' ? previousPeriodFor(ctx, actor, period) : undefined;
+  await rollUpViews(ctx.db);
+  const [{ totals, daily }, top, dimensions, previous] = await Promise.all([
+    overviewTotals(ctx, scope, period),
+    topTags(ctx, scope, period),
+    dimensionTotals(
+      period,
+      (months) => repo.scopeMonthlyDimensionTotals(ctx.db, scope, months),
+      (range) => repo.scopeDailyDimensionTotals(ctx.db, scope, range),
+    ),
+    previousPeriod && overviewTotals(ctx, scope, previousPeriod),
+  ]);
+  const byDay = new Map(days.map((day) => [day, { views: 0, scans: 0 }]));
+  for (const row of daily) {
     const day = byDay.get(row.day);
     if (day) {
       day.views += Number(row.views);
@@ -389,8 +510,13 @@ export async function overview(ctx: ServiceContext, actor: Actor, query: DateQue
   return {
     period,
     totals,
+    ...(previousPeriod && previous
+      ? { previous: { period: previousPeriod, totals: previous.totals }, change: changeOf(totals, previous.totals) }
+      : {}),
     top_tags: top,
     by_day: [...byDay].map(([date, d]) => ({ date, views: d.views, scans: d.scans })),
+    by_referrer: topOtherUnknown(dimensions.filter((row) => row.dimension === 'referrer')),
+    by_utm_source: topOtherUnknown(dimensions.filter((row) => row.dimension === 'utm_source')),
   };
 }
 

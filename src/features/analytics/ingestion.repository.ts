@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import { isPostgres, type Db } from '../../db/database.js';
 import type { ViewsTable } from '../../db/schema.js';
 import { preparedOnPostgres } from '../../perf/pg-prepared-statements.js';
+import { dimensionValues, SCOPE_DIMENSIONS, TAG_DIMENSIONS } from '../../db/dimensions.js';
 import { NUMERIC_FIELDS, RECORD_FIELDS } from './view-record.js';
 
 /** The view inbox and its ingestion: a batch of views stored, rolled up and counted in the visitor sets. */
@@ -69,11 +70,10 @@ const BATCH_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['month', 'text'],
 ];
 
-// The batch's views counted by tag, day and the three dimensions: the rollups without unique
+// The batch's views counted by tag, day and every dimension's value: the rollups without unique
 // counts read these few rows instead of grouping the whole batch once each.
-const CELL_COLUMNS = ['tag_id', 'environment', 'scope_id', 'day', 'month', 'device', 'country', 'browser'];
-// A view of no known country counts under "unknown" in the breakdowns.
-const CELL_VALUES = CELL_COLUMNS.map((c) => (c === 'country' ? "coalesce(country, 'unknown')" : c)).join(', ');
+const CELL_KEYS = ['tag_id', 'environment', 'scope_id', 'day', 'month'];
+const CELL_COLUMNS = [...CELL_KEYS, ...TAG_DIMENSIONS];
 
 /**
  * The connection's two temporary tables, emptied for a new batch. PostgreSQL empties them at
@@ -168,9 +168,14 @@ function rollUp(table: string, keys: string[], fixed: string[], counts: Array<[s
     ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${counts.map(([name]) => `${name} = ${table}.${name} + excluded.${name}`).join(', ')}`;
 }
 
-const DIMENSIONS = `(SELECT tag_id, day, month, 'device' AS dimension, device AS value, views FROM ingest_cells
-  UNION ALL SELECT tag_id, day, month, 'country', country, views FROM ingest_cells
-  UNION ALL SELECT tag_id, day, month, 'browser', browser, views FROM ingest_cells) b`;
+/** The cells as (dimension, value, views) rows of `dimensions`. */
+const dimensionRows = (dimensions: readonly string[]) =>
+  `(${dimensions
+    .map(
+      (dimension) =>
+        `SELECT tag_id, environment, scope_id, day, month, '${dimension}' AS dimension, ${dimension} AS value, views FROM ingest_cells`,
+    )
+    .join(' UNION ALL ')}) b`;
 
 const VIEW_COUNTS: Array<[string, string]> = [
   ['views', 'count(*)'],
@@ -181,54 +186,83 @@ const VIEW_COUNTS: Array<[string, string]> = [
 ];
 
 /** In this order: the unique counts compare the batch's visitors with the sets before these take them in. */
-const STORE_BATCH = [
-  `INSERT INTO views (environment, owner_id, organization_id, ${RECORD_FIELDS.join(', ')})
+const storeBatchStatements = (postgres: boolean) =>
+  [
+    `INSERT INTO views (environment, owner_id, organization_id, ${RECORD_FIELDS.join(', ')})
     SELECT environment, owner_id, organization_id, ${RECORD_FIELDS.join(', ')} FROM ingest_batch ORDER BY seq, n`,
-  rollUp(
-    'tag_hourly',
-    ['tag_id', 'hour'],
-    [],
-    [...VIEW_COUNTS, ['unique_visitors', NEW_VISITORS]],
-    withNewVisitors('tag_visitor_hours', 'hour'),
-  ),
-  rollUp(
-    'tag_daily',
-    ['tag_id', 'day'],
-    ['environment', 'owner_id', 'organization_id'],
-    [...VIEW_COUNTS, ['unique_views', NEW_VISITORS]],
-    withNewVisitors('tag_visitor_days', 'day'),
-  ),
-  `INSERT INTO ingest_cells (${CELL_COLUMNS.join(', ')}, views, qr_scans)
-    SELECT ${CELL_VALUES}, count(*), ${counted("source = 'qr_scan'")} FROM ingest_batch GROUP BY ${CELL_VALUES}`,
-  rollUp(
-    'scope_daily',
-    ['environment', 'scope_id', 'day'],
-    [],
-    [
-      ['views', 'sum(b.views)'],
-      ['qr_scans', 'sum(b.qr_scans)'],
-    ],
-    'ingest_cells b',
-  ),
-  rollUp('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], [], [['views', 'sum(b.views)']], 'ingest_cells b'),
-  rollUp('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], [], [['views', 'sum(b.views)']], DIMENSIONS),
-  rollUp('tag_monthly_dimensions', ['tag_id', 'month', 'dimension', 'value'], [], [['views', 'sum(b.views)']], DIMENSIONS),
-  `INSERT INTO tag_visitor_hours (tag_id, hour, visitor)
+    rollUp(
+      'tag_hourly',
+      ['tag_id', 'hour'],
+      [],
+      [...VIEW_COUNTS, ['unique_visitors', NEW_VISITORS]],
+      withNewVisitors('tag_visitor_hours', 'hour'),
+    ),
+    rollUp(
+      'tag_daily',
+      ['tag_id', 'day'],
+      ['environment', 'owner_id', 'organization_id'],
+      [...VIEW_COUNTS, ['unique_views', NEW_VISITORS]],
+      withNewVisitors('tag_visitor_days', 'day'),
+    ),
+    cellsOf(postgres),
+    rollUp(
+      'scope_daily',
+      ['environment', 'scope_id', 'day'],
+      [],
+      [
+        ['views', 'sum(b.views)'],
+        ['qr_scans', 'sum(b.qr_scans)'],
+      ],
+      'ingest_cells b',
+    ),
+    rollUp('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], [], [['views', 'sum(b.views)']], 'ingest_cells b'),
+    rollUp('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], [], [['views', 'sum(b.views)']], dimensionRows(TAG_DIMENSIONS)),
+    rollUp(
+      'tag_monthly_dimensions',
+      ['tag_id', 'month', 'dimension', 'value'],
+      [],
+      [['views', 'sum(b.views)']],
+      dimensionRows(TAG_DIMENSIONS),
+    ),
+    rollUp(
+      'scope_daily_dimensions',
+      ['environment', 'scope_id', 'day', 'dimension', 'value'],
+      [],
+      [['views', 'sum(b.views)']],
+      dimensionRows(SCOPE_DIMENSIONS),
+    ),
+    rollUp(
+      'scope_monthly_dimensions',
+      ['environment', 'scope_id', 'month', 'dimension', 'value'],
+      [],
+      [['views', 'sum(b.views)']],
+      dimensionRows(SCOPE_DIMENSIONS),
+    ),
+    `INSERT INTO tag_visitor_hours (tag_id, hour, visitor)
     SELECT DISTINCT tag_id, hour, visitor FROM ingest_batch WHERE true ORDER BY tag_id, hour, visitor ON CONFLICT DO NOTHING`,
-  // With the visitor's number where it has one: reports then look up only the open rows'
-  // visitors numbered since (openScopeVisitorDays). Read under the rollup lock, which the
-  // visitor purge takes too: a number stored is never one the purge deletes meanwhile.
-  // Looked up row by row through the key's index: a join would let PostgreSQL, which knows
-  // nothing of a temporary table's rows, scan all of visitors for each batch.
-  `INSERT INTO tag_visitor_days (tag_id, day, visitor, visitor_number)
+    // With the visitor's number where it has one: reports then look up only the open rows'
+    // visitors numbered since (openScopeVisitorDays). Read under the rollup lock, which the
+    // visitor purge takes too: a number stored is never one the purge deletes meanwhile.
+    // Looked up row by row through the key's index: a join would let PostgreSQL, which knows
+    // nothing of a temporary table's rows, scan all of visitors for each batch.
+    `INSERT INTO tag_visitor_days (tag_id, day, visitor, visitor_number)
     SELECT d.tag_id, d.day, d.visitor, (SELECT n.id FROM visitors n WHERE n.key = d.visitor)
     FROM (SELECT DISTINCT tag_id, day, visitor FROM ingest_batch) d
     WHERE true ORDER BY d.tag_id, d.day, d.visitor ON CONFLICT DO NOTHING`,
-].map((text) => CompiledQuery.raw(text));
+  ].map((text) => CompiledQuery.raw(text));
+const STORE_BATCH = { postgres: storeBatchStatements(true), sqlite: storeBatchStatements(false) };
+
+/** The batch's cells: its views grouped by tag, day and each dimension's value (dimensions.ts). */
+function cellsOf(postgres: boolean): string {
+  const values = dimensionValues(postgres);
+  const columns = [...CELL_KEYS, ...TAG_DIMENSIONS.map((dimension) => values[dimension])].join(', ');
+  return `INSERT INTO ingest_cells (${CELL_COLUMNS.join(', ')}, views, qr_scans)
+    SELECT ${columns}, count(*), ${counted("source = 'qr_scan'")} FROM ingest_batch GROUP BY ${columns}`;
+}
 
 /** Stores the batch's views, and adds them to the rollups and the visitor sets. */
 export async function storeBatch(trx: Db): Promise<void> {
-  for (const statement of STORE_BATCH) await trx.executeQuery(statement);
+  for (const statement of STORE_BATCH[isPostgres(trx) ? 'postgres' : 'sqlite']) await trx.executeQuery(statement);
 }
 
 /** The scopes the batch's views belong to. */

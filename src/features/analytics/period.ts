@@ -32,13 +32,18 @@ function parseDay(value: string, field: string): number {
   return ms;
 }
 
+/** The oldest day a plan of `historyDays` keeps, as milliseconds. */
+function oldestKeptMs(clock: Clock, historyDays: number): number {
+  return dayMs(toDay(clock.now().getTime())) - (historyDays - 1) * DAY_MS;
+}
+
 export function resolvePeriod(query: { start_date?: string; end_date?: string }, clock: Clock, historyDays: number): Period {
   const today = dayMs(toDay(clock.now().getTime()));
   const endMs = query.end_date !== undefined ? parseDay(query.end_date, 'end_date') : today + DAY_MS;
   const startMs = query.start_date !== undefined ? parseDay(query.start_date, 'start_date') : endMs - 30 * DAY_MS;
   if (endMs <= startMs)
     throw new ApiError('invalid_date_range', 'end_date must be after start_date (the period is [start_date, end_date))');
-  const oldestKept = today - (historyDays - 1) * DAY_MS;
+  const oldestKept = oldestKeptMs(clock, historyDays);
   if (endMs <= oldestKept) {
     throw new ApiError(
       'invalid_date_range',
@@ -57,6 +62,18 @@ export interface DateQuery {
 /** The period a report of `actor`'s covers: resolvePeriod within the history of the actor's plan. */
 export function periodFor(ctx: ServiceContext, actor: Actor, query: DateQuery): Period {
   return resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
+}
+
+/**
+ * The period of the same length just before `period` (compare=previous), within the history of
+ * the actor's plan: shorter when it would start before the oldest kept day, and empty (start =
+ * end) when it would end before it.
+ */
+export function previousPeriodFor(ctx: ServiceContext, actor: Actor, period: Period): Period {
+  const startMs = dayMs(period.start);
+  const oldestKept = oldestKeptMs(ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
+  const from = Math.min(Math.max(startMs - (dayMs(period.end) - startMs), oldestKept), startMs);
+  return { start: toDay(from), end: period.start };
 }
 
 /** Boundaries as rollups store hours (YYYY-MM-DDTHH:00:00Z). */

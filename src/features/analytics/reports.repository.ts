@@ -71,6 +71,32 @@ export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: s
   return db.selectFrom('scope_daily').select(['day', 'views', 'qr_scans']).where(ofScopeDays(scope, days)).execute();
 }
 
+/** The scope's views per dimension and value over days [from, to) (the overview's breakdowns). */
+export function scopeDailyDimensionTotals(db: Db, scope: Scope, days: { from: string; to: string }) {
+  return db
+    .selectFrom('scope_daily_dimensions')
+    .select(['dimension', 'value', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .groupBy(['dimension', 'value'])
+    .execute();
+}
+
+/** The same over whole months [from, to) (YYYY-MM-01). */
+export function scopeMonthlyDimensionTotals(db: Db, scope: Scope, months: { from: string; to: string }) {
+  return db
+    .selectFrom('scope_monthly_dimensions')
+    .select(['dimension', 'value', (eb) => eb.fn.sum<number | string>('views').as('views')])
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
+    .where('month', '>=', months.from)
+    .where('month', '<', months.to)
+    .groupBy(['dimension', 'value'])
+    .execute();
+}
+
 /** Views per tag over whole months [from, to) (YYYY-MM-01). */
 export function monthlyTagViews(db: Db, scope: Scope, months: { from: string; to: string }) {
   return db

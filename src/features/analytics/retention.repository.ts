@@ -108,7 +108,7 @@ async function purgeTagBefore(
   await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
   const environment = tag.environment as never;
   if (withScopeRows) {
-    for (const table of ['scope_daily', 'scope_day_visitors'] as const) {
+    for (const table of ['scope_daily', 'scope_day_visitors', 'scope_daily_dimensions'] as const) {
       await db
         .deleteFrom(table)
         .where('environment', '=', environment)
@@ -116,6 +116,12 @@ async function purgeTagBefore(
         .where('day', '<', cutoffDay)
         .execute();
     }
+    await db
+      .deleteFrom('scope_monthly_dimensions')
+      .where('environment', '=', environment)
+      .where('scope_id', '=', tag.scope_id)
+      .where('month', '<', cutoffMonth)
+      .execute();
   }
   // Last: the next run finds the tag again through these rows if this one stops half-way.
   await db

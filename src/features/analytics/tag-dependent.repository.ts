@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { forUpdate } from '../../db/locks.js';
+import { SCOPE_DIMENSIONS } from '../../db/dimensions.js';
 
 /** A tag's analytics deleted with the tag. */
 
@@ -31,6 +32,20 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
       AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
+  // Its share of its scope's breakdowns: a day's under the scope of its tag_daily row, as
+  // scope_daily's; a month's under the tag's scope now (a month's days may be gone already).
+  await sql`UPDATE scope_daily_dimensions SET views = scope_daily_dimensions.views - d.views
+    FROM tag_daily_dimensions d JOIN tag_daily t ON t.tag_id = d.tag_id AND t.day = d.day
+    WHERE d.tag_id = ${tagId} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
+      AND scope_daily_dimensions.environment = t.environment AND scope_daily_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
+      AND scope_daily_dimensions.day = d.day AND scope_daily_dimensions.dimension = d.dimension
+      AND scope_daily_dimensions.value = d.value`.execute(trx);
+  await sql`UPDATE scope_monthly_dimensions SET views = scope_monthly_dimensions.views - d.views
+    FROM tag_monthly_dimensions d JOIN tags t ON t.id = d.tag_id
+    WHERE d.tag_id = ${tagId} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
+      AND scope_monthly_dimensions.environment = t.environment AND scope_monthly_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
+      AND scope_monthly_dimensions.month = d.month AND scope_monthly_dimensions.dimension = d.dimension
+      AND scope_monthly_dimensions.value = d.value`.execute(trx);
   for (const [table, column] of [
     ['views', 'occurred_at'],
     ['tag_hourly', 'hour'],

@@ -30,6 +30,8 @@ export interface Visit {
   referrer: string | string[] | undefined;
   /** The host the page was asked for: a referrer from it is a direct visit. */
   host: string;
+  /** The page address's query parameters, which may carry utm_source, utm_medium and utm_campaign. */
+  query: unknown;
 }
 
 /**
@@ -130,10 +132,11 @@ export class Tracker {
       referrer,
       logged: tag.access_logging,
       duration_seconds: null,
+      ...campaignOf(visit.query),
     };
     await this.recorder.record(view);
     // Not waited for: the view is stored, and presence is best effort (its failures are logged).
-    const session = { id: view.id, started_at: now, device: view.device, country: view.country };
+    const session = { id: view.id, started_at: now, device: view.device, country: view.country, visitor };
     void this.present(this.ctx.presence.started(tag.id, session, Date.parse(now)));
     return this.tokenFor(view.id);
   }
@@ -191,10 +194,32 @@ export class Tracker {
         repo.growViewDuration(trx, { id: view.id, tag_id: view.tag_id, hour: hourOf(view.occurred_at) }, seconds),
       );
     }
-    const session = { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country };
+    const session = { id: view.id, started_at: view.occurred_at, device: view.device, country: view.country, visitor: view.visitor };
     await this.present(this.ctx.presence.touch(view.tag_id, session, this.ctx.clock.now().getTime()));
     return true;
   }
+}
+
+/** The longest UTM parameter kept: longer ones are cut. */
+const MAX_UTM_LENGTH = 200;
+
+/** One utm_* parameter as kept: trimmed and cut, or null when absent, empty or repeated. */
+function utmParameter(query: Record<string, unknown>, name: string): string | null {
+  const value = query[name];
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed.slice(0, MAX_UTM_LENGTH);
+}
+
+/** The campaign a page address names with its utm_source, utm_medium and utm_campaign parameters. */
+export function campaignOf(query: unknown): Pick<RecordedView, 'utm_source' | 'utm_medium' | 'utm_campaign'> {
+  if (typeof query !== 'object' || query === null) return { utm_source: null, utm_medium: null, utm_campaign: null };
+  const parameters = query as Record<string, unknown>;
+  return {
+    utm_source: utmParameter(parameters, 'utm_source'),
+    utm_medium: utmParameter(parameters, 'utm_medium'),
+    utm_campaign: utmParameter(parameters, 'utm_campaign'),
+  };
 }
 
 /**

@@ -8,7 +8,8 @@ export type RecordedView = Omit<ViewsTable, 'environment' | 'owner_id' | 'organi
  * and one JSON.stringify on the request instead of a bound parameter per column (a bound
  * parameter costs more than the whole serialization). The database unpacks it by position when
  * it ingests the inbox (ingestion.repository.ts). Migration 0015 writes records in this order
- * too: a change here needs a migration that rewrites the inbox.
+ * too: a change here needs a migration that rewrites the inbox, except a field added at the end,
+ * which the records written before it lack and read as null (migration 0019's UTM parameters).
  */
 export const RECORD_FIELDS = [
   'id',
@@ -27,6 +28,9 @@ export const RECORD_FIELDS = [
   'referrer',
   'logged',
   'duration_seconds',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
 ] as const satisfies ReadonlyArray<keyof RecordedView>;
 
 /** The fields that are numbers; the others are text or null. */
