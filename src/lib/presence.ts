@@ -7,22 +7,56 @@ export interface Session {
   started_at: string;
   device: string;
   country: string | null;
+  /** Whose view it is (features/analytics/visitor.ts): one person's reloads are one viewer. */
+  visitor: string;
 }
 
-/** A session as real-time analytics shows it. */
-export type ActiveSession = Omit<Session, 'id'>;
+/** A session as real-time analytics shows it: no view id, no visitor id. */
+export type ActiveSession = Omit<Session, 'id' | 'visitor'>;
 
 export interface PresenceStore {
   /** A view started: its session's first sighting. */
   started(tagId: string, session: Session, nowMs: number): Promise<void>;
   /** A view's page sent a heartbeat: its session is still open. */
   touch(tagId: string, session: Session, nowMs: number): Promise<void>;
-  /** The sessions seen within the last ACTIVE_WINDOW_MS, oldest first. */
+  /**
+   * The visitors seen within the last ACTIVE_WINDOW_MS, each once, by their latest session (the
+   * one started last), oldest first: a person who reloads the page five times is one viewer.
+   */
   active(tagId: string, nowMs: number): Promise<ActiveSession[]>;
   close(): Promise<void>;
 }
 
 export const ACTIVE_WINDOW_MS = 60_000;
+
+/** Each visitor's latest session of those given, oldest first. */
+function latestPerVisitor<V>(sightings: Iterable<{ visitor: V; session: ActiveSession }>): ActiveSession[] {
+  const latest = new Map<V, ActiveSession>();
+  for (const { visitor, session } of sightings) {
+    const known = latest.get(visitor);
+    // ISO 8601 instants of one format sort as text.
+    if (!known || known.started_at <= session.started_at) latest.set(visitor, session);
+  }
+  return [...latest.values()].sort((a, b) => a.started_at.localeCompare(b.started_at));
+}
+
+/**
+ * A visitor id as a 53-bit number (cyrb53): what the ring keeps instead of the string, which it
+ * would hold for a minute (see TagSessions). Two of a tag's visitors of the same minute share a
+ * number about once in 10^15 pairs.
+ */
+function visitorCode(visitor: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < visitor.length; i++) {
+    const c = visitor.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
 
 /** A session and when it was last seen. */
 interface Sighting extends Session {
@@ -41,6 +75,7 @@ class TagSessions {
   private startedMs: Float64Array<ArrayBuffer> = new Float64Array(64);
   private devices: Uint16Array<ArrayBuffer> = new Uint16Array(64);
   private countries: Uint16Array<ArrayBuffer> = new Uint16Array(64);
+  private visitors: Float64Array<ArrayBuffer> = new Float64Array(64);
   private head = 0;
   private length = 0;
   /** Sessions with a heartbeat, in order of last sight. */
@@ -50,20 +85,21 @@ class TagSessions {
     return this.length + this.beating.size;
   }
 
-  add(startedMs: number, device: number, country: number): void {
+  add(startedMs: number, device: number, country: number, visitor: number): void {
     if (this.length === this.startedMs.length) this.grow();
     const at = (this.head + this.length) % this.startedMs.length;
     this.startedMs[at] = startedMs;
     this.devices[at] = device;
     this.countries[at] = country;
+    this.visitors[at] = visitor;
     this.length += 1;
   }
 
   /** The views of the ring, oldest first. */
-  *views(): Generator<{ startedMs: number; device: number; country: number }> {
+  *views(): Generator<{ startedMs: number; device: number; country: number; visitor: number }> {
     for (let k = 0; k < this.length; k++) {
       const at = (this.head + k) % this.startedMs.length;
-      yield { startedMs: this.startedMs[at]!, device: this.devices[at]!, country: this.countries[at]! };
+      yield { startedMs: this.startedMs[at]!, device: this.devices[at]!, country: this.countries[at]!, visitor: this.visitors[at]! };
     }
   }
 
@@ -91,13 +127,14 @@ class TagSessions {
     this.startedMs = reorder(this.startedMs, new Float64Array(capacity));
     this.devices = reorder(this.devices, new Uint16Array(capacity));
     this.countries = reorder(this.countries, new Uint16Array(capacity));
+    this.visitors = reorder(this.visitors, new Float64Array(capacity));
     this.head = 0;
   }
 }
 
 /**
  * In this process: the embedded mode. Touched by every view of every tag, but read only when an
- * Enterprise key asks for a tag's real-time figures, so a view costs it three numbers, and it
+ * Enterprise key asks for a tag's real-time figures, so a view costs it four numbers, and it
  * forgets on its own: each sighting of a tag drops that tag's quiet sessions, and tags nobody
  * sees any more are swept once a window. It holds at most two windows of sessions.
  */
@@ -110,15 +147,15 @@ export class MemoryPresenceStore implements PresenceStore {
 
   async started(tagId: string, session: Session, nowMs: number): Promise<void> {
     const sessions = this.sessionsOf(tagId);
-    sessions.add(Date.parse(session.started_at), this.code(session.device), this.code(session.country));
+    sessions.add(Date.parse(session.started_at), this.code(session.device), this.code(session.country), visitorCode(session.visitor));
     this.seen(sessions, nowMs);
   }
 
   async touch(tagId: string, session: Session, nowMs: number): Promise<void> {
     const sessions = this.sessionsOf(tagId);
-    const { id, started_at, device, country } = session;
+    const { id, started_at, device, country, visitor } = session;
     sessions.beating.delete(id);
-    sessions.beating.set(id, { id, started_at, device, country, seen: nowMs });
+    sessions.beating.set(id, { id, started_at, device, country, visitor, seen: nowMs });
     this.seen(sessions, nowMs);
   }
 
@@ -134,20 +171,21 @@ export class MemoryPresenceStore implements PresenceStore {
     if (!sessions) return [];
     sessions.forget(nowMs);
     const cutoff = nowMs - ACTIVE_WINDOW_MS;
-    const active: ActiveSession[] = [];
+    const seen: Array<{ visitor: number; session: ActiveSession }> = [];
     for (const view of sessions.views()) {
       // Filtered too: after the clock stepped back, an older view can sit behind a newer one.
       if (view.startedMs < cutoff) continue;
       const started_at = new Date(view.startedMs).toISOString();
-      active.push({ started_at, device: this.values[view.device]!, country: this.values[view.country] ?? null });
+      seen.push({ visitor: view.visitor, session: { started_at, device: this.values[view.device]!, country: this.values[view.country] ?? null } });
     }
     // A session with a heartbeat is listed above while its view is in the window; after, here.
     for (const sighting of sessions.beating.values()) {
       if (sighting.seen >= cutoff && Date.parse(sighting.started_at) < cutoff) {
-        active.push({ started_at: sighting.started_at, device: sighting.device, country: sighting.country });
+        const { started_at, device, country } = sighting;
+        seen.push({ visitor: visitorCode(sighting.visitor), session: { started_at, device, country } });
       }
     }
-    return active.sort((a, b) => a.started_at.localeCompare(b.started_at));
+    return latestPerVisitor(seen);
   }
 
   async close(): Promise<void> {
@@ -180,7 +218,11 @@ export class MemoryPresenceStore implements PresenceStore {
   }
 }
 
-/** Shared by every instance when REDIS_URL is set: a sorted set of sessions per tag, by last seen. */
+/**
+ * Shared by every instance when REDIS_URL is set: a sorted set of sessions per tag, by last seen.
+ * A session's member is the same JSON at its start and at each heartbeat (the same fields in the
+ * same order), so a heartbeat moves its score and adds no member.
+ */
 export class RedisPresenceStore implements PresenceStore {
   constructor(private readonly redis: Redis) {}
 
@@ -202,7 +244,12 @@ export class RedisPresenceStore implements PresenceStore {
 
   async active(tagId: string, nowMs: number): Promise<ActiveSession[]> {
     const members = await fromRedis(this.redis.zrangebyscore(`tagsvc:presence:${tagId}`, nowMs - ACTIVE_WINDOW_MS, '+inf'));
-    return members.map((m) => JSON.parse(m) as Session).sort((a, b) => a.started_at.localeCompare(b.started_at));
+    return latestPerVisitor(
+      members.map((member) => {
+        const { started_at, device, country, visitor } = JSON.parse(member) as Session;
+        return { visitor, session: { started_at, device, country } };
+      }),
+    );
   }
 
   /** The connection is the process's (see lib/redis.ts): its opener closes it. */

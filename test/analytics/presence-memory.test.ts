@@ -7,7 +7,14 @@ import { ACTIVE_WINDOW_MS, MemoryPresenceStore } from '../../src/lib/presence.js
  * process started for tags nobody asks about: a busy page would grow it without bound.
  */
 describe('in-process presence holds about a minute of sessions per tag', () => {
-  const session = (id: string, atMs: number) => ({ id, started_at: new Date(atMs).toISOString(), device: 'desktop', country: null });
+  // Each view its own visitor unless one is named.
+  const session = (id: string, atMs: number, visitor = `visitor_${id}`) => ({
+    id,
+    started_at: new Date(atMs).toISOString(),
+    device: 'desktop',
+    country: null,
+    visitor,
+  });
 
   it('sessions gone quiet for a minute go as new ones arrive, without anyone reading them', async () => {
     const store = new MemoryPresenceStore();
@@ -61,5 +68,25 @@ describe('in-process presence holds about a minute of sessions per tag', () => {
       new Date(start).toISOString(),
       new Date(start + 100_000).toISOString(),
     ]);
+  });
+
+  it('a visitor is one viewer however many views and heartbeats: their latest session', async () => {
+    const store = new MemoryPresenceStore();
+    const start = Date.parse('2026-05-01T12:00:00.000Z');
+    // One person reloads five times, 5 s apart; another views once; the first page beats at 70 s.
+    for (let i = 0; i < 5; i++) await store.started('tag_a', session(`reload_${i}`, start + i * 5000, 'ann'), start + i * 5000);
+    await store.started('tag_a', session('view_bob', start + 10_000, 'bob'), start + 10_000);
+    expect(await store.active('tag_a', start + 20_000)).toEqual([
+      { started_at: new Date(start + 10_000).toISOString(), device: 'desktop', country: null },
+      { started_at: new Date(start + 20_000).toISOString(), device: 'desktop', country: null },
+    ]);
+    // At 75 s only the heartbeat of ann's first page and her last view (20 s) are in the window:
+    // still one viewer, by the session started last.
+    await store.touch('tag_a', session('reload_0', start, 'ann'), start + 70_000);
+    expect(await store.active('tag_a', start + 75_000)).toEqual([
+      { started_at: new Date(start + 20_000).toISOString(), device: 'desktop', country: null },
+    ]);
+    // At 100 s ann's last view has left; her first page's heartbeat (70 s) keeps her.
+    expect(await store.active('tag_a', start + 100_000)).toEqual([{ started_at: new Date(start).toISOString(), device: 'desktop', country: null }]);
   });
 });

@@ -17,9 +17,10 @@ import {
 } from './support.js';
 
 /**
- * GET /v1/tags/{id}/analytics/realtime (Enterprise): sessions seen in the last 60 s, refreshed
- * by page views and beacons (heartbeats), and exact view counts of the last hour and day. With
- * presence in this process, and in Redis (REDIS_URL: shared by every instance).
+ * GET /v1/tags/{id}/analytics/realtime (Enterprise): the visitors seen in the last 60 s (each
+ * once, by their latest session), refreshed by page views and beacons (heartbeats), and exact
+ * view counts of the last hour and day. With presence in this process, and in Redis (REDIS_URL:
+ * shared by every instance).
  */
 describeStores('real-time analytics, presence', (env) => {
   const t = useAnalyticsApp(env);
@@ -89,6 +90,37 @@ describeStores('real-time analytics, presence', (env) => {
     // Eleven minutes on: the view at T0 - 50 min leaves the last hour; T0 - 2 h stays in the day.
     t.clock.freeze(new Date(at(11 * 60_000)));
     expect(await realtime()).toEqual({ current_viewers: 0, views_last_hour: 3, views_last_24h: 5, active_sessions: [] });
+  });
+
+  it('counts visitors, not page loads: five reloads are one viewer, listed by their latest view', async () => {
+    const reloaded = await createTag(t, ent.key, { title: 'Reloaded' });
+    const base = T0 + 3_600_000;
+    const when = (offsetMs: number) => new Date(base + offsetMs).toISOString();
+    // One person with a cookie reloads five times; one without a cookie twice (known by address
+    // and agent); a third views once. Eight page loads, three viewers.
+    for (let i = 0; i < 5; i++) await view(t, reloaded.short_id, { at: when(i * 2000), ua: UA.iphone, visitor: visitorId('reloader') });
+    await view(t, reloaded.short_id, { at: when(1000), ua: UA.firefoxLinux, ip: IP.sydney });
+    await view(t, reloaded.short_id, { at: when(3000), ua: UA.firefoxLinux, ip: IP.sydney });
+    const lastToken = await view(t, reloaded.short_id, { at: when(5000), ua: UA.ipad, ip: IP.london, visitor: visitorId('once') });
+    const live = await realtime(ent.key, reloaded.id);
+    expect(live).toEqual({
+      current_viewers: 3,
+      views_last_hour: 8,
+      views_last_24h: 8,
+      active_sessions: [
+        { started_at: when(3000), device: 'desktop', country: 'AU' },
+        { started_at: when(5000), device: 'tablet', country: 'GB' },
+        { started_at: when(8000), device: 'mobile', country: null },
+      ],
+    });
+    // 61 s after the last reload only the beating page is left: one viewer.
+    t.clock.freeze(new Date(when(30_000)));
+    await expectBeaconAccepted(t, lastToken, 25);
+    t.clock.freeze(new Date(when(69_000)));
+    expect(await realtime(ent.key, reloaded.id)).toMatchObject({
+      current_viewers: 1,
+      active_sessions: [{ started_at: when(5000), device: 'tablet', country: 'GB' }],
+    });
   });
 
   it('Enterprise only: a Pro key gets 403 forbidden on its own tag', async () => {

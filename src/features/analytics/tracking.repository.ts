@@ -7,7 +7,7 @@ import { lockTagRow } from '../../db/locks.js';
 export function findView(db: Db, id: string) {
   return db
     .selectFrom('views')
-    .select(['id', 'tag_id', 'occurred_at', 'duration_seconds', 'device', 'country'])
+    .select(['id', 'tag_id', 'occurred_at', 'duration_seconds', 'device', 'country', 'visitor'])
     .where('id', '=', id)
     .executeTakeFirst();
 }
