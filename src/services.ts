@@ -6,6 +6,7 @@ import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './d
 import { failureReason } from './errors.js';
 import { analyticsTagDependent, pendingViewCount } from './features/analytics/index.js';
 import { filesTagDependent } from './features/files/index.js';
+import { sharesTagDependent } from './features/shares/index.js';
 import { sealPlaintextWebhookSecrets, webhookQueueDepths } from './features/webhooks/index.js';
 import { loggerOptions } from './http/logging.js';
 import { createBlobStorage } from './lib/blob-storage.js';
@@ -68,7 +69,7 @@ export async function createServices(
     limits,
     presence,
     metrics: config.metricsToken === undefined ? undefined : new Metrics(() => readQueueDepths(database.db)),
-    tagDependents: [filesTagDependent, analyticsTagDependent],
+    tagDependents: [filesTagDependent, analyticsTagDependent, sharesTagDependent],
     database,
     redis,
     async close() {

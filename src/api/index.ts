@@ -9,6 +9,7 @@ import { RateLimiter, type EndpointBucket } from '../http/rate-limiter.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { Services } from '../services.js';
 import { analyticsRoutes } from './analytics.js';
+import { analyticsShareRoutes } from './analytics-shares.js';
 import { fileRoutes } from './files.js';
 import { folderRoutes } from './folders.js';
 import { meRoutes } from './me.js';
@@ -63,6 +64,7 @@ export async function registerApi(app: FastifyInstance, services: Services): Pro
       await v1.register(fileRoutes(services));
       await v1.register(webhookRoutes(services));
       await v1.register(analyticsRoutes(services));
+      await v1.register(analyticsShareRoutes(services));
     },
     { prefix: '/v1' },
   );

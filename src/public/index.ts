@@ -8,12 +8,13 @@ import { linkRoutes } from './links.js';
 import { PageGate } from './gate.js';
 import { ogImageRoutes } from './og.js';
 import { pageRoutes } from './pages.js';
+import { statsRoutes } from './stats.js';
 import { unlockRoutes } from './unlock.js';
 
 /**
  * What anyone may reach without a key or a session: the probes, each tag's page with its QR
  * code and link preview image, assets (its accent's stylesheet) and view beacons, the counted
- * redirects of its links, and the files the page shows.
+ * redirects of its links, and the files the page shows; and the reports owners shared (/stats/).
  */
 export async function registerPublic(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(healthRoutes(services.database.db, services.redis));
@@ -25,6 +26,7 @@ export async function registerPublic(app: FastifyInstance, services: Services): 
   await app.register(pageRoutes(services, tracker, gate));
   await app.register(linkRoutes(tracker, gate));
   await app.register(unlockRoutes(services, gate, services.limits));
+  await app.register(statsRoutes(services, services.limits));
   await app.register(publicFileRoutes(services, gate));
   await app.register(ogImageRoutes(services, gate));
   await app.register(accentRoutes);

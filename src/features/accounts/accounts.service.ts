@@ -427,3 +427,30 @@ export async function removeMember(ctx: ServiceContext, actor: AccountActor, inp
   });
   return { organization_id: org.id, user_id: input.userId, removed: true };
 }
+
+/**
+ * The account that owns a row, its organization or else its user, as an actor on the row's
+ * environment with `permissions` only, under that account's plan: how a report the owner shared
+ * publicly (features/shares) is read, with the owner's history and nothing else. Undefined when
+ * the account is gone.
+ */
+export async function actorOfOwner(
+  ctx: ServiceContext,
+  row: { environment: Environment; owner_id: string; organization_id: string | null },
+  permissions: readonly Permission[],
+): Promise<Actor | undefined> {
+  const [user, organization] = await Promise.all([
+    repo.findUserById(ctx.db, row.owner_id),
+    row.organization_id === null ? undefined : repo.findOrganization(ctx.db, row.organization_id),
+  ]);
+  if (!user || (row.organization_id !== null && !organization)) return undefined;
+  return {
+    userId: user.id,
+    email: user.email,
+    organizationId: organization?.id ?? null,
+    organizationName: organization?.name ?? null,
+    environment: row.environment,
+    permissions,
+    plan: organization?.plan ?? user.plan,
+  };
+}

@@ -4,6 +4,7 @@
  */
 export {
   beaconScript,
+  document,
   NOT_FOUND_PAGE,
   renderTagPage,
   splitAtBeacon,

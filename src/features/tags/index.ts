@@ -14,6 +14,7 @@ export { checkAddress, type AddressCheck } from './address-check.js';
 export { pageStateAt, pageStates, type PageState } from './page-state.js';
 export { previewedTagId } from './preview.js';
 export * from './publication.js';
+export { checkPasswordLength, rfc3339Instant } from './publishing.js';
 export { sanitizeUserHtml } from './sanitize.js';
 export type { TagRow, TagSort } from './tags.repository.js';
 export * from './tags.service.js';

@@ -54,13 +54,15 @@ export async function claimCountedView(ctx: ServiceContext, tag: Capped): Promis
   return claimed !== undefined;
 }
 
+/** What a password locks: a tag's page, or a tag's report shared at its own address (features/shares). */
 type Locked = Pick<TagsTable, 'id' | 'password_hash'>;
 
 /** The cookie that unlocks one page for a visitor, for 30 days or until its password changes. */
 export const UNLOCK_MAX_AGE_SECONDS = 30 * 24 * 3600;
 
-export function unlockCookieName(tag: Pick<TagsTable, 'id'>): string {
-  return `tagsvc_unlock_${tag.id.slice('tag_'.length)}`;
+/** The cookie's name: a tag's id without its prefix (as it always was), any other id whole. */
+export function unlockCookieName(locked: Pick<TagsTable, 'id'>): string {
+  return `tagsvc_unlock_${locked.id.replace(/^tag_/, '')}`;
 }
 
 /** The cookie's value: a MAC of the tag and its password's hash, so a new password locks every visitor out. */

@@ -23,7 +23,7 @@ const ACCENT = /^#[0-9a-fA-F]{6}$/;
 const MAX_URL = 2048;
 
 /** An RFC 3339 time as the ISO string in UTC every stored time is; null stays null. */
-function instant(value: string | null, field: string): string | null {
+export function rfc3339Instant(value: string | null, field: string): string | null {
   if (value === null) return null;
   const time = RFC_3339.test(value) ? Date.parse(value) : NaN;
   if (Number.isNaN(time))
@@ -45,7 +45,8 @@ function httpsUrl(value: string | null, field: string): string | null {
   return url.href;
 }
 
-function checkPassword(value: string | null, field: string): void {
+/** A page's password (a tag's, a shared report's): 4 to 128 characters; null (none) passes. */
+export function checkPasswordLength(value: string | null, field: string): void {
   if (value === null) return;
   const length = [...value].length;
   if (length < PAGE_PASSWORD_LENGTH.min || length > PAGE_PASSWORD_LENGTH.max) {
@@ -83,12 +84,12 @@ function checkTheme(theme: NonNullable<PublishingInput['theme']>, prefix: string
 export async function checkPublishing(input: PublishingInput, prefix: string, existing?: TagsTable): Promise<PublishingFields> {
   const checked = await checkFields({
     status: () => input.status,
-    publish_at: whenGiven(input.publish_at, (value) => instant(value, `${prefix}publish_at`)),
-    expires_at: whenGiven(input.expires_at, (value) => instant(value, `${prefix}expires_at`)),
+    publish_at: whenGiven(input.publish_at, (value) => rfc3339Instant(value, `${prefix}publish_at`)),
+    expires_at: whenGiven(input.expires_at, (value) => rfc3339Instant(value, `${prefix}expires_at`)),
     max_views: () => input.max_views,
     expired_url: whenGiven(input.expired_url, (value) => httpsUrl(value, `${prefix}expired_url`)),
     theme: whenGiven(input.theme, (theme) => checkTheme(theme, prefix)),
-    password: whenGiven(input.password, (value) => checkPassword(value, `${prefix}password`)),
+    password: whenGiven(input.password, (value) => checkPasswordLength(value, `${prefix}password`)),
   });
   const { theme, password: _password, ...fields } = checked;
   const publishAt = fields.publish_at !== undefined ? fields.publish_at : (existing?.publish_at ?? null);
