@@ -26,6 +26,11 @@ export interface ServiceContext {
   limits: RateLimitStore;
   /** Real-time viewers: memory, or Redis shared by every instance. */
   presence: PresenceStore;
+  /**
+   * Requests of known bots to public pages, counted in this process's memory and added to the
+   * rollups every few seconds (features/analytics/bot-views.ts); `flush` before a report reads.
+   */
+  botViews: { count(tagId: string): void; flush(): Promise<void> };
   /** Prometheus metrics; absent unless METRICS_TOKEN is set, and then nothing is counted. */
   metrics: Metrics | undefined;
   /** What other features keep per tag (see TagDependent). */

@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './db/database.js';
 import { failureReason } from './errors.js';
-import { analyticsTagDependent, pendingViewCount } from './features/analytics/index.js';
+import { analyticsTagDependent, BotViews, pendingViewCount } from './features/analytics/index.js';
 import { filesTagDependent } from './features/files/index.js';
 import { sharesTagDependent } from './features/shares/index.js';
 import { sealPlaintextWebhookSecrets, webhookQueueDepths } from './features/webhooks/index.js';
@@ -59,15 +59,18 @@ export async function createServices(
   const agents = createOutboundAgents(config);
   const limits = createRateLimitStore(redis);
   const presence = createPresenceStore(redis);
+  const clock = options.clock ?? systemClock;
+  const botViews = new BotViews(database.db, clock, log);
   return {
     config,
     db: database.db,
-    clock: options.clock ?? systemClock,
+    clock,
     log,
     blobs: createBlobStorage(config),
     agents,
     limits,
     presence,
+    botViews,
     metrics: config.metricsToken === undefined ? undefined : new Metrics(() => readQueueDepths(database.db)),
     tagDependents: [filesTagDependent, analyticsTagDependent, sharesTagDependent],
     database,
@@ -77,6 +80,8 @@ export async function createServices(
       agents.https.destroy();
       await limits.close();
       await presence.close();
+      // The bot requests the server answered before it stopped (its requests are drained by now).
+      await botViews.flush();
       await closeRedis(redis);
       await database.close();
     },

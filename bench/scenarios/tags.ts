@@ -17,7 +17,7 @@ export const tag: BaselineScenario = {
 export const page: BaselineScenario = {
   kind: 'baseline',
   name: 'page',
-  description: 'anonymous GET /t/{short_id} (public page, HTML; no User-Agent, so no view is recorded)',
+  description: 'anonymous GET /t/{short_id} (public page, HTML; no User-Agent: a bot request, counted in memory, no view)',
   maxCpuMultiple: { sqlite: 2 },
   async prepare(context) {
     const { shortId } = await createBenchTag(context);

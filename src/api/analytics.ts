@@ -58,12 +58,17 @@ const Campaign = {
 };
 const NO_CAMPAIGN = { utm_source: null, utm_medium: null, utm_campaign: null };
 
+/** Bot requests (issue #34): beside the human figures, never among them. */
+const BotViews = Type.Integer({
+  description: 'Requests for public pages from known bots, crawlers and link previewers in the period: counted apart, never in the views',
+});
 const Summary = Type.Object({
   total_views: Type.Integer(),
   unique_views: Type.Integer({ description: 'Distinct visitors in the period' }),
   qr_scans: Type.Integer(),
   direct_visits: Type.Integer(),
   average_time_seconds: Type.Integer(),
+  bot_views: BotViews,
 });
 const Totals = Type.Object({
   views: Type.Integer(),
@@ -71,6 +76,7 @@ const Totals = Type.Object({
   qr_scans: Type.Integer(),
   tags_created: Type.Integer(),
   files_uploaded: Type.Integer(),
+  bot_views: BotViews,
 });
 
 const PERIOD_EXAMPLE = { start: '2026-11-01', end: '2026-11-03' };
@@ -103,7 +109,7 @@ const Report = Type.Object(
       {
         tag_id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w',
         period: PERIOD_EXAMPLE,
-        summary: { total_views: 57, unique_views: 31, qr_scans: 40, direct_visits: 17, average_time_seconds: 42 },
+        summary: { total_views: 57, unique_views: 31, qr_scans: 40, direct_visits: 17, average_time_seconds: 42, bot_views: 12 },
         by_device: { mobile: 44, desktop: 11, tablet: 2 },
         by_country: { DE: 30, FR: 27 },
         by_browser: { Safari: 29, Chrome: 28 },
@@ -393,7 +399,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
                   examples: [
                     {
                       period: PERIOD_EXAMPLE,
-                      totals: { views: 57, unique_views: 31, qr_scans: 40, tags_created: 3, files_uploaded: 2 },
+                      totals: { views: 57, unique_views: 31, qr_scans: 40, tags_created: 3, files_uploaded: 2, bot_views: 12 },
                       top_tags: [{ id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w', title: 'Conference room B', views: 57 }],
                       by_day: [
                         { date: '2026-11-01', views: 25, scans: 18 },

@@ -8,7 +8,7 @@ import type { Database } from './schema.js';
  *
  *   1. an account's row (webhook creation: the plan's webhook count)
  *   2. the view rollup (advisory lock): ingestion of the view inbox, tag deletions, the
- *      visitor purge
+ *      visitor purge, bot counts added to the rollups
  *   3. a tag's row: `update` for its deletion, `key share` for a beacon of one of its views
  *      and for a group of its link clicks (the group's insert locks its tags' rows itself, in
  *      id order, features/analytics/clicks.repository.ts), a new page version for a change of

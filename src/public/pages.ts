@@ -149,7 +149,10 @@ export function pageRoutes(ctx: ServiceContext, tracker: Tracker, gate: PageGate
   function show(request: FastifyRequest, reply: FastifyReply, tag: TagRow, scan: boolean): MaybePromise<FastifyReply> {
     const headers = tag.read_permission === 'public' ? PUBLIC_PAGE : PRIVATE_PAGE;
     return andThen(renderedPage(tag), (rendered) => {
-      if (!tracker.counts(request.method, request.headers['user-agent'])) return reply.code(200).headers(headers).send(rendered.uncounted);
+      if (!tracker.counts(request.method, request.headers['user-agent'])) {
+        tracker.countBotRequest(request.method, tag.id);
+        return reply.code(200).headers(headers).send(rendered.uncounted);
+      }
       if (tag.max_views !== null) return countCapped(request, reply, tag, scan, rendered);
       return countAndSend(request, reply, tag, scan, rendered);
     });

@@ -151,17 +151,19 @@ type CountRow = {
   direct_visits: number | string;
   duration_sum: number | string;
   duration_count: number | string;
+  bot_views: number | string;
 };
 
 /** A tag report's summary of its rows and its distinct visitors. */
 function summarize(rows: CountRow[], uniqueVisitors: number) {
-  const summary = { total_views: 0, unique_views: uniqueVisitors, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 };
+  const summary = { total_views: 0, unique_views: uniqueVisitors, qr_scans: 0, direct_visits: 0, average_time_seconds: 0, bot_views: 0 };
   let durationSum = 0;
   let durationCount = 0;
   for (const row of rows) {
     summary.total_views += Number(row.views);
     summary.qr_scans += Number(row.qr_scans);
     summary.direct_visits += Number(row.direct_visits);
+    summary.bot_views += Number(row.bot_views);
     durationSum += Number(row.duration_sum);
     durationCount += Number(row.duration_count);
   }
@@ -201,8 +203,9 @@ export async function tagReport(
   actor: Actor,
   { id: tagId, ...query }: { id: string } & DateQuery & Comparison & { granularity: Granularity },
 ) {
-  // Reports count every view answered before they start: the inbox is ingested first.
-  const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
+  // Reports count every view answered before they start: the inbox is ingested first, and the
+  // bot requests counted in memory are added.
+  const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db), ctx.botViews.flush()]);
   const period = periodFor(ctx, actor, query);
   const { granularity } = query;
   const buckets = bucketsOf(period, granularity);
@@ -395,7 +398,11 @@ async function topTags(ctx: ServiceContext, scope: Scope, period: Period) {
   for (const rows of await Promise.all(parts)) {
     for (const row of rows) views.set(row.tag_id, (views.get(row.tag_id) ?? 0) + Number(row.views));
   }
-  const top = [...views].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
+  // A tag only bots requested has rows of no views: it is no top tag.
+  const top = [...views]
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, TOP);
   const titles = new Map(
     (
       await repo.tagTitles(
@@ -475,10 +482,18 @@ async function overviewTotals(ctx: ServiceContext, scope: Scope, period: Period)
     countTagsCreated(ctx, scope, range),
     countFilesUploaded(ctx, scope, range),
   ]);
-  const totals = { views: 0, unique_views: uniqueVisitors, qr_scans: 0, tags_created: tagsCreated, files_uploaded: filesUploaded };
+  const totals = {
+    views: 0,
+    unique_views: uniqueVisitors,
+    qr_scans: 0,
+    tags_created: tagsCreated,
+    files_uploaded: filesUploaded,
+    bot_views: 0,
+  };
   for (const row of daily) {
     totals.views += Number(row.views);
     totals.qr_scans += Number(row.qr_scans);
+    totals.bot_views += Number(row.bot_views);
   }
   return { totals, daily };
 }
@@ -488,7 +503,7 @@ export async function overview(ctx: ServiceContext, actor: Actor, query: DateQue
   const period = periodFor(ctx, actor, query);
   const days = daysOf(period, OVERVIEW_MAX_DAYS);
   const previousPeriod = query.compare === 'previous' ? previousPeriodFor(ctx, actor, period) : undefined;
-  await rollUpViews(ctx.db);
+  await Promise.all([rollUpViews(ctx.db), ctx.botViews.flush()]);
   const [{ totals, daily }, top, dimensions, previous] = await Promise.all([
     overviewTotals(ctx, scope, period),
     topTags(ctx, scope, period),

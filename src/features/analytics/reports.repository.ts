@@ -15,7 +15,16 @@ export interface Range {
 export function hourlyRows(db: Db, tagId: string, range: Range) {
   return db
     .selectFrom('tag_hourly')
-    .select(['hour as bucket', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_visitors as unique_views'])
+    .select([
+      'hour as bucket',
+      'views',
+      'qr_scans',
+      'direct_visits',
+      'duration_sum',
+      'duration_count',
+      'unique_visitors as unique_views',
+      'bot_views',
+    ])
     .where('tag_id', '=', tagId)
     .where('hour', '>=', range.from)
     .where('hour', '<', range.to)
@@ -25,7 +34,7 @@ export function hourlyRows(db: Db, tagId: string, range: Range) {
 export function dailyRows(db: Db, tagId: string, days: { from: string; to: string }) {
   return db
     .selectFrom('tag_daily')
-    .select(['day as bucket', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_views'])
+    .select(['day as bucket', 'views', 'qr_scans', 'direct_visits', 'duration_sum', 'duration_count', 'unique_views', 'bot_views'])
     .where('tag_id', '=', tagId)
     .where('day', '>=', days.from)
     .where('day', '<', days.to)
@@ -68,7 +77,7 @@ export function ofScopeDays(scope: Scope, days: { from: string; to: string }) {
 }
 
 export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: string }) {
-  return db.selectFrom('scope_daily').select(['day', 'views', 'qr_scans']).where(ofScopeDays(scope, days)).execute();
+  return db.selectFrom('scope_daily').select(['day', 'views', 'qr_scans', 'bot_views']).where(ofScopeDays(scope, days)).execute();
 }
 
 /** The scope's views per dimension and value over days [from, to) (the overview's breakdowns). */

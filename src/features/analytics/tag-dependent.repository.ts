@@ -28,7 +28,8 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_day_visitors.environment = d.environment
       AND scope_day_visitors.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_day_visitors.day = d.day`.execute(trx);
-  await sql`UPDATE scope_daily SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans
+  await sql`UPDATE scope_daily
+    SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans, bot_views = scope_daily.bot_views - d.bot_views
     FROM tag_daily d
     WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
       AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);

@@ -82,6 +82,14 @@ export class Tracker {
     return method === 'GET' && !isBot(userAgent);
   }
 
+  /**
+   * A request for a tag's page that counts() refused: a GET then is a bot's (or has no user
+   * agent), counted apart from the views, in memory (bot-views.ts).
+   */
+  countBotRequest(method: string, tagId: string): void {
+    if (method === 'GET') this.ctx.botViews.count(tagId);
+  }
+
   /** The visitor of a visit: its cookie's, else a keyed hash of its address and agent. */
   private visitorOf(visit: Visit): string {
     return visitorFromCookie(visit.cookie) ?? this.anonymousVisitors.of(visit.ip, visit.userAgent);
