@@ -32,6 +32,7 @@ const STYLES = [
   () => clientFile('tags/import-qr.css'),
   () => clientFile('files/files.css'),
   () => clientFile('analytics/analytics.css'),
+  () => clientFile('analytics/shares.css'),
   () => fromPackage('uplot/dist/uPlot.min.css'),
   () => clientFile('webhooks/webhooks.css'),
   () => clientFile('admin/admin.css'),

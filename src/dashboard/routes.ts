@@ -13,6 +13,7 @@ import { adminArea, adminScreen } from './admin/admin.routes.js';
 import { filesScreen } from './files/files.routes.js';
 import { foldersScreen } from './folders/folders.routes.js';
 import { analyticsScreen } from './analytics/analytics.routes.js';
+import { sharesScreen } from './analytics/shares.routes.js';
 import { homeScreen } from './home/home.routes.js';
 import { keysScreen } from './keys/keys.routes.js';
 import { organizationsScreen } from './organizations/organizations.routes.js';
@@ -47,6 +48,7 @@ const SIGNED_IN_SCREENS: Screen[] = [
   tagImportScreen,
   tagQrScreen,
   analyticsScreen,
+  sharesScreen,
   webhooksScreen,
   keysScreen,
   organizationsScreen,

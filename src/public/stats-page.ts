@@ -119,8 +119,8 @@ const bucketName = (key: string, byMonth: boolean) => (byMonth ? monthFormat : d
 // The chart's drawing area, in the SVG's own units; the SVG scales to the page's width.
 const WIDTH = 640;
 const HEIGHT = 220;
-const TOP = 12;
-const BOTTOM = 28;
+const TOP = 4;
+const BOTTOM = 4;
 const LEFT = 8;
 
 /** A maximum for the axis that reads well: 1, 2 or 5 times a power of ten, at least 1. */
@@ -153,13 +153,10 @@ function chart(report: SharedReport, byMonth: boolean): string {
       );
     })
     .join('');
-  const label = (i: number, anchor: string) =>
-    points[i]
-      ? `<text class="axis" x="${fmt(LEFT + (i + 0.5) * slot)}" y="${HEIGHT - 8}" text-anchor="${anchor}">${escapeHtml(
-          byMonth ? monthFormat.format(dayOf(points[i].date)) : shortDayFormat.format(dayOf(points[i].date)),
-        )}</text>`
-      : '';
-  const ends = points.length > 1 ? label(0, 'start') + label(points.length - 1, 'end') : label(0, 'middle');
+  // Labels are text of the page, not of the SVG, so they keep their size however wide the chart is drawn.
+  const axisName = (point: { date: string } | undefined) =>
+    point ? escapeHtml(byMonth ? monthFormat.format(dayOf(point.date)) : shortDayFormat.format(dayOf(point.date))) : '';
+  const axis = `<div class="chart-axis" aria-hidden="true"><span>${axisName(points[0])}</span><span>${points.length > 1 ? axisName(points.at(-1)) : ''}</span></div>`;
   const unit = byMonth ? 'month' : 'day';
   const rows = points
     .map(
@@ -170,11 +167,11 @@ function chart(report: SharedReport, byMonth: boolean): string {
   return (
     `<section class="panel" aria-labelledby="chart-heading"><h2 id="chart-heading">Views and unique visitors by ${unit}</h2>` +
     '<p class="legend"><span class="key key-views"></span>Views <span class="key key-visitors"></span>Unique visitors</p>' +
+    `<p class="chart-scale" aria-hidden="true">${numbers.format(max)}</p>` +
     `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="chart-heading" focusable="false">` +
     `<line class="grid" x1="${LEFT}" x2="${WIDTH - LEFT}" y1="${TOP}" y2="${TOP}"></line>` +
-    `<text class="axis" x="${WIDTH - LEFT}" y="${TOP - 2}" text-anchor="end">${numbers.format(max)}</text>` +
     `<line class="baseline" x1="${LEFT}" x2="${WIDTH - LEFT}" y1="${TOP + plotHeight}" y2="${TOP + plotHeight}"></line>` +
-    `${bars}${ends}</svg>` +
+    `${bars}</svg>${axis}` +
     `<details><summary>The chart’s figures by ${unit}</summary><div class="table-scroll" tabindex="0" role="region" aria-label="The chart’s figures">` +
     `<table><thead><tr><th scope="col">${byMonth ? 'Month' : 'Day'}</th><th scope="col">Views</th><th scope="col">Unique visitors</th></tr></thead>` +
     `<tbody>${rows}</tbody></table></div></details></section>`

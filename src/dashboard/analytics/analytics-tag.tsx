@@ -17,6 +17,7 @@ import {
 } from './analytics-parts.js';
 import { DataTable, formatNumber, Pager, When, withQuery } from '../components/table.js';
 import { TagHeader, tagPath } from '../tags/tag-header.js';
+import { EMPTY_SHARE_FORM, ShareCard, type ShareCardProps } from './share-card.js';
 import type { UserTag } from '../tags/user-tag.js';
 
 /** What GET /v1/tags/{id}/analytics answers (the service's result). */
@@ -75,6 +76,8 @@ export interface TagAnalyticsPage {
   };
   /** Real-time figures (Enterprise); undefined on other plans. */
   live?: LiveFigures;
+  /** The tag's share links, for the Share card. */
+  sharing: Pick<ShareCardProps, 'shares' | 'notice' | 'now'>;
 }
 
 const GRANULARITY_LABELS: Record<Granularity, string> = { hour: 'Hour', day: 'Day', week: 'Week', month: 'Month' };
@@ -386,6 +389,7 @@ export function renderTagAnalytics(context: PageContext & { user: SignedInUser }
       <Live tag={tag} live={page.live} />
       {report && <ReportCards page={page} report={report} query={query} />}
       {report && <Downloads path={`${tagPath(tag, 'analytics')}/export`} query={{ ...form.values }} what="this tag" />}
+      <ShareCard tag={tag} csrf={context.csrf} form={EMPTY_SHARE_FORM} {...page.sharing} />
     </>,
     { scripts: ['uplot.js', 'charts.js'] },
   );

@@ -9,6 +9,7 @@ import {
   realtime,
   tagReport,
 } from '../../features/analytics/index.js';
+import { listShares } from '../../features/shares/index.js';
 import { sendExport } from '../../http/send-export.js';
 import { ApiError, validationError } from '../../errors.js';
 import { fieldErrors, html, pageContext, queryParam, signedInUser, sentence, type Screen, type ScreenContext } from '../screen.js';
@@ -17,6 +18,7 @@ import { addDays, GRANULARITIES, type Granularity, type PeriodForm } from './ana
 import { renderOverview } from './analytics.js';
 import { renderLiveNumbers, renderTagAnalytics, type TagAnalyticsPage } from './analytics-tag.js';
 import { userTag } from '../tags/user-tag.js';
+import { SHARE_NOTICES } from './shares.routes.js';
 
 /** Access log entries per page; the API's offset cap bounds how far the pages reach. */
 const LOGS_PER_PAGE = 25;
@@ -95,7 +97,12 @@ export const analyticsScreen: Screen = (app, context) => {
     const { granularity, error } = readGranularity(request);
     if (error) form.errors.granularity = error;
     const live = PLAN_LIMITS[actor.plan].realtimeAnalytics ? await realtime(context, actor, { id: tag.id }) : undefined;
-    const page: TagAnalyticsPage = { tag, form, granularity, today: day, live };
+    const sharing = {
+      shares: await listShares(context, actor, { id: tag.id }),
+      notice: SHARE_NOTICES[queryParam(request, 'done') ?? ''],
+      now: context.clock.now().toISOString(),
+    };
+    const page: TagAnalyticsPage = { tag, form, granularity, today: day, live, sharing };
     const view = { ...pageContext(context, request), user };
     if (!form.query || error) return html(reply, 400, renderTagAnalytics(view, page));
     const pageNumber = readPage(request);
