@@ -1,6 +1,17 @@
 import { encodeVisitorSet } from '../../src/features/analytics/visitor-sets.js';
 import { getOrCreate } from '../../src/lib/maps.js';
-import { COUNTRIES, dimensionLayout, DURATION_SHARE, HOUR_WEIGHTS, PROFILES, REFERRERS, RETURNING_SHARE, type Visitors } from './model.js';
+import {
+  CAMPAIGNS,
+  campaignPicker,
+  dimensionLayout,
+  DURATION_SHARE,
+  HOUR_WEIGHTS,
+  PLACES,
+  PROFILES,
+  REFERRERS,
+  RETURNING_SHARE,
+  type Visitors,
+} from './model.js';
 import { cumulative, pickCumulative, viewUlid, type AliasTable, type Random } from './random.js';
 
 /** A tag as the generator needs it; `index` order is tag id order (see generate.ts). */
@@ -26,6 +37,7 @@ export interface DayRows {
   tag_hourly: unknown[][];
   tag_daily: unknown[][];
   tag_daily_dimensions: unknown[][];
+  scope_daily_dimensions: unknown[][];
   tag_visitor_hours: unknown[][];
   tag_visitor_days: unknown[][];
   tag_day_visitors: unknown[][];
@@ -85,6 +97,7 @@ export class DayGenerator {
     const tag = new Int32Array(count);
     const visitor = new Int32Array(count);
     const source = new Uint8Array(count);
+    const campaign = new Uint8Array(count);
     const duration = new Int32Array(count);
     const keys = new Float64Array(count);
     for (let i = 0; i < count; i++) {
@@ -104,13 +117,14 @@ export class DayGenerator {
       }
       const s = random.next();
       source[i] = s < tags[t]!.qrShare ? 0 : s < tags[t]!.qrShare + (1 - tags[t]!.qrShare) * (2 / 3) ? 1 : 2;
+      campaign[i] = campaignPicker.pick(random.next());
       duration[i] = random.next() < DURATION_SHARE ? Math.min(3600, Math.max(1, Math.round(Math.exp(3 + random.normal())))) : -1;
       tag[i] = t;
       visitor[i] = v;
       keys[i] = offset * INDEX_BITS + i;
     }
     keys.sort();
-    return this.rows(dayStart, { tag, visitor, source, duration, keys, ...day });
+    return this.rows(dayStart, { tag, visitor, source, campaign, duration, keys, ...day });
   }
 
   /** The visitors table: every visitor seen on a closed day, numbered by the generator's own number + 1. */
@@ -129,6 +143,7 @@ export class DayGenerator {
       tag: Int32Array;
       visitor: Int32Array;
       source: Uint8Array;
+      campaign: Uint8Array;
       duration: Int32Array;
       keys: Float64Array;
       index: number;
@@ -161,9 +176,13 @@ export class DayGenerator {
       const v = day.visitor[i]!;
       const at = dayStart + offset;
       const h = Math.floor(offset / HOUR_MS);
-      const profile = PROFILES[visitors.profile(v)]!;
-      const countryIndex = visitors.country(v);
-      const country = COUNTRIES[countryIndex]!;
+      const profileIndex = visitors.profile(v);
+      const profile = PROFILES[profileIndex]!;
+      const placeIndex = visitors.place(v);
+      const place = PLACES[placeIndex]!;
+      const referrerIndex = visitors.referrer(v);
+      const campaignIndex = day.campaign[i]!;
+      const utm = CAMPAIGNS[campaignIndex]!;
       const src = day.source[i]!;
       const seconds = day.duration[i]!;
       const g = tags[t]!;
@@ -179,14 +198,17 @@ export class DayGenerator {
         profile.device,
         profile.browser,
         profile.os,
-        country.code,
-        country.region,
-        country.city,
+        place.code,
+        place.region,
+        place.city,
         visitors.maskedIp(v),
         null,
-        src === 2 ? REFERRERS[v % REFERRERS.length] : null,
+        src === 2 ? REFERRERS[referrerIndex]![0] : null,
         0,
         seconds < 0 ? null : seconds,
+        utm.source,
+        utm.medium,
+        utm.campaign,
       ]);
       const slot = (t * 24 + h) * 5;
       hourly[slot]!++;
@@ -203,10 +225,11 @@ export class DayGenerator {
         daily[t * 5 + 3]! += seconds;
         daily[t * 5 + 4]!++;
       }
-      const slots = layout.profileSlots[visitors.profile(v)]!;
-      dims[t * layout.width + slots.device]!++;
-      dims[t * layout.width + slots.browser]!++;
-      dims[t * layout.width + layout.countrySlot(countryIndex)]!++;
+      const counters = t * layout.width;
+      for (const slot of layout.profileSlots[profileIndex]!) dims[counters + slot]!++;
+      for (const slot of layout.placeSlots[placeIndex]!) dims[counters + slot]!++;
+      for (const slot of layout.campaignSlots[campaignIndex]!) dims[counters + slot]!++;
+      dims[counters + (src === 2 ? layout.referrerSlots[referrerIndex]! : layout.directSlot)]!++;
       visitorHours.add((t * 24 + h) * P + v);
       visitorDays.add(t * P + v);
       this.tagViews[t]!++;
@@ -217,6 +240,8 @@ export class DayGenerator {
     for (const k of hourSlots) hourUnique[Math.floor(k / P)]!++;
     const tagHourly: unknown[][] = [];
     const tagDims: unknown[][] = [];
+    // Per scope, its tags' counters added up: the overview's breakdowns (scopeSlots) come from them.
+    const scopeDims = new Map<string, Int32Array>();
     for (let t = 0; t < T; t++) {
       for (let h = 0; h < 24; h++) {
         const s = (t * 24 + h) * 5;
@@ -233,10 +258,13 @@ export class DayGenerator {
           ]);
       }
       if (daily[t * 5]! === 0) continue;
+      const counters = dims.subarray(t * layout.width, (t + 1) * layout.width);
       for (const { dimension, value, slot } of layout.slots) {
-        const n = dims[t * layout.width + slot]!;
-        if (n > 0) tagDims.push([tags[t]!.id, dayKey, dimension, value, n]);
+        if (counters[slot]! > 0) tagDims.push([tags[t]!.id, dayKey, dimension, value, counters[slot]]);
       }
+      const g = tags[t]!;
+      const scope = getOrCreate(scopeDims, `${g.environment}|${g.organizationId ?? g.ownerId}`, () => new Int32Array(layout.width));
+      for (const { slot } of layout.scopeSlots) scope[slot]! += counters[slot]!;
     }
 
     // Keys t * P + v ascend by tag, then visitor: each tag's visitors come together, in order.
@@ -281,6 +309,13 @@ export class DayGenerator {
       tag_hourly: tagHourly,
       tag_daily: tagDaily,
       tag_daily_dimensions: tagDims,
+      scope_daily_dimensions: [...scopeDims]
+        .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+        .flatMap(([key, counters]) =>
+          layout.scopeSlots.flatMap(({ dimension, value, slot }) =>
+            counters[slot]! > 0 ? [[...key.split('|'), dayKey, dimension, value, counters[slot]]] : [],
+          ),
+        ),
       tag_visitor_hours: tagVisitorHours,
       tag_visitor_days: tagVisitorDays,
       tag_day_visitors: tagDayVisitors,

@@ -72,7 +72,7 @@ export class PostgresSink implements Sink {
     );
     // Autovacuum would analyze these tables within minutes of such a load; doing it now makes
     // the first measurements see the plans a running deployment would.
-    for (const table of [...TABLE_NAMES, 'scope_daily', 'tag_monthly', 'tag_monthly_dimensions'])
+    for (const table of [...TABLE_NAMES, 'scope_daily', 'tag_monthly', 'tag_monthly_dimensions', 'scope_monthly_dimensions'])
       await this.client.query(`ANALYZE ${table}`);
   }
 

@@ -3,7 +3,7 @@ import type { DayRows } from './day.js';
 
 /**
  * The columns the generator writes, in the order of its row arrays, with their PostgreSQL
- * types for the unnest() casts. They mirror src/db/migrations (0005, 0006, 0009, 0013); a column
+ * types for the unnest() casts. They mirror src/db/migrations (0005, 0006, 0009, 0013, 0019); a column
  * added there without a default makes the inserts fail loudly, which is the point.
  */
 export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int']>> = {
@@ -27,6 +27,9 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['referrer', 'text'],
     ['logged', 'int'],
     ['duration_seconds', 'int'],
+    ['utm_source', 'text'],
+    ['utm_medium', 'text'],
+    ['utm_campaign', 'text'],
   ],
   tag_hourly: [
     ['tag_id', 'text'],
@@ -53,6 +56,14 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
   ],
   tag_daily_dimensions: [
     ['tag_id', 'text'],
+    ['day', 'text'],
+    ['dimension', 'text'],
+    ['value', 'text'],
+    ['views', 'int'],
+  ],
+  scope_daily_dimensions: [
+    ['environment', 'text'],
+    ['scope_id', 'text'],
     ['day', 'text'],
     ['dimension', 'text'],
     ['value', 'text'],
@@ -91,13 +102,16 @@ export const TABLE_NAMES = Object.keys(TABLES) as Array<keyof DayRows>;
 
 /**
  * The rollups the service keeps besides the daily ones, filled from them once every day is
- * in, as migrations 0006 and 0009 would (one statement each instead of an update a view).
+ * in, as migrations 0006, 0009 and 0019 would (one statement each instead of an update a view).
  */
 export const ROLLUPS_FROM_DAILY = [
   `INSERT INTO scope_daily (environment, scope_id, day, views, qr_scans)
      SELECT environment, coalesce(organization_id, owner_id), day, sum(views), sum(qr_scans)
      FROM tag_daily GROUP BY environment, coalesce(organization_id, owner_id), day`,
   ...MONTHLY_ROLLUPS_FROM_DAILY,
+  `INSERT INTO scope_monthly_dimensions (environment, scope_id, month, dimension, value, views)
+     SELECT environment, scope_id, substr(day, 1, 7) || '-01', dimension, value, sum(views)
+     FROM scope_daily_dimensions GROUP BY environment, scope_id, substr(day, 1, 7) || '-01', dimension, value`,
 ];
 
 /** A tag's owner columns, read back after the tags were made through the API. */
