@@ -40,35 +40,58 @@ async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: performance.now() - started, value };
 }
 
+/** Each breakdown: a record of counts, or by_city's list. All of them add up to the period's views. */
+type Counts = Record<string, number>;
+const sum = (counts: Counts) => Object.values(counts).reduce((a, b) => a + b, 0);
+
 interface TagReport {
   summary: { total_views: number; unique_views: number };
-  by_device: Record<string, number>;
+  previous?: { summary: { total_views: number } };
+  by_device: Counts;
+  by_referrer: Counts;
+  by_os: Counts;
+  by_city: Array<{ views: number }>;
+  by_utm_source: Counts;
   timeseries: unknown[];
 }
+
+/**
+ * The issue's targets are for the report with every breakdown and `compare=previous` (the
+ * figures of the year before besides); the report without the comparison is measured beside
+ * it, the requests taking turns, so the comparison's cost shows.
+ */
+const COMPARED = '&compare=previous';
+
+/** The views of a period that count as `direct` in by_referrer (dimensions.ts): all but kept referrals. */
+const DIRECT_VIEWS = "sum(CASE WHEN source = 'referral' AND referrer IS NOT NULL THEN 0 ELSE 1 END)";
 
 export const analyticsTagYear: MetricsScenario = {
   kind: 'metrics',
   name: 'analytics-tag-year',
   description:
-    'GET /v1/tags/{id}/analytics for a year at day granularity, 20 tags (top 10 and a spread), 200 requests one after another, then each checked against the raw views',
+    'GET /v1/tags/{id}/analytics for a year at day granularity, every breakdown, with compare=previous and without by turns, 20 tags (top 10 and a spread), 200 requests of each one after another, then each checked against the raw views',
   variant: 'analytics',
   async run(context: ScenarioContext) {
     const manifest = await ensureAnalyticsDataset(context.run);
     const { start, end } = year();
     const tags = sampleTags(manifest);
-    const path = (id: string) => `/v1/tags/${id}/analytics?start_date=${start}&end_date=${end}&granularity=day`;
-    const get = (id: string) => api<TagReport>(context.baseUrl, manifest.key, 'GET', path(id), { timeoutMs: 120_000 });
+    const path = (id: string, extra: string) => `/v1/tags/${id}/analytics?start_date=${start}&end_date=${end}&granularity=day${extra}`;
+    const get = (id: string, extra = COMPARED) =>
+      api<TagReport>(context.baseUrl, manifest.key, 'GET', path(id, extra), { timeoutMs: 120_000 });
     // Warm-up: the route's code paths, on the smallest report.
     await get(tags.at(-1)!.id);
+    await get(tags.at(-1)!.id, '');
 
     const popular: number[] = [];
     const others: number[] = [];
+    const plain: number[] = [];
     const requests = 200;
     for (let i = 0; i < requests; i++) {
       const tag = tags[i % tags.length]!;
       const { ms } = await timed(() => get(tag.id));
       (i % tags.length < 10 ? popular : others).push(ms);
-      if ((i + 1) % 50 === 0) progress(`  ${i + 1}/${requests} requests`);
+      plain.push((await timed(() => get(tag.id, ''))).ms);
+      if ((i + 1) % 50 === 0) progress(`  ${i + 1}/${requests} requests of each`);
     }
     // After the timed requests: the check's scans of millions of raw views would otherwise
     // evict the rollups from the database's cache between timed requests.
@@ -78,37 +101,46 @@ export const analyticsTagYear: MetricsScenario = {
       const value = await get(tag.id);
       // The report's totals against the raw views the database holds for the same period.
       const range = [tag.id, `${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`];
-      const stored = await queryNumber(
-        location,
-        'SELECT count(*) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?',
-        range,
-      );
-      const visitors = await queryNumber(
-        location,
-        'SELECT count(DISTINCT visitor) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?',
-        range,
-      );
-      const devices = Object.values(value.by_device).reduce((a, b) => a + b, 0);
+      const inRange = 'FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?';
+      const stored = await queryNumber(location, `SELECT count(*) ${inRange}`, range);
+      const visitors = await queryNumber(location, `SELECT count(DISTINCT visitor) ${inRange}`, range);
+      const direct = await queryNumber(location, `SELECT ${DIRECT_VIEWS} ${inRange}`, range);
+      const previous = await queryNumber(location, `SELECT count(*) FROM views WHERE tag_id = ? AND occurred_at >= ? AND occurred_at < ?`, [
+        tag.id,
+        `${utcDay(-364 - 365)}T00:00:00.000Z`,
+        `${start}T00:00:00.000Z`,
+      ]);
+      const breakdowns = {
+        device: sum(value.by_device),
+        referrer: sum(value.by_referrer),
+        os: sum(value.by_os),
+        city: value.by_city.reduce((a, b) => a + b.views, 0),
+        utm_source: sum(value.by_utm_source),
+      };
       if (
         value.summary.total_views !== stored ||
-        devices !== stored ||
+        Object.values(breakdowns).some((n) => n !== stored) ||
+        (value.by_referrer.direct ?? 0) !== direct ||
+        value.previous?.summary.total_views !== previous ||
         value.summary.unique_views !== visitors ||
         value.timeseries.length !== 365
       ) {
         wrongTotals++;
         progress(
-          `  ${tag.id}: total_views ${value.summary.total_views}, by_device ${devices}, stored ${stored}, unique_views ${value.summary.unique_views}, distinct visitors ${visitors}, ${value.timeseries.length} days`,
+          `  ${tag.id}: total_views ${value.summary.total_views}, stored ${stored}, breakdowns ${JSON.stringify(breakdowns)}, direct ${value.by_referrer.direct} (stored ${direct}), ` +
+            `previous ${value.previous?.summary.total_views} (stored ${previous}), unique_views ${value.summary.unique_views}, distinct visitors ${visitors}, ${value.timeseries.length} days`,
         );
       }
     }
     const all = [...popular, ...others];
     return {
       metrics: [
-        ...latencyMetrics('all tags', all, { p95: 50 }),
-        { label: 'top 10 tags p95', value: percentile(popular, 95), unit: 'ms', digits: 1 },
-        { label: 'other tags p95', value: percentile(others, 95), unit: 'ms', digits: 1 },
+        ...latencyMetrics('all tags, compare=previous', all, { p95: 50 }),
+        { label: 'top 10 tags p95, compare=previous', value: percentile(popular, 95), unit: 'ms', digits: 1 },
+        { label: 'other tags p95, compare=previous', value: percentile(others, 95), unit: 'ms', digits: 1 },
+        ...latencyMetrics('all tags, no comparison', plain, { p95: 50 }),
         {
-          label: 'reports whose totals or unique visitors differ from the stored views',
+          label: 'reports whose totals, breakdowns, previous period or unique visitors differ from the stored views',
           value: wrongTotals,
           unit: '',
           target: { op: '==', value: 0 },
@@ -118,7 +150,7 @@ export const analyticsTagYear: MetricsScenario = {
         requests,
         period: { start, end },
         tags: tags.map((t) => ({ id: t.id, generatedViews: t.views })),
-        maxMs: Math.max(...all),
+        maxMs: Math.max(...all, ...plain),
       },
     };
   },
@@ -126,39 +158,44 @@ export const analyticsTagYear: MetricsScenario = {
 
 interface Overview {
   totals: { views: number; unique_views: number };
+  previous?: { totals: { views: number } };
   by_day: unknown[];
+  by_referrer: Counts;
+  by_utm_source: Counts;
 }
 
 export const analyticsOverview: MetricsScenario = {
   kind: 'metrics',
   name: 'analytics-overview',
-  description: 'GET /v1/analytics/overview for a year, 50 requests one after another; totals checked against the raw views',
+  description:
+    'GET /v1/analytics/overview for a year, with compare=previous and without by turns, 50 requests of each one after another; totals and breakdowns checked against the raw views',
   variant: 'analytics',
   async run(context) {
     const manifest = await ensureAnalyticsDataset(context.run);
     const { start, end } = year();
-    const get = () =>
-      api<Overview>(context.baseUrl, manifest.key, 'GET', `/v1/analytics/overview?start_date=${start}&end_date=${end}`, {
+    const get = (extra = COMPARED) =>
+      api<Overview>(context.baseUrl, manifest.key, 'GET', `/v1/analytics/overview?start_date=${start}&end_date=${end}${extra}`, {
         timeoutMs: 120_000,
       });
     const first = await get();
+    const location = analyticsLocation(context.run);
     const range = [`${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`];
-    const stored = await queryNumber(
-      analyticsLocation(context.run),
-      'SELECT count(*) FROM views WHERE occurred_at >= ? AND occurred_at < ?',
-      range,
-    );
+    const inRange = 'FROM views WHERE occurred_at >= ? AND occurred_at < ?';
+    const stored = await queryNumber(location, `SELECT count(*) ${inRange}`, range);
     // Every tag is the key's: its distinct visitors are those of every stored view.
-    const visitors = await queryNumber(
-      analyticsLocation(context.run),
-      'SELECT count(DISTINCT visitor) FROM views WHERE occurred_at >= ? AND occurred_at < ?',
-      range,
-    );
-    const latencies: number[] = [];
-    for (let i = 0; i < 50; i++) latencies.push((await timed(get)).ms);
+    const visitors = await queryNumber(location, `SELECT count(DISTINCT visitor) ${inRange}`, range);
+    const direct = await queryNumber(location, `SELECT ${DIRECT_VIEWS} ${inRange}`, range);
+    const previous = await queryNumber(location, `SELECT count(*) ${inRange}`, [`${utcDay(-364 - 365)}T00:00:00.000Z`, range[0]!]);
+    const compared: number[] = [];
+    const plain: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      compared.push((await timed(() => get())).ms);
+      plain.push((await timed(() => get(''))).ms);
+    }
     return {
       metrics: [
-        ...latencyMetrics('overview', latencies, { p95: 200 }),
+        ...latencyMetrics('overview, compare=previous', compared, { p95: 100 }),
+        ...latencyMetrics('overview, no comparison', plain, { p95: 100 }),
         { label: 'totals.views − stored views', value: first.totals.views - stored, unit: '', target: { op: '==', value: 0 } },
         {
           label: 'totals.unique_views − distinct visitors stored',
@@ -166,8 +203,22 @@ export const analyticsOverview: MetricsScenario = {
           unit: '',
           target: { op: '==', value: 0 },
         },
+        { label: 'by_referrer − stored views', value: sum(first.by_referrer) - stored, unit: '', target: { op: '==', value: 0 } },
+        {
+          label: 'by_referrer.direct − stored direct views',
+          value: (first.by_referrer.direct ?? 0) - direct,
+          unit: '',
+          target: { op: '==', value: 0 },
+        },
+        { label: 'by_utm_source − stored views', value: sum(first.by_utm_source) - stored, unit: '', target: { op: '==', value: 0 } },
+        {
+          label: 'previous.totals.views − stored views of the year before',
+          value: (first.previous?.totals.views ?? Number.NaN) - previous,
+          unit: '',
+          target: { op: '==', value: 0 },
+        },
       ],
-      details: { requests: latencies.length, period: { start, end }, totalViews: first.totals.views, days: first.by_day.length },
+      details: { requests: compared.length, period: { start, end }, totalViews: first.totals.views, days: first.by_day.length },
     };
   },
 };
