@@ -14,6 +14,14 @@ const dates = {
   start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, first day (UTC); default 29 days before today' })),
   end_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD, the day after the last (UTC, exclusive); default tomorrow' })),
 };
+const timezone = {
+  timezone: Type.Optional(
+    Type.String({
+      description:
+        'IANA time zone of the dates, buckets and bucket keys (Europe/Berlin); default UTC. Unknown → 400 validation_error, field timezone',
+    }),
+  ),
+};
 const compare = {
   compare: Type.Optional(
     Type.Enum(['previous'], {
@@ -85,6 +93,7 @@ const Report = Type.Object(
   {
     tag_id: Type.String(),
     period: Period,
+    timezone: Type.String({ description: 'The time zone of the period and the buckets (IANA name)' }),
     summary: Summary,
     previous: Type.Optional(
       Type.Object({ period: Period, summary: Summary }, { description: 'compare=previous: the period of the same length just before' }),
@@ -109,6 +118,7 @@ const Report = Type.Object(
       {
         tag_id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w',
         period: PERIOD_EXAMPLE,
+        timezone: 'Europe/Berlin',
         summary: { total_views: 57, unique_views: 31, qr_scans: 40, direct_visits: 17, average_time_seconds: 42, bot_views: 12 },
         by_device: { mobile: 44, desktop: 11, tablet: 2 },
         by_country: { DE: 30, FR: 27 },
@@ -135,6 +145,7 @@ const ClickReport = Type.Object(
   {
     tag_id: Type.String(),
     period: Period,
+    timezone: Type.String({ description: 'The time zone of the period (IANA name)' }),
     total_clicks: Type.Integer({
       description: "Every counted click of the tag's links in the period, those of link blocks since removed too",
     }),
@@ -155,6 +166,7 @@ const ClickReport = Type.Object(
       {
         tag_id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w',
         period: PERIOD_EXAMPLE,
+        timezone: 'UTC',
         total_clicks: 23,
         blocks: [
           {
@@ -259,7 +271,12 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           summary: "A tag's views: summary, breakdowns and a zero-filled time series",
           tags: ANALYTICS,
           params: TagParams,
-          querystring: Type.Object({ ...dates, ...compare, granularity: Type.Enum(['hour', 'day', 'week', 'month'], { default: 'day' }) }),
+          querystring: Type.Object({
+            ...dates,
+            ...timezone,
+            ...compare,
+            granularity: Type.Enum(['hour', 'day', 'week', 'month'], { default: 'day' }),
+          }),
           response: { 200: dataEnvelope(Report) },
         },
       },
@@ -278,7 +295,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           summary: "Clicks of a tag's http(s) link blocks, per block",
           tags: ANALYTICS,
           params: TagParams,
-          querystring: Type.Object(dates),
+          querystring: Type.Object({ ...dates, ...timezone }),
           response: { 200: dataEnvelope(ClickReport) },
         },
       },

@@ -29,12 +29,22 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
 
 /** Whether the runtime knows `zone` (Europe/Berlin, UTC). */
 export function isTimeZone(zone: string): boolean {
+  return canonicalTimeZone(zone) !== undefined;
+}
+
+/** The runtime's own name of `zone` (`europe/berlin` → `Europe/Berlin`); undefined when it knows no such zone. */
+export function canonicalTimeZone(zone: string): string | undefined {
   try {
-    formatterOf(zone);
-    return true;
+    // Not the cached formatter: a name from a request may be any of a zone's spellings.
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** How far `zone`'s clocks are ahead of UTC at `instant` (ms), in ms. */
+export function offsetAt(zone: string, instant: number): number {
+  return wallMs(zone, instant) - instant;
 }
 
 /** The wall-clock time in `zone` at `instant` (ms), as if it were UTC, in ms. */
@@ -64,9 +74,8 @@ export function instantOfWallTime(value: string, zone: string): Date | undefined
   if (new Date(wall).toISOString().slice(0, 19) !== `${value}:00`.slice(0, 19)) return undefined;
   // A zone changes its offset at most once in a day or so: the wall time is read with the offset
   // a day before and the one a day after, and the first reading that gives it back is the instant.
-  const offsetAt = (instant: number) => wallMs(zone, instant) - instant;
-  const readings = [wall - offsetAt(wall - DAY_MS), wall - offsetAt(wall + DAY_MS)].sort((a, b) => a - b);
-  const instant = readings.find((reading) => wallMs(zone, reading) === wall) ?? wall - offsetAt(wall - DAY_MS);
+  const readings = [wall - offsetAt(zone, wall - DAY_MS), wall - offsetAt(zone, wall + DAY_MS)].sort((a, b) => a - b);
+  const instant = readings.find((reading) => wallMs(zone, reading) === wall) ?? wall - offsetAt(zone, wall - DAY_MS);
   return new Date(instant);
 }
 

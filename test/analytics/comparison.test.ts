@@ -35,13 +35,20 @@ describe('analytics: compare=previous', () => {
 
   it('the tag report gains the previous week’s summary and the change of each figure', async () => {
     const data = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { ...CURRENT, compare: 'previous' });
-    expect(data.summary).toEqual({ total_views: 6, unique_views: 3, qr_scans: 2, direct_visits: 3, average_time_seconds: 0 });
+    expect(data.summary).toEqual({ total_views: 6, unique_views: 3, qr_scans: 2, direct_visits: 3, average_time_seconds: 0, bot_views: 0 });
     expect(data.previous).toEqual({
       period: PREVIOUS,
-      summary: { total_views: 3, unique_views: 2, qr_scans: 1, direct_visits: 2, average_time_seconds: 0 },
+      summary: { total_views: 3, unique_views: 2, qr_scans: 1, direct_visits: 2, average_time_seconds: 0, bot_views: 0 },
     });
     // 6 against 3: +100 %; 3 against 2: +50 %; no time on page either week: null.
-    expect(data.change).toEqual({ total_views: 100, unique_views: 50, qr_scans: 100, direct_visits: 50, average_time_seconds: null });
+    expect(data.change).toEqual({
+      total_views: 100,
+      unique_views: 50,
+      qr_scans: 100,
+      direct_visits: 50,
+      average_time_seconds: null,
+      bot_views: null,
+    });
     // Without compare the report is as before.
     const plain = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, CURRENT);
     expect(plain).not.toHaveProperty('previous');
@@ -51,12 +58,12 @@ describe('analytics: compare=previous', () => {
 
   it('the overview gains the previous totals and their change, falls and all', async () => {
     const data = await getData(t, alice.key, '/v1/analytics/overview', { ...CURRENT, compare: 'previous' });
-    expect(data.totals).toEqual({ views: 6, unique_views: 3, qr_scans: 2, tags_created: 0, files_uploaded: 0 });
+    expect(data.totals).toEqual({ views: 6, unique_views: 3, qr_scans: 2, tags_created: 0, files_uploaded: 0, bot_views: 0 });
     expect(data.previous).toEqual({
       period: PREVIOUS,
-      totals: { views: 3, unique_views: 2, qr_scans: 1, tags_created: 1, files_uploaded: 0 },
+      totals: { views: 3, unique_views: 2, qr_scans: 1, tags_created: 1, files_uploaded: 0, bot_views: 0 },
     });
-    expect(data.change).toEqual({ views: 100, unique_views: 50, qr_scans: 100, tags_created: -100, files_uploaded: null });
+    expect(data.change).toEqual({ views: 100, unique_views: 50, qr_scans: 100, tags_created: -100, files_uploaded: null, bot_views: null });
   });
 
   it('rounds to one decimal and compares periods of any length', async () => {
@@ -83,7 +90,7 @@ describe('analytics: compare=previous', () => {
     });
     expect(first.previous).toEqual({
       period: { start: oldest, end: oldest },
-      summary: { total_views: 0, unique_views: 0, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 },
+      summary: { total_views: 0, unique_views: 0, qr_scans: 0, direct_visits: 0, average_time_seconds: 0, bot_views: 0 },
     });
     expect(first.change.total_views).toBeNull();
     const later = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, {

@@ -195,6 +195,7 @@ describe('link blocks and their counted clicks', () => {
       expect(report).toEqual({
         tag_id: tag.id,
         period: { start: DAY, end: NEXT },
+        timezone: 'UTC',
         total_clicks: 7,
         blocks: [
           { block_id: web.id, url: WEB, label: 'Book the room', clicks: 5, unique_clicks: 3 },

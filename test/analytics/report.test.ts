@@ -89,6 +89,7 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     expect(data).toEqual({
       tag_id: tag.id,
       period: { start: '2026-03-02', end: '2026-03-10' },
+      timezone: 'UTC',
       // Views 1-7; visitors V1, V2 and the cookie-less Firefox; (50 + 25 + 7) / 3 seconds.
       summary: { total_views: 7, unique_views: 3, qr_scans: 3, direct_visits: 3, average_time_seconds: 27 },
       by_device: { mobile: 3, desktop: 3, tablet: 1 },

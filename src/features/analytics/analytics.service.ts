@@ -12,10 +12,8 @@ import { cityOf, UNKNOWN } from '../../db/dimensions.js';
 import * as repo from './reports.repository.js';
 import * as visitorStore from './visitor-sets.repository.js';
 import {
-  bucketOf,
-  bucketsOf,
+  dayMs,
   daysOf,
-  hourRange,
   instantRange,
   periodFor,
   previousPeriodFor,
@@ -24,6 +22,7 @@ import {
   type Granularity,
   type Period,
 } from './period.js';
+import { Calendar, checkTimeZone, hourKey, type ZoneQuery } from './calendar.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 
@@ -97,7 +96,14 @@ function breakdowns(rows: Array<{ dimension: string; value: string; views: numbe
  * Distinct visitors of the tag over the period, and per bucket when `bucketOfDay` groups days
  * (weeks, months): the union of closed days' visitor sets and of open days' visitor rows.
  */
-async function distinctVisitors(ctx: ServiceContext, tagId: string, period: Period, bucketOfDay?: (day: string) => string) {
+async function distinctVisitors(
+  ctx: ServiceContext,
+  tagId: string,
+  period: Period | undefined,
+  bucketOfDay?: (day: string) => string,
+  extraKeys: readonly string[] = [],
+) {
+  if (!period) return { total: new Set(extraKeys).size, perBucket: new Map<string, number>() };
   const days = { from: period.start, to: period.end };
   // One snapshot: sealing moves a day's visitors from its open rows into its set.
   const [sets, open] = await readSnapshot(ctx.db, (db) =>
@@ -111,6 +117,7 @@ async function distinctVisitors(ctx: ServiceContext, tagId: string, period: Peri
     else part(row.day).numbers.push(Number(row.number));
   }
   const total = new DistinctVisitors();
+  for (const key of extraKeys) total.addKey(key);
   const bucket = new DistinctVisitors();
   const perBucket = new Map<string, number>();
   for (const [key, { sets, numbers, keys }] of parts) {
@@ -130,18 +137,48 @@ async function distinctVisitors(ctx: ServiceContext, tagId: string, period: Peri
 type DimensionRows = Promise<Array<{ dimension: Dimension; value: string; views: number | string }>>;
 
 /**
- * Views per dimension and value over the period, from the monthly rows of its whole months and
- * the daily rows of the days around them (see splitByMonths).
+ * Views per dimension and value over the period, from the monthly rows of its whole months, the
+ * daily rows of the days around them (see splitByMonths) and `extra` rows (the stored views of
+ * the hours at the ends of a period in a time zone).
  */
-async function dimensionTotals(period: Period, monthly: (months: repo.Range) => DimensionRows, daily: (days: repo.Range) => DimensionRows) {
-  const { months, days } = splitByMonths(period);
+async function dimensionTotals(
+  period: Period | undefined,
+  monthly: (months: repo.Range) => DimensionRows,
+  daily: (days: repo.Range) => DimensionRows,
+  extra: DimensionRows[] = [],
+) {
+  const { months, days } = period ? splitByMonths(period) : { months: undefined, days: [] };
   const totals = new Map<string, { dimension: Dimension; value: string; views: number }>();
-  for (const rows of await Promise.all([...(months ? [monthly(months)] : []), ...days.map(daily)])) {
+  for (const rows of await Promise.all([...(months ? [monthly(months)] : []), ...days.map(daily), ...extra])) {
     for (const row of rows)
       getOrCreate(totals, `${row.dimension}|${row.value}`, () => ({ dimension: row.dimension, value: row.value, views: 0 })).views +=
         Number(row.views);
   }
   return [...totals.values()];
+}
+
+/** A tag's breakdowns over a calendar's period: its whole UTC days from the rollups, the hours around them from its views. */
+function tagDimensionTotals(ctx: ServiceContext, tagId: string, calendar: Calendar) {
+  const { days, edges } = calendar.wholeDays;
+  return dimensionTotals(
+    days,
+    (months) => repo.monthlyDimensionTotals(ctx.db, tagId, months),
+    (range) => repo.dailyDimensionTotals(ctx.db, tagId, range),
+    edges.map((range) => repo.viewDimensionTotals(ctx.db, tagId, range)),
+  );
+}
+
+/**
+ * A tag's count rows over a calendar's period, each with the instant (ms) its hour or day
+ * starts: its days' rows in UTC, else its hours' (a local day is made of UTC hours).
+ */
+async function tagCountRows(ctx: ServiceContext, tagId: string, calendar: Calendar, hourly: boolean) {
+  if (hourly || !calendar.utc) {
+    const rows = await repo.hourlyRows(ctx.db, tagId, { from: hourKey(calendar.from), to: hourKey(calendar.to) });
+    return rows.map((row) => ({ ...row, start: Date.parse(row.bucket) }));
+  }
+  const rows = await repo.dailyRows(ctx.db, tagId, { from: calendar.period.start, to: calendar.period.end });
+  return rows.map((row) => ({ ...row, start: dayMs(row.bucket) }));
 }
 
 /** The rollup rows a summary adds up (tag_hourly or tag_daily). */
@@ -189,55 +226,60 @@ function changeOf<K extends string>(current: Record<K, number>, previous: Record
   return change;
 }
 
-/** A tag's summary over a period: the previous period's figures of compare=previous. */
-async function tagSummary(ctx: ServiceContext, tagId: string, period: Period) {
-  const [rows, visitors] = await Promise.all([
-    repo.dailyRows(ctx.db, tagId, { from: period.start, to: period.end }),
-    distinctVisitors(ctx, tagId, period),
-  ]);
-  return summarize(rows, visitors.total);
+/**
+ * A tag's distinct visitors over a calendar's period, exactly: its whole UTC days' visitors, and
+ * those of the stored views of the hours around them.
+ */
+async function tagVisitors(ctx: ServiceContext, tagId: string, calendar: Calendar): Promise<number> {
+  const { days, edges } = calendar.wholeDays;
+  const keys = (await Promise.all(edges.map((range) => repo.viewVisitors(ctx.db, tagId, range)))).flat();
+  return (await distinctVisitors(ctx, tagId, days, undefined, keys)).total;
+}
+
+/** A tag's summary over a calendar's period: the previous period's figures of compare=previous. */
+async function tagSummary(ctx: ServiceContext, tagId: string, calendar: Calendar) {
+  const [rows, visitors] = await Promise.all([tagCountRows(ctx, tagId, calendar, false), tagVisitors(ctx, tagId, calendar)]);
+  return summarize(rows, visitors);
 }
 
 export async function tagReport(
   ctx: ServiceContext,
   actor: Actor,
-  { id: tagId, ...query }: { id: string } & DateQuery & Comparison & { granularity: Granularity },
+  { id: tagId, ...query }: { id: string } & DateQuery & Comparison & ZoneQuery & { granularity: Granularity },
 ) {
+  const zone = checkTimeZone(query.timezone);
   // Reports count every view answered before they start: the inbox is ingested first, and the
   // bot requests counted in memory are added.
   const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db), ctx.botViews.flush()]);
-  const period = periodFor(ctx, actor, query);
+  const calendar = new Calendar(zone, periodFor(ctx, actor, query, zone));
   const { granularity } = query;
-  const buckets = bucketsOf(period, granularity);
-  const days = { from: period.start, to: period.end };
-  // Hours and days count their own distinct visitors; weeks and months are unions of days.
-  const spansDays = granularity === 'week' || granularity === 'month';
-  const previousPeriod = query.compare === 'previous' ? previousPeriodFor(ctx, actor, period) : undefined;
-  const [rows, visitors, dimensions, previousSummary] = await Promise.all([
-    granularity === 'hour' ? repo.hourlyRows(ctx.db, tag.id, hourRange(period)) : repo.dailyRows(ctx.db, tag.id, days),
-    distinctVisitors(ctx, tag.id, period, spansDays ? (day) => bucketOf(`${day}T00:00:00Z`, granularity) : undefined),
-    dimensionTotals(
-      period,
-      (months) => repo.monthlyDimensionTotals(ctx.db, tag.id, months),
-      (range) => repo.dailyDimensionTotals(ctx.db, tag.id, range),
-    ),
-    previousPeriod && tagSummary(ctx, tag.id, previousPeriod),
+  const buckets = calendar.buckets(granularity);
+  // An hour counts its own distinct visitors, as does a UTC day; other buckets are unions of days.
+  const rowVisitors = granularity === 'hour' || (granularity === 'day' && calendar.utc);
+  const previous = query.compare === 'previous' ? new Calendar(zone, previousPeriodFor(ctx, actor, calendar.period, zone)) : undefined;
+  const [rows, visitors, bucketVisitors, dimensions, previousSummary] = await Promise.all([
+    tagCountRows(ctx, tag.id, calendar, granularity === 'hour'),
+    tagVisitors(ctx, tag.id, calendar),
+    rowVisitors ? undefined : distinctVisitors(ctx, tag.id, calendar.visitorDays, (day) => calendar.bucketOfVisitorDay(day, granularity)),
+    tagDimensionTotals(ctx, tag.id, calendar),
+    previous && tagSummary(ctx, tag.id, previous),
   ]);
 
-  const summary = summarize(rows, visitors.total);
-  const series = new Map(buckets.map((b) => [b, { views: 0, visitors: visitors.perBucket.get(b) ?? 0 }]));
+  const summary = summarize(rows, visitors);
+  const series = new Map(buckets.map((b) => [b, { views: 0, visitors: bucketVisitors?.perBucket.get(b) ?? 0 }]));
   for (const row of rows) {
-    const bucket = series.get(bucketOf(granularity === 'hour' ? row.bucket : `${row.bucket}T00:00:00Z`, granularity))!;
+    const bucket = series.get(calendar.bucketOfHour(row.start, granularity))!;
     bucket.views += Number(row.views);
-    if (!spansDays) bucket.visitors = Number(row.unique_views);
+    if (rowVisitors) bucket.visitors += Number(row.unique_views);
   }
 
   return {
     tag_id: tag.id,
-    period,
+    period: calendar.period,
+    timezone: zone,
     summary,
-    ...(previousPeriod && previousSummary
-      ? { previous: { period: previousPeriod, summary: previousSummary }, change: changeOf(summary, previousSummary) }
+    ...(previous && previousSummary
+      ? { previous: { period: previous.period, summary: previousSummary }, change: changeOf(summary, previousSummary) }
       : {}),
     ...breakdowns(dimensions),
     timeseries: [...series].map(([date, bucket]) => ({ date, views: bucket.views, unique: bucket.visitors })),

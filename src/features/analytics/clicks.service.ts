@@ -2,7 +2,8 @@ import type { ServiceContext } from '../../context.js';
 import type { Actor } from '../accounts/index.js';
 import { isWebLink, requireTag, type Block } from '../tags/index.js';
 import * as repo from './clicks.repository.js';
-import { instantRange, periodFor, type DateQuery } from './period.js';
+import { Calendar, checkTimeZone, type ZoneQuery } from './calendar.js';
+import { periodFor, type DateQuery } from './period.js';
 
 /**
  * A tag's link clicks over a period. `blocks` lists the tag's current web link blocks, in the
@@ -11,10 +12,12 @@ import { instantRange, periodFor, type DateQuery } from './period.js';
  * those of link blocks since removed too, so it can exceed the sum of `blocks`. Clicks are
  * committed before their redirect is answered: a report counts every click answered before it.
  */
-export async function linkClickReport(ctx: ServiceContext, actor: Actor, { id: tagId, ...query }: { id: string } & DateQuery) {
+export async function linkClickReport(ctx: ServiceContext, actor: Actor, { id: tagId, ...query }: { id: string } & DateQuery & ZoneQuery) {
+  const zone = checkTimeZone(query.timezone);
   const tag = await requireTag(ctx, actor, tagId);
-  const period = periodFor(ctx, actor, query);
-  const counted = new Map((await repo.clicksByBlock(ctx.db, tag.id, instantRange(period))).map((row) => [row.block_id, row]));
+  const calendar = new Calendar(zone, periodFor(ctx, actor, query, zone));
+  const range = { from: new Date(calendar.from).toISOString(), to: new Date(calendar.to).toISOString() };
+  const counted = new Map((await repo.clicksByBlock(ctx.db, tag.id, range)).map((row) => [row.block_id, row]));
   let total = 0;
   for (const row of counted.values()) total += Number(row.clicks);
   const links = (JSON.parse(tag.content) as Block[]).filter(
@@ -22,7 +25,8 @@ export async function linkClickReport(ctx: ServiceContext, actor: Actor, { id: t
   );
   return {
     tag_id: tag.id,
-    period,
+    period: calendar.period,
+    timezone: zone,
     total_clicks: total,
     blocks: links.map((link) => {
       const row = counted.get(link.id);

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { offsetAt } from '../../lib/zoned-time.js';
 import { PLAN_LIMITS, type Actor } from '../accounts/index.js';
 
 /**
@@ -32,18 +33,25 @@ function parseDay(value: string, field: string): number {
   return ms;
 }
 
-/** The oldest day a plan of `historyDays` keeps, as milliseconds. */
-function oldestKeptMs(clock: Clock, historyDays: number): number {
-  return dayMs(toDay(clock.now().getTime())) - (historyDays - 1) * DAY_MS;
+/** Today in `zone` (UTC, or an IANA name the runtime knows), as the milliseconds of its date. */
+function todayMs(clock: Clock, zone: string): number {
+  const now = clock.now().getTime();
+  return dayMs(toDay(zone === 'UTC' ? now : now + offsetAt(zone, now)));
 }
 
-export function resolvePeriod(query: { start_date?: string; end_date?: string }, clock: Clock, historyDays: number): Period {
-  const today = dayMs(toDay(clock.now().getTime()));
+/** The oldest day a plan of `historyDays` keeps, as milliseconds. */
+function oldestKeptMs(clock: Clock, historyDays: number, zone: string): number {
+  return todayMs(clock, zone) - (historyDays - 1) * DAY_MS;
+}
+
+/** The period of a report's dates, in the days of `zone` (default UTC), within a history of `historyDays`. */
+export function resolvePeriod(query: { start_date?: string; end_date?: string }, clock: Clock, historyDays: number, zone = 'UTC'): Period {
+  const today = todayMs(clock, zone);
   const endMs = query.end_date !== undefined ? parseDay(query.end_date, 'end_date') : today + DAY_MS;
   const startMs = query.start_date !== undefined ? parseDay(query.start_date, 'start_date') : endMs - 30 * DAY_MS;
   if (endMs <= startMs)
     throw new ApiError('invalid_date_range', 'end_date must be after start_date (the period is [start_date, end_date))');
-  const oldestKept = oldestKeptMs(clock, historyDays);
+  const oldestKept = oldestKeptMs(clock, historyDays, zone);
   if (endMs <= oldestKept) {
     throw new ApiError(
       'invalid_date_range',
@@ -60,8 +68,8 @@ export interface DateQuery {
 }
 
 /** The period a report of `actor`'s covers: resolvePeriod within the history of the actor's plan. */
-export function periodFor(ctx: ServiceContext, actor: Actor, query: DateQuery): Period {
-  return resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
+export function periodFor(ctx: ServiceContext, actor: Actor, query: DateQuery, zone = 'UTC'): Period {
+  return resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays, zone);
 }
 
 /**
@@ -69,16 +77,11 @@ export function periodFor(ctx: ServiceContext, actor: Actor, query: DateQuery): 
  * the actor's plan: shorter when it would start before the oldest kept day, and empty (start =
  * end) when it would end before it.
  */
-export function previousPeriodFor(ctx: ServiceContext, actor: Actor, period: Period): Period {
+export function previousPeriodFor(ctx: ServiceContext, actor: Actor, period: Period, zone = 'UTC'): Period {
   const startMs = dayMs(period.start);
-  const oldestKept = oldestKeptMs(ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
+  const oldestKept = oldestKeptMs(ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays, zone);
   const from = Math.min(Math.max(startMs - (dayMs(period.end) - startMs), oldestKept), startMs);
   return { start: toDay(from), end: period.start };
-}
-
-/** Boundaries as rollups store hours (YYYY-MM-DDTHH:00:00Z). */
-export function hourRange(period: Period) {
-  return { from: `${period.start}T00:00:00Z`, to: `${period.end}T00:00:00Z` };
 }
 
 /** Boundaries as raw views store timestamps (ISO with milliseconds). */
@@ -121,14 +124,6 @@ function bucketsUpTo(period: Period, granularity: Granularity, max: number): str
     if (buckets.at(-1) !== key) buckets.push(key);
     if (buckets.length > max) return undefined;
   }
-  return buckets;
-}
-
-/** A tag report's buckets: at most 1,000, else 400 naming the granularity (a coarser one fits). */
-export function bucketsOf(period: Period, granularity: Granularity): string[] {
-  const buckets = bucketsUpTo(period, granularity, MAX_BUCKETS);
-  if (!buckets)
-    throw validationError('granularity', `the period holds more than ${MAX_BUCKETS} ${granularity} buckets; choose a coarser granularity`);
   return buckets;
 }
 

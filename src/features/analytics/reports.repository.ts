@@ -1,6 +1,7 @@
-import type { ExpressionBuilder } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
+import { sql, type ExpressionBuilder } from 'kysely';
+import { isPostgres, type Db } from '../../db/database.js';
+import { dimensionValues, TAG_DIMENSIONS } from '../../db/dimensions.js';
+import type { Database, Dimension } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
 
 /** What the reports read: the rollups' counts and the stored views. */
@@ -78,6 +79,35 @@ export function ofScopeDays(scope: Scope, days: { from: string; to: string }) {
 
 export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: string }) {
   return db.selectFrom('scope_daily').select(['day', 'views', 'qr_scans', 'bot_views']).where(ofScopeDays(scope, days)).execute();
+}
+
+/**
+ * Views per dimension and value over instants [from, to), counted from the stored views: the
+ * hours at the ends of a period in a time zone, which no daily rollup holds alone.
+ */
+export async function viewDimensionTotals(db: Db, tagId: string, range: Range) {
+  const values = dimensionValues(isPostgres(db));
+  const parts = TAG_DIMENSIONS.map(
+    (dimension) =>
+      sql`SELECT ${dimension} AS dimension, ${sql.raw(values[dimension])} AS value FROM views
+        WHERE tag_id = ${tagId} AND occurred_at >= ${range.from} AND occurred_at < ${range.to}`,
+  );
+  const { rows } = await sql<{ dimension: Dimension; value: string; views: number | string }>`
+    SELECT dimension, value, count(*) AS views FROM (${sql.join(parts, sql` UNION ALL `)}) v GROUP BY dimension, value`.execute(db);
+  return rows;
+}
+
+/** The distinct visitors of a tag's stored views over instants [from, to). */
+export async function viewVisitors(db: Db, tagId: string, range: Range): Promise<string[]> {
+  const rows = await db
+    .selectFrom('views')
+    .select('visitor')
+    .distinct()
+    .where('tag_id', '=', tagId)
+    .where('occurred_at', '>=', range.from)
+    .where('occurred_at', '<', range.to)
+    .execute();
+  return rows.map((row) => row.visitor);
 }
 
 /** The scope's views per dimension and value over days [from, to) (the overview's breakdowns). */
