@@ -93,6 +93,15 @@ await call('listTagLogs', client.GET('/v1/tags/{id}/analytics/logs', { params: i
 await call('getTagRealtime', client.GET('/v1/tags/{id}/analytics/realtime', { params: id }));
 await call('getAnalyticsOverview', client.GET('/v1/analytics/overview'));
 await call('exportAnalytics', client.GET('/v1/analytics/export', { parseAs: 'text' }));
+const share = await call(
+  'createAnalyticsShare',
+  client.POST('/v1/tags/{id}/analytics/shares', { params: id, body: { expires_at: '2099-01-01T00:00:00Z', password: 'secret' } }),
+);
+await call('listAnalyticsShares', client.GET('/v1/tags/{id}/analytics/shares', { params: id }));
+await call(
+  'deleteAnalyticsShare',
+  client.DELETE('/v1/tags/{id}/analytics/shares/{share_id}', { params: { path: { id: tag.id, share_id: share.data!.data.id } } }),
+);
 
 await call('deleteFile', client.DELETE('/v1/files/{file_id}', { params: file }));
 await call('deleteTag', client.DELETE('/v1/tags/{id}', { params: id }));
