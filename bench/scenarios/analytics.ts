@@ -14,6 +14,14 @@ function year() {
 }
 
 /**
+ * The last 182 days, whose previous period (compare=previous) is the 182 days before, full of
+ * views: a year's previous period falls before the generated data and reads empty rollups.
+ */
+function halfYear() {
+  return { start: utcDay(-181), end: utcDay(1) };
+}
+
+/**
  * The tags the per-tag report is asked about: the ten most viewed (the expensive reports) and
  * ten spread over the rest by rank. The least viewed tag is left out: page-recording adds views
  * to it, and these checks compare against the database as it is.
@@ -69,15 +77,16 @@ export const analyticsTagYear: MetricsScenario = {
   kind: 'metrics',
   name: 'analytics-tag-year',
   description:
-    'GET /v1/tags/{id}/analytics for a year at day granularity, every breakdown, with compare=previous and without by turns, 20 tags (top 10 and a spread), 200 requests of each one after another, then each checked against the raw views',
+    'GET /v1/tags/{id}/analytics for a year at day granularity, every breakdown, with compare=previous and without, and 182 days with compare=previous, by turns, 20 tags (top 10 and a spread), 200 requests of each one after another, then each checked against the raw views',
   variant: 'analytics',
   async run(context: ScenarioContext) {
     const manifest = await ensureAnalyticsDataset(context.run);
     const { start, end } = year();
     const tags = sampleTags(manifest);
-    const path = (id: string, extra: string) => `/v1/tags/${id}/analytics?start_date=${start}&end_date=${end}&granularity=day${extra}`;
-    const get = (id: string, extra = COMPARED) =>
-      api<TagReport>(context.baseUrl, manifest.key, 'GET', path(id, extra), { timeoutMs: 120_000 });
+    const path = (id: string, extra: string, period = { start, end }) =>
+      `/v1/tags/${id}/analytics?start_date=${period.start}&end_date=${period.end}&granularity=day${extra}`;
+    const get = (id: string, extra = COMPARED, period?: { start: string; end: string }) =>
+      api<TagReport>(context.baseUrl, manifest.key, 'GET', path(id, extra, period), { timeoutMs: 120_000 });
     // Warm-up: the route's code paths, on the smallest report.
     await get(tags.at(-1)!.id);
     await get(tags.at(-1)!.id, '');
@@ -85,12 +94,14 @@ export const analyticsTagYear: MetricsScenario = {
     const popular: number[] = [];
     const others: number[] = [];
     const plain: number[] = [];
+    const half: number[] = [];
     const requests = 200;
     for (let i = 0; i < requests; i++) {
       const tag = tags[i % tags.length]!;
       const { ms } = await timed(() => get(tag.id));
       (i % tags.length < 10 ? popular : others).push(ms);
       plain.push((await timed(() => get(tag.id, ''))).ms);
+      half.push((await timed(() => get(tag.id, COMPARED, halfYear()))).ms);
       if ((i + 1) % 50 === 0) progress(`  ${i + 1}/${requests} requests of each`);
     }
     // After the timed requests: the check's scans of millions of raw views would otherwise
@@ -139,6 +150,7 @@ export const analyticsTagYear: MetricsScenario = {
         { label: 'top 10 tags p95, compare=previous', value: percentile(popular, 95), unit: 'ms', digits: 1 },
         { label: 'other tags p95, compare=previous', value: percentile(others, 95), unit: 'ms', digits: 1 },
         ...latencyMetrics('all tags, no comparison', plain, { p95: 50 }),
+        ...latencyMetrics('all tags, 182 days compared with the 182 before', half),
         {
           label: 'reports whose totals, breakdowns, previous period or unique visitors differ from the stored views',
           value: wrongTotals,
@@ -150,7 +162,7 @@ export const analyticsTagYear: MetricsScenario = {
         requests,
         period: { start, end },
         tags: tags.map((t) => ({ id: t.id, generatedViews: t.views })),
-        maxMs: Math.max(...all, ...plain),
+        maxMs: Math.max(...all, ...plain, ...half),
       },
     };
   },
@@ -168,15 +180,19 @@ export const analyticsOverview: MetricsScenario = {
   kind: 'metrics',
   name: 'analytics-overview',
   description:
-    'GET /v1/analytics/overview for a year, with compare=previous and without by turns, 50 requests of each one after another; totals and breakdowns checked against the raw views',
+    'GET /v1/analytics/overview for a year with compare=previous and without, and 182 days with compare=previous, by turns, 50 requests of each one after another; totals and breakdowns checked against the raw views',
   variant: 'analytics',
   async run(context) {
     const manifest = await ensureAnalyticsDataset(context.run);
     const { start, end } = year();
-    const get = (extra = COMPARED) =>
-      api<Overview>(context.baseUrl, manifest.key, 'GET', `/v1/analytics/overview?start_date=${start}&end_date=${end}${extra}`, {
-        timeoutMs: 120_000,
-      });
+    const get = (extra = COMPARED, period = { start, end }) =>
+      api<Overview>(
+        context.baseUrl,
+        manifest.key,
+        'GET',
+        `/v1/analytics/overview?start_date=${period.start}&end_date=${period.end}${extra}`,
+        { timeoutMs: 120_000 },
+      );
     const first = await get();
     const location = analyticsLocation(context.run);
     const range = [`${start}T00:00:00.000Z`, `${end}T00:00:00.000Z`];
@@ -188,14 +204,17 @@ export const analyticsOverview: MetricsScenario = {
     const previous = await queryNumber(location, `SELECT count(*) ${inRange}`, [`${utcDay(-364 - 365)}T00:00:00.000Z`, range[0]!]);
     const compared: number[] = [];
     const plain: number[] = [];
+    const half: number[] = [];
     for (let i = 0; i < 50; i++) {
       compared.push((await timed(() => get())).ms);
       plain.push((await timed(() => get(''))).ms);
+      half.push((await timed(() => get(COMPARED, halfYear()))).ms);
     }
     return {
       metrics: [
         ...latencyMetrics('overview, compare=previous', compared, { p95: 100 }),
         ...latencyMetrics('overview, no comparison', plain, { p95: 100 }),
+        ...latencyMetrics('overview, 182 days compared with the 182 before', half),
         { label: 'totals.views − stored views', value: first.totals.views - stored, unit: '', target: { op: '==', value: 0 } },
         {
           label: 'totals.unique_views − distinct visitors stored',
