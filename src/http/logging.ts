@@ -4,7 +4,8 @@ import { maskIp } from '../lib/ip.js';
 
 /**
  * JSON logs with the request id. Requests are logged by method, path and masked address only:
- * headers (keys, cookies), query strings and bodies never reach the log.
+ * headers (keys, cookies), query strings, bodies and the tokens of shared reports' addresses
+ * never reach the log.
  */
 export function loggerOptions(level: string): FastifyLoggerOptions & { redact: { paths: string[]; censor: string } } {
   return {
@@ -15,13 +16,21 @@ export function loggerOptions(level: string): FastifyLoggerOptions & { redact: {
     },
     serializers: {
       req(request: { method: string; url: string; ip?: string }) {
-        return { method: request.method, path: request.url.split('?')[0], ip: maskIp(request.ip) };
+        return { method: request.method, path: loggedPath(request.url), ip: maskIp(request.ip) };
       },
       res(reply: { statusCode: number }) {
         return { status: reply.statusCode };
       },
     },
   };
+}
+
+/** Addresses whose next segment is a secret: a shared report's token (/stats/{token}/…). */
+const SECRET_SEGMENT = /^(\/stats\/)[^/?]+/;
+
+/** A request's path as logged: without its query string, and a secret in it redacted. */
+function loggedPath(url: string): string {
+  return url.split('?')[0]!.replace(SECRET_SEGMENT, '$1[redacted]');
 }
 
 /** One log line per request, when it completes; the request id is logged as `request_id`. */

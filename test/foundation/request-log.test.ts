@@ -9,6 +9,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-request-log-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const KEY = 'svc_live_ThisIsNotARealKeyButLooksLikeOne0123456789';
+/** The shape of a shared report's token (features/shares): a bearer secret in the path. */
+const STATS_TOKEN = 'ThisIsNotARealShareTokenButLooksLikeOne0123';
 
 interface Answered {
   requestId: string;
@@ -37,7 +39,8 @@ async function untilAnswering(url: string): Promise<void> {
 
 /**
  * Starts `serve` at LOG_LEVEL `level`, makes a few requests (a health check with a query string,
- * an API call with a key that does not exist, a path that matches no route) and returns their
+ * an API call with a key that does not exist, a path that matches no route, a shared report's
+ * address with a token of no share) and returns their
  * answers and the log's JSON lines up to the shutdown.
  */
 async function requestLog(level: string): Promise<{ answered: Answered[]; lines: Array<Record<string, unknown>>; raw: string }> {
@@ -51,6 +54,7 @@ async function requestLog(level: string): Promise<{ answered: Answered[]; lines:
       ['/healthz?token=query-secret', {}],
       ['/v1/me', { authorization: `Bearer ${KEY}` }],
       ['/no/such/path', {}],
+      [`/stats/${STATS_TOKEN}`, {}],
     ] as const) {
       const response = await fetch(`${url}${path}`, { headers });
       await response.arrayBuffer();
@@ -74,7 +78,7 @@ async function requestLog(level: string): Promise<{ answered: Answered[]; lines:
 describe('the request log', () => {
   it('at info: one line per request, with its request id, path, masked address and status, and no secret', async () => {
     const { answered, lines, raw } = await requestLog('info');
-    expect(answered.map((a) => a.status)).toEqual([200, 401, 404]);
+    expect(answered.map((a) => a.status)).toEqual([200, 401, 404, 404]);
     for (const { requestId, status } of answered) {
       const completed = lines.filter((line) => line.request_id === requestId && line.msg === 'request completed');
       expect(completed).toHaveLength(1);
@@ -85,11 +89,12 @@ describe('the request log', () => {
       const line = lines.find((l) => l.request_id === requestId && l.msg === 'request completed')!;
       return (line.req as { path: string }).path;
     });
-    expect(paths).toEqual(['/healthz', '/v1/me', '/no/such/path']);
+    expect(paths).toEqual(['/healthz', '/v1/me', '/no/such/path', '/stats/[redacted]']);
     // No debug line at info, and neither the key nor the query string reach the log.
     expect(lines.some((line) => line.msg === 'incoming request')).toBe(false);
     expect(raw).not.toContain(KEY);
     expect(raw).not.toContain('query-secret');
+    expect(raw).not.toContain(STATS_TOKEN);
   });
 
   it('at debug: each request also logs its arrival, under the same request id', async () => {
@@ -102,7 +107,7 @@ describe('the request log', () => {
 
   it('at warn: a request that succeeds or is refused writes nothing', async () => {
     const { answered, lines } = await requestLog('warn');
-    expect(answered.map((a) => a.status)).toEqual([200, 401, 404]);
+    expect(answered.map((a) => a.status)).toEqual([200, 401, 404, 404]);
     expect(lines.filter((line) => 'request_id' in line)).toEqual([]);
   });
 });
