@@ -122,7 +122,14 @@ describe('shared stats page', () => {
     expect(figure(dates, 'Views')).toBe('3');
     expect(dates).toContain('value="2026-03-01"');
 
-    for (const query of ['from=2026-03-09&to=2026-03-01', 'from=March&to=2026-03-09', 'from=2026-03-01&to=2026-02-30']) {
+    for (const query of [
+      'from=2026-03-09&to=2026-03-01',
+      'from=March&to=2026-03-09',
+      'from=2026-03-01&to=March',
+      'from=2026-03-01&to=2026-13-45',
+      'from=2026-03-01&to=2026-02-30',
+      'to=2026-03-09',
+    ]) {
       const refused = await open(`${path}?${query}`);
       expect(refused.status, query).toBe(400);
       expect(refused.text).toContain('role="alert"');

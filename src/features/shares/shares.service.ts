@@ -125,8 +125,9 @@ const shiftDay = (day: string, days: number) => new Date(Date.parse(`${day}T00:0
 
 /** A day written YYYY-MM-DD that is a real day; the day after it. Anything else is left for the report to refuse. */
 function dayAfter(day: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) return day;
   const next = shiftDay(day, 1);
-  return /^\d{4}-\d{2}-\d{2}$/.test(day) && shiftDay(next, -1) === day ? next : day;
+  return shiftDay(next, -1) === day ? next : day;
 }
 
 /** Buckets a shared chart draws: days up to about two months, then months. */
