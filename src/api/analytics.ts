@@ -392,12 +392,13 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           operationId: 'getAnalyticsOverview',
           summary: 'Account-wide totals, top tags and views by day',
           tags: ANALYTICS,
-          querystring: Type.Object({ ...dates, ...compare }),
+          querystring: Type.Object({ ...dates, ...timezone, ...compare }),
           response: {
             200: dataEnvelope(
               Type.Object(
                 {
                   period: Period,
+                  timezone: Type.String({ description: 'The time zone of the period and by_day (IANA name)' }),
                   totals: Totals,
                   previous: Type.Optional(
                     Type.Object(
@@ -416,6 +417,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
                   examples: [
                     {
                       period: PERIOD_EXAMPLE,
+                      timezone: 'UTC',
                       totals: { views: 57, unique_views: 31, qr_scans: 40, tags_created: 3, files_uploaded: 2, bot_views: 12 },
                       top_tags: [{ id: 'tag_01jd8x3k5q7m2n4p6r8s0t2v4w', title: 'Conference room B', views: 57 }],
                       by_day: [

@@ -355,6 +355,17 @@ export interface ScopeDailyTable {
   bot_views: Generated<number>;
 }
 
+/** A scope's views, scans and bot requests per UTC hour (migration 0022): the overview in a time zone. */
+export interface ScopeHourlyTable {
+  environment: Environment;
+  scope_id: string;
+  /** YYYY-MM-DDTHH:00:00Z */
+  hour: string;
+  views: number;
+  qr_scans: number;
+  bot_views: Generated<number>;
+}
+
 /** A scope's views by the overview's dimensions (referrer, utm_source) per day (migration 0019). */
 export interface ScopeDailyDimensionsTable {
   environment: Environment;
@@ -482,6 +493,7 @@ export interface Database {
   tag_day_visitors: TagDayVisitorsTable;
   scope_daily: ScopeDailyTable;
   scope_daily_dimensions: ScopeDailyDimensionsTable;
+  scope_hourly: ScopeHourlyTable;
   scope_monthly_dimensions: ScopeMonthlyDimensionsTable;
   scope_day_visitors: ScopeDayVisitorsTable;
   tag_monthly: TagMonthlyTable;

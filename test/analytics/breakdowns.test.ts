@@ -105,11 +105,16 @@ describe('analytics breakdowns', () => {
     const tenLargest = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${String(i + 1).padStart(2, '0')}`, 13 - i]));
     expect(data.by_utm_source).toEqual({ ...tenLargest, other: 9, unknown: 5 });
 
+    const berlin = () => getData(t, alice.key, '/v1/analytics/overview', { ...PERIOD, timezone: 'Europe/Berlin' });
+    expect((await berlin()).totals.views).toBe(99);
+
     const deleted = await request(t, 'DELETE', `/v1/tags/${other.id}`, { key: alice.key });
     expect(deleted.status, deleted.text).toBe(200);
     data = await overview();
     expect(data.by_referrer).toEqual({ direct: 96, 'news.example.com': 1, 'social.example.org': 1 });
     expect(data.by_utm_source).toEqual({ ...tenLargest, other: 8, unknown: 5 });
+    // Its hours leave the account's hours (scope_hourly) too.
+    expect((await berlin()).totals.views).toBe(98);
 
     // Another account sees none of them.
     const theirs = await getData(t, bob.key, '/v1/analytics/overview', PERIOD);

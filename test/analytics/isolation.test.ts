@@ -46,10 +46,10 @@ describe('analytics isolation and permissions', () => {
 
   it('account-wide endpoints only hold the caller’s own tags', async () => {
     const overview = await getData(t, alice.key, '/v1/analytics/overview', PERIOD);
-    expect(overview.totals).toEqual({ views: 2, unique_views: 2, qr_scans: 1, tags_created: 1, files_uploaded: 0 });
+    expect(overview.totals).toEqual({ views: 2, unique_views: 2, qr_scans: 1, tags_created: 1, files_uploaded: 0, bot_views: 0 });
     expect(overview.top_tags).toEqual([{ id: tag.id, title: 'Alice only', views: 2 }]);
     const malloryOverview = await getData(t, mallory.key, '/v1/analytics/overview', PERIOD);
-    expect(malloryOverview.totals).toEqual({ views: 1, unique_views: 1, qr_scans: 0, tags_created: 1, files_uploaded: 0 });
+    expect(malloryOverview.totals).toEqual({ views: 1, unique_views: 1, qr_scans: 0, tags_created: 1, files_uploaded: 0, bot_views: 0 });
     expect(malloryOverview.top_tags).toEqual([{ id: malloryTag.id, title: 'Mallory only', views: 1 }]);
 
     const csv = await get(t, mallory.key, '/v1/analytics/export', PERIOD);
@@ -66,7 +66,8 @@ describe('analytics isolation and permissions', () => {
     for (const path of tagPaths(tag.id)) expectError(await get(t, testKey, path), 404, 'not_found');
     expect(await getData(t, testKey, '/v1/analytics/overview', PERIOD)).toEqual({
       period: { start: '2026-06-01', end: '2026-06-03' },
-      totals: { views: 0, unique_views: 0, qr_scans: 0, tags_created: 0, files_uploaded: 0 },
+      timezone: 'UTC',
+      totals: { views: 0, unique_views: 0, qr_scans: 0, tags_created: 0, files_uploaded: 0, bot_views: 0 },
       top_tags: [],
       by_day: [
         { date: '2026-06-01', views: 0, scans: 0 },
@@ -90,6 +91,7 @@ describe('analytics isolation and permissions', () => {
       qr_scans: 0,
       tags_created: 1,
       files_uploaded: 0,
+      bot_views: 0,
     });
     expect((await getData(t, alice.key, '/v1/analytics/overview', PERIOD)).totals).toEqual({
       views: 2,
@@ -97,6 +99,7 @@ describe('analytics isolation and permissions', () => {
       qr_scans: 1,
       tags_created: 1,
       files_uploaded: 0,
+      bot_views: 0,
     });
     expect((await getData(t, testKey, `/v1/tags/${sandboxTag.id}/analytics`, PERIOD)).summary.total_views).toBe(1);
     expectError(await get(t, alice.key, `/v1/tags/${sandboxTag.id}/analytics`), 404, 'not_found');

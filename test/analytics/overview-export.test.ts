@@ -80,9 +80,10 @@ describe('account overview and export', () => {
     it('totals, top tags and a zero-filled day series of the period', async () => {
       expect(await getData(t, alice.key, '/v1/analytics/overview', PERIOD)).toEqual({
         period: { start: '2026-04-01', end: '2026-04-04' },
+        timezone: 'UTC',
         // unique_views: distinct visitors of all the tags over the period: V1 (P and Q, two
         // days), V2, V3, V4, V5; carol's view by V1 is hers.
-        totals: { views: 9, unique_views: 5, qr_scans: 3, tags_created: 3, files_uploaded: 1 },
+        totals: { views: 9, unique_views: 5, qr_scans: 3, tags_created: 3, files_uploaded: 1, bot_views: 2 },
         top_tags: [
           { id: P.id, title: 'Menu, "special"', views: 4 },
           { id: S.id, title: 'Seasonal', views: 3 },
@@ -101,7 +102,7 @@ describe('account overview and export', () => {
     it('default period: the last 30 days; a sub-period counts only its days', async () => {
       const data = await getData(t, alice.key, '/v1/analytics/overview');
       expect(data.period).toEqual({ start: '2026-03-05', end: '2026-04-04' });
-      expect(data.totals).toEqual({ views: 9, unique_views: 5, qr_scans: 3, tags_created: 3, files_uploaded: 1 });
+      expect(data.totals).toEqual({ views: 9, unique_views: 5, qr_scans: 3, tags_created: 3, files_uploaded: 1, bot_views: 2 });
       const days = daysBetween('2026-03-05', '2026-04-04');
       const nonZero: Record<string, { views: number; scans: number }> = {
         '2026-04-01': { views: 3, scans: 2 },
@@ -113,7 +114,7 @@ describe('account overview and export', () => {
 
       const second = await getData(t, alice.key, '/v1/analytics/overview', { start_date: '2026-04-02', end_date: '2026-04-03' });
       // 04-02: V1 on P and on Q, V4 twice and V5 on S.
-      expect(second.totals).toEqual({ views: 5, unique_views: 3, qr_scans: 0, tags_created: 0, files_uploaded: 0 });
+      expect(second.totals).toEqual({ views: 5, unique_views: 3, qr_scans: 0, tags_created: 0, files_uploaded: 0, bot_views: 2 });
       expect(second.top_tags[0]).toEqual({ id: S.id, title: 'Seasonal', views: 3 });
       expect(second.top_tags.slice(1).sort((a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1))).toEqual([
         { id: P.id, title: 'Menu, "special"', views: 1 },
@@ -125,7 +126,8 @@ describe('account overview and export', () => {
     it("another account's overview holds only its own views", async () => {
       expect(await getData(t, carol.key, '/v1/analytics/overview', PERIOD)).toEqual({
         period: { start: '2026-04-01', end: '2026-04-04' },
-        totals: { views: 1, unique_views: 1, qr_scans: 0, tags_created: 1, files_uploaded: 0 },
+        timezone: 'UTC',
+        totals: { views: 1, unique_views: 1, qr_scans: 0, tags_created: 1, files_uploaded: 0, bot_views: 0 },
         top_tags: [{ id: O.id, title: "Carol's", views: 1 }],
         by_day: [
           { date: '2026-04-01', views: 1, scans: 0 },

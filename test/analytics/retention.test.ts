@@ -104,14 +104,15 @@ describe('analytics retention and deletion', () => {
     return Object.fromEntries(rows.map((r) => [r.day, Number(r.views)]));
   }
 
-  /** The days and months of the account's breakdown rows (scope_daily_dimensions, scope_monthly_dimensions). */
+  /** The days of the account's hours (scope_hourly), and the days and months of its breakdown rows. */
   async function scopeDimensionDays(scopeId: string) {
     const db = t.database.db;
-    const [daily, monthly] = await Promise.all([
+    const [hourly, daily, monthly] = await Promise.all([
+      db.selectFrom('scope_hourly').select('hour').where('scope_id', '=', scopeId).orderBy('hour').execute(),
       db.selectFrom('scope_daily_dimensions').select('day').distinct().where('scope_id', '=', scopeId).orderBy('day').execute(),
       db.selectFrom('scope_monthly_dimensions').select('month').distinct().where('scope_id', '=', scopeId).orderBy('month').execute(),
     ]);
-    return { daily: daily.map((r) => r.day), monthly: monthly.map((r) => r.month) };
+    return { hours: hourly.map((r) => r.hour.slice(0, 10)), daily: daily.map((r) => r.day), monthly: monthly.map((r) => r.month) };
   }
 
   /** Every dimension a view is broken down by, in the order of the rollups' keys. */
@@ -186,7 +187,7 @@ describe('analytics retention and deletion', () => {
         ),
       });
       expect(await scopeDays(pro.userId)).toEqual({ [CUTOFF]: 1 });
-      expect(await scopeDimensionDays(pro.userId)).toEqual({ daily: [CUTOFF], monthly: ['2026-02-01'] });
+      expect(await scopeDimensionDays(pro.userId)).toEqual({ hours: [CUTOFF], daily: [CUTOFF], monthly: ['2026-02-01'] });
       expect(await analyticsOf(orgTag.id)).toEqual(EMPTY);
       expect(await analyticsOf(entTag.id)).toEqual(entBefore);
       expect(entBefore.views).toEqual([`${D0}T10:00:00.000Z`]);
@@ -198,10 +199,24 @@ describe('analytics retention and deletion', () => {
       // What the reports show agrees.
       const proReport = await getData(t, pro.key, `/v1/tags/${proTag.id}/analytics`, { start_date: D0, granularity: 'month' });
       expect(proReport.period).toEqual({ start: CUTOFF, end: addDays(RUN_DAY, 1) });
-      expect(proReport.summary).toEqual({ total_views: 1, unique_views: 1, qr_scans: 0, direct_visits: 1, average_time_seconds: 0 });
+      expect(proReport.summary).toEqual({
+        total_views: 1,
+        unique_views: 1,
+        qr_scans: 0,
+        direct_visits: 1,
+        average_time_seconds: 0,
+        bot_views: 0,
+      });
       const entReport = await getData(t, ent.key, `/v1/tags/${entTag.id}/analytics`, { start_date: D0, granularity: 'month' });
       expect(entReport.period.start).toBe(D0);
-      expect(entReport.summary).toEqual({ total_views: 1, unique_views: 1, qr_scans: 0, direct_visits: 1, average_time_seconds: 0 });
+      expect(entReport.summary).toEqual({
+        total_views: 1,
+        unique_views: 1,
+        qr_scans: 0,
+        direct_visits: 1,
+        average_time_seconds: 0,
+        bot_views: 0,
+      });
       expect(entReport.by_country).toEqual({ GB: 1 });
     });
 
@@ -214,7 +229,7 @@ describe('analytics retention and deletion', () => {
       for (const tag of [proTag, entTag, orgTag]) expect(await analyticsOf(tag.id)).toEqual(EMPTY);
       expect(await numbered()).toEqual([]);
       expect(await scopeDays(pro.userId)).toEqual({});
-      expect(await scopeDimensionDays(pro.userId)).toEqual({ daily: [], monthly: [] });
+      expect(await scopeDimensionDays(pro.userId)).toEqual({ hours: [], daily: [], monthly: [] });
     });
   });
 

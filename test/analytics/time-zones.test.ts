@@ -113,6 +113,27 @@ describe('analytics in a time zone', () => {
     expect(hours.timeseries).toHaveLength(24);
   });
 
+  it('gives the overview the zone’s days, totals, top tags and referrers', async () => {
+    const overview = (query: Record<string, string>) => getData(t, alice.key, '/v1/analytics/overview', query);
+    const days = await overview({ start_date: '2026-03-02', end_date: '2026-03-05', timezone: 'Europe/Berlin' });
+    expect(days.timezone).toBe('Europe/Berlin');
+    expect(days.by_day).toEqual([
+      { date: '2026-03-02', views: 0, scans: 0 },
+      { date: '2026-03-03', views: 2, scans: 0 },
+      { date: '2026-03-04', views: 1, scans: 0 },
+    ]);
+    expect(days.totals.views).toBe(3);
+    const day = await overview({ ...MARCH_3, timezone: 'Europe/Berlin' });
+    expect(day.totals).toMatchObject({ views: 2, qr_scans: 0 });
+    expect(day.top_tags).toEqual([{ id: tag.id, title: 'Zoned', views: 2 }]);
+    expect(day.by_referrer).toEqual({ direct: 2 });
+    // The same dates in UTC.
+    const utc = await overview({ start_date: '2026-03-02', end_date: '2026-03-05' });
+    expect(utc.timezone).toBe('UTC');
+    expect(utc.by_day.map((d: { views: number }) => d.views)).toEqual([1, 2, 0]);
+    expectError(await get(t, alice.key, '/v1/analytics/overview', { timezone: 'Nowhere/Else' }), 400, 'validation_error', 'timezone');
+  });
+
   it('takes a zone in any case and refuses an unknown one', async () => {
     expect((await report({ ...MARCH_3, timezone: 'europe/berlin' })).timezone).toBe('Europe/Berlin');
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics`, { timezone: 'Mars/Olympus' }), 400, 'validation_error', 'timezone');

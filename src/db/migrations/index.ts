@@ -20,6 +20,7 @@ import * as linkClicks from './0018_link_clicks.js';
 import * as breakdowns from './0019_breakdowns.js';
 import * as analyticsShares from './0020_analytics_shares.js';
 import * as botViews from './0021_bot_views.js';
+import * as scopeHourly from './0022_scope_hourly.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_breakdowns': breakdowns,
   '0020_analytics_shares': analyticsShares,
   '0021_bot_views': botViews,
+  '0022_scope_hourly': scopeHourly,
 };

@@ -429,12 +429,19 @@ export async function listTagLogs(
   return { total, logs: rows.map((row) => toLogRecord(row, query.level)) };
 }
 
-/** The most viewed tags of the period (see splitByMonths). */
-async function topTags(ctx: ServiceContext, scope: Scope, period: Period) {
-  const { months, days } = splitByMonths(period);
+/**
+ * The most viewed tags of a calendar's period: its whole UTC days from the monthly and daily
+ * rollups (see splitByMonths), the hours at its ends from the hourly ones.
+ */
+async function topTags(ctx: ServiceContext, scope: Scope, calendar: Calendar) {
+  const { days: whole, edges } = calendar.wholeDays;
+  const { months, days } = whole ? splitByMonths(whole) : { months: undefined, days: [] };
   const parts = [
     ...(months ? [repo.monthlyTagViews(ctx.db, scope, months)] : []),
     ...days.map((range) => repo.dailyTagViews(ctx.db, scope, range)),
+    ...edges.map((range) =>
+      repo.hourlyTagViews(ctx.db, scope, { from: hourKey(Date.parse(range.from)), to: hourKey(Date.parse(range.to)) }),
+    ),
   ];
   const views = new Map<string, number>();
   for (const rows of await Promise.all(parts)) {
@@ -515,12 +522,22 @@ function setRanges(days: { from: string; to: string }): Array<{ from: string; to
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */
 const OVERVIEW_MAX_DAYS = Math.max(...Object.values(PLAN_LIMITS).map((limits) => limits.analyticsHistoryDays)) + 366;
 
-/** The overview's totals over a period, and its days' rows (scope_daily). */
-async function overviewTotals(ctx: ServiceContext, scope: Scope, period: Period) {
-  const range = instantRange(period);
+/**
+ * A scope's count rows over a calendar's period, each with its local day: its days' rows
+ * (scope_daily) in UTC, else its hours' (scope_hourly), a local day being made of UTC hours.
+ */
+async function scopeCountRows(ctx: ServiceContext, scope: Scope, calendar: Calendar) {
+  if (calendar.utc) return repo.scopeDailyRows(ctx.db, scope, { from: calendar.period.start, to: calendar.period.end });
+  const rows = await repo.scopeHourlyRows(ctx.db, scope, { from: hourKey(calendar.from), to: hourKey(calendar.to) });
+  return rows.map((row) => ({ ...row, day: calendar.dayOfHour(Date.parse(row.hour)) }));
+}
+
+/** The overview's totals over a calendar's period, and its rows by local day. */
+async function overviewTotals(ctx: ServiceContext, scope: Scope, calendar: Calendar) {
+  const range = { from: new Date(calendar.from).toISOString(), to: new Date(calendar.to).toISOString() };
   const [daily, uniqueVisitors, tagsCreated, filesUploaded] = await Promise.all([
-    repo.scopeDailyRows(ctx.db, scope, { from: period.start, to: period.end }),
-    scopeVisitors(ctx, scope, period),
+    scopeCountRows(ctx, scope, calendar),
+    scopeVisitors(ctx, scope, calendar.visitorDays),
     countTagsCreated(ctx, scope, range),
     countFilesUploaded(ctx, scope, range),
   ]);
@@ -540,21 +557,25 @@ async function overviewTotals(ctx: ServiceContext, scope: Scope, period: Period)
   return { totals, daily };
 }
 
-export async function overview(ctx: ServiceContext, actor: Actor, query: DateQuery & Comparison) {
+export async function overview(ctx: ServiceContext, actor: Actor, query: DateQuery & Comparison & ZoneQuery) {
+  const zone = checkTimeZone(query.timezone);
   const scope = scopeOf(actor);
-  const period = periodFor(ctx, actor, query);
+  const period = periodFor(ctx, actor, query, zone);
   const days = daysOf(period, OVERVIEW_MAX_DAYS);
-  const previousPeriod = query.compare === 'previous' ? previousPeriodFor(ctx, actor, period) : undefined;
+  const calendar = new Calendar(zone, period);
+  const previous = query.compare === 'previous' ? new Calendar(zone, previousPeriodFor(ctx, actor, period, zone)) : undefined;
+  const { days: wholeDays, edges } = calendar.wholeDays;
   await Promise.all([rollUpViews(ctx.db), ctx.botViews.flush()]);
-  const [{ totals, daily }, top, dimensions, previous] = await Promise.all([
-    overviewTotals(ctx, scope, period),
-    topTags(ctx, scope, period),
+  const [{ totals, daily }, top, dimensions, previousTotals] = await Promise.all([
+    overviewTotals(ctx, scope, calendar),
+    topTags(ctx, scope, calendar),
     dimensionTotals(
-      period,
+      wholeDays,
       (months) => repo.scopeMonthlyDimensionTotals(ctx.db, scope, months),
       (range) => repo.scopeDailyDimensionTotals(ctx.db, scope, range),
+      edges.map((range) => repo.scopeViewDimensionTotals(ctx.db, scope, range)),
     ),
-    previousPeriod && overviewTotals(ctx, scope, previousPeriod),
+    previous && overviewTotals(ctx, scope, previous),
   ]);
   const byDay = new Map(days.map((day) => [day, { views: 0, scans: 0 }]));
   for (const row of daily) {
@@ -566,9 +587,10 @@ export async function overview(ctx: ServiceContext, actor: Actor, query: DateQue
   }
   return {
     period,
+    timezone: zone,
     totals,
-    ...(previousPeriod && previous
-      ? { previous: { period: previousPeriod, totals: previous.totals }, change: changeOf(totals, previous.totals) }
+    ...(previous && previousTotals
+      ? { previous: { period: previous.period, totals: previousTotals.totals }, change: changeOf(totals, previousTotals.totals) }
       : {}),
     top_tags: top,
     by_day: [...byDay].map(([date, d]) => ({ date, views: d.views, scans: d.scans })),

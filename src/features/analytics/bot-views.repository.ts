@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { Environment, ScopeDailyTable, TagDailyTable } from '../../db/schema.js';
+import type { Environment, ScopeDailyTable, ScopeHourlyTable, TagDailyTable } from '../../db/schema.js';
 import { getOrCreate } from '../../lib/maps.js';
 
 /** Bot requests counted for one tag in one hour (YYYY-MM-DDTHH:00:00Z). */
@@ -25,7 +25,7 @@ function chunks<T>(rows: T[]): T[][] {
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Adds bot requests to the tag's hours and days and to its scope's days: an upsert per table,
+ * Adds bot requests to the tag's hours and days and to its scope's hours and days: an upsert per table,
  * each row created with no views when the bots came first. A tag deleted meanwhile is left out
  * (its rollups went with it). Rows go in key order, the order ingestion writes them in, so the
  * two never deadlock on PostgreSQL; the caller holds the view rollup lock besides
@@ -65,6 +65,7 @@ export async function addBotViews(trx: Db, counts: BotCount[]): Promise<void> {
   // A day's and a scope-day's rows sum their hours': one row a key per statement.
   const daily = new Map<string, Insertable<TagDailyTable>>();
   const scopeDaily = new Map<string, Insertable<ScopeDailyTable>>();
+  const scopeHourly = new Map<string, Insertable<ScopeHourlyTable>>();
   for (const { tagId, hour, requests } of hourly) {
     const tag = tags.get(tagId)!;
     const day = hour.slice(0, 10);
@@ -79,6 +80,14 @@ export async function addBotViews(trx: Db, counts: BotCount[]): Promise<void> {
       qr_scans: 0,
       bot_views: 0,
     })).bot_views! += requests;
+    getOrCreate(scopeHourly, `${tag.environment}|${scope_id}|${hour}`, () => ({
+      environment: tag.environment,
+      scope_id,
+      hour,
+      views: 0,
+      qr_scans: 0,
+      bot_views: 0,
+    })).bot_views! += requests;
   }
   for (const part of chunks(inKeyOrder(daily))) {
     await trx
@@ -86,6 +95,17 @@ export async function addBotViews(trx: Db, counts: BotCount[]): Promise<void> {
       .values(part)
       .onConflict((oc) =>
         oc.columns(['tag_id', 'day']).doUpdateSet((eb) => ({ bot_views: eb('tag_daily.bot_views', '+', eb.ref('excluded.bot_views')) })),
+      )
+      .execute();
+  }
+  for (const part of chunks(inKeyOrder(scopeHourly))) {
+    await trx
+      .insertInto('scope_hourly')
+      .values(part)
+      .onConflict((oc) =>
+        oc
+          .columns(['environment', 'scope_id', 'hour'])
+          .doUpdateSet((eb) => ({ bot_views: eb('scope_hourly.bot_views', '+', eb.ref('excluded.bot_views')) })),
       )
       .execute();
   }

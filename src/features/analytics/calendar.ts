@@ -15,7 +15,11 @@ export interface ZoneQuery {
 export function checkTimeZone(value: string | undefined): string {
   if (value === undefined || value === '') return UTC;
   const zone = canonicalTimeZone(value);
-  if (!zone) throw validationError('timezone', `timezone must be an IANA time zone name such as Europe/Berlin; '${value}' is not one`);
+  if (!zone)
+    throw validationError(
+      'timezone',
+      'timezone must be an IANA time zone name the server knows, such as Europe/Berlin or America/New_York',
+    );
   return zone;
 }
 

@@ -216,6 +216,15 @@ const storeBatchStatements = (postgres: boolean) =>
       'ingest_cells b',
     ),
     rollUp('tag_monthly', ['environment', 'scope_id', 'month', 'tag_id'], [], [['views', 'sum(b.views)']], 'ingest_cells b'),
+    rollUp(
+      'scope_hourly',
+      ['environment', 'scope_id', 'hour'],
+      [],
+      [
+        ['views', 'count(*)'],
+        ['qr_scans', counted("b.source = 'qr_scan'")],
+      ],
+    ),
     rollUp('tag_daily_dimensions', ['tag_id', 'day', 'dimension', 'value'], [], [['views', 'sum(b.views)']], dimensionRows(TAG_DIMENSIONS)),
     rollUp(
       'tag_monthly_dimensions',

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { isPostgres, type Db } from '../../db/database.js';
-import { dimensionValues, TAG_DIMENSIONS } from '../../db/dimensions.js';
+import { dimensionValues, SCOPE_DIMENSIONS, TAG_DIMENSIONS } from '../../db/dimensions.js';
 import type { Database, Dimension } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
 
@@ -133,6 +133,50 @@ export function scopeMonthlyDimensionTotals(db: Db, scope: Scope, months: { from
     .where('month', '>=', months.from)
     .where('month', '<', months.to)
     .groupBy(['dimension', 'value'])
+    .execute();
+}
+
+/** The scope's hours [from, to) (YYYY-MM-DDTHH:00:00Z): the overview's days in a time zone. */
+export function scopeHourlyRows(db: Db, scope: Scope, hours: Range) {
+  return db
+    .selectFrom('scope_hourly')
+    .select(['hour', 'views', 'qr_scans', 'bot_views'])
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
+    .where('hour', '>=', hours.from)
+    .where('hour', '<', hours.to)
+    .execute();
+}
+
+/** Views per tag of the scope over hours [from, to): the hours at the ends of a period in a time zone. */
+export function hourlyTagViews(db: Db, scope: Scope, hours: Range) {
+  return db
+    .selectFrom('tag_hourly')
+    .innerJoin('tags', 'tags.id', 'tag_hourly.tag_id')
+    .select(['tag_hourly.tag_id', (eb) => eb.fn.sum<number | string>('tag_hourly.views').as('views')])
+    .where(inScope(scope, 'tags'))
+    .where('tag_hourly.hour', '>=', hours.from)
+    .where('tag_hourly.hour', '<', hours.to)
+    .groupBy('tag_hourly.tag_id')
+    .execute();
+}
+
+/** The scope's views per overview dimension and value over instants [from, to), from its stored views. */
+export function scopeViewDimensionTotals(db: Db, scope: Scope, range: Range) {
+  const values = dimensionValues(isPostgres(db));
+  const [first, ...rest] = SCOPE_DIMENSIONS.map((dimension) =>
+    db
+      .selectFrom('views')
+      .select([sql<Dimension>`${dimension}`.as('dimension'), sql<string>`${sql.raw(values[dimension])}`.as('value')])
+      .where(inScope(scope))
+      .where('occurred_at', '>=', range.from)
+      .where('occurred_at', '<', range.to),
+  );
+  const all = rest.reduce((union, part) => union.unionAll(part), first!);
+  return db
+    .selectFrom(all.as('v'))
+    .select(['v.dimension', 'v.value', (eb) => eb.fn.countAll<number | string>().as('views')])
+    .groupBy(['v.dimension', 'v.value'])
     .execute();
 }
 

@@ -117,6 +117,12 @@ async function purgeTagBefore(
         .execute();
     }
     await db
+      .deleteFrom('scope_hourly')
+      .where('environment', '=', environment)
+      .where('scope_id', '=', tag.scope_id)
+      .where('hour', '<', cutoffHour)
+      .execute();
+    await db
       .deleteFrom('scope_monthly_dimensions')
       .where('environment', '=', environment)
       .where('scope_id', '=', tag.scope_id)

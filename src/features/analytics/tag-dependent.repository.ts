@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { forUpdate } from '../../db/locks.js';
 import { SCOPE_DIMENSIONS } from '../../db/dimensions.js';
@@ -18,35 +18,54 @@ export async function deleteViewsOfTag(trx: Db, tagId: string, limit: number): P
   return Number(result.numDeletedRows);
 }
 
-/** Analytics records of a tag (its views, rollups and link clicks) go with it, and its share of its scope's daily totals. */
+/** Analytics records of a tag (its views, rollups and link clicks) go with it, and its share of its scope's totals. */
 export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> {
   // The tag's daily rows, then its scope's: the order in which sealers lock them (PostgreSQL).
   // Ingestion, which writes rollup rows too, waits for the rollup lock (tag-dependent.ts).
   await forUpdate(trx, trx.selectFrom('tag_daily').select('day').where('tag_id', '=', tagId)).execute();
   // Its scope's sets of its closed days still hold its visitors: rebuilt without them later.
-  await sql`UPDATE scope_day_visitors SET stale = 1
-    FROM tag_daily d
-    WHERE d.tag_id = ${tagId} AND scope_day_visitors.environment = d.environment
-      AND scope_day_visitors.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_day_visitors.day = d.day`.execute(trx);
-  await sql`UPDATE scope_daily
-    SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans, bot_views = scope_daily.bot_views - d.bot_views
-    FROM tag_daily d
-    WHERE d.tag_id = ${tagId} AND scope_daily.environment = d.environment
-      AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
-  // Its share of its scope's breakdowns: a day's under the scope of its tag_daily row, as
-  // scope_daily's; a month's under the tag's scope now (a month's days may be gone already).
-  await sql`UPDATE scope_daily_dimensions SET views = scope_daily_dimensions.views - d.views
-    FROM tag_daily_dimensions d JOIN tag_daily t ON t.tag_id = d.tag_id AND t.day = d.day
-    WHERE d.tag_id = ${tagId} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
-      AND scope_daily_dimensions.environment = t.environment AND scope_daily_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
-      AND scope_daily_dimensions.day = d.day AND scope_daily_dimensions.dimension = d.dimension
-      AND scope_daily_dimensions.value = d.value`.execute(trx);
-  await sql`UPDATE scope_monthly_dimensions SET views = scope_monthly_dimensions.views - d.views
-    FROM tag_monthly_dimensions d JOIN tags t ON t.id = d.tag_id
-    WHERE d.tag_id = ${tagId} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
-      AND scope_monthly_dimensions.environment = t.environment AND scope_monthly_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
-      AND scope_monthly_dimensions.month = d.month AND scope_monthly_dimensions.dimension = d.dimension
-      AND scope_monthly_dimensions.value = d.value`.execute(trx);
+  // Its share of its scope's rows, each under the scope its day was counted in (tag_daily);
+  // a month's breakdowns under the tag's scope now (a month's days may be gone already).
+  await inTagChunks(trx, 'tag_daily', 'day', tagId, async (range) => {
+    await sql`UPDATE scope_day_visitors SET stale = 1
+      FROM tag_daily d
+      WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.day'), range)} AND scope_day_visitors.environment = d.environment
+        AND scope_day_visitors.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_day_visitors.day = d.day`.execute(trx);
+    await sql`UPDATE scope_daily
+      SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans, bot_views = scope_daily.bot_views - d.bot_views
+      FROM tag_daily d
+      WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.day'), range)} AND scope_daily.environment = d.environment
+        AND scope_daily.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_daily.day = d.day`.execute(trx);
+  });
+  await inTagChunks(trx, 'tag_hourly', 'hour', tagId, (range) =>
+    sql`UPDATE scope_hourly
+      SET views = scope_hourly.views - h.views, qr_scans = scope_hourly.qr_scans - h.qr_scans, bot_views = scope_hourly.bot_views - h.bot_views
+      FROM tag_hourly h JOIN tag_daily d ON d.tag_id = h.tag_id AND d.day = substr(h.hour, 1, 10)
+      WHERE h.tag_id = ${tagId} AND ${within(sql.ref('h.hour'), range)} AND scope_hourly.environment = d.environment
+        AND scope_hourly.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_hourly.hour = h.hour`
+      .execute(trx)
+      .then(() => undefined),
+  );
+  await inTagChunks(trx, 'tag_daily_dimensions', 'day', tagId, (range) =>
+    sql`UPDATE scope_daily_dimensions SET views = scope_daily_dimensions.views - d.views
+      FROM tag_daily_dimensions d JOIN tag_daily t ON t.tag_id = d.tag_id AND t.day = d.day
+      WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.day'), range)} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
+        AND scope_daily_dimensions.environment = t.environment AND scope_daily_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
+        AND scope_daily_dimensions.day = d.day AND scope_daily_dimensions.dimension = d.dimension
+        AND scope_daily_dimensions.value = d.value`
+      .execute(trx)
+      .then(() => undefined),
+  );
+  await inTagChunks(trx, 'tag_monthly_dimensions', 'month', tagId, (range) =>
+    sql`UPDATE scope_monthly_dimensions SET views = scope_monthly_dimensions.views - d.views
+      FROM tag_monthly_dimensions d JOIN tags t ON t.id = d.tag_id
+      WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.month'), range)} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
+        AND scope_monthly_dimensions.environment = t.environment AND scope_monthly_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
+        AND scope_monthly_dimensions.month = d.month AND scope_monthly_dimensions.dimension = d.dimension
+        AND scope_monthly_dimensions.value = d.value`
+      .execute(trx)
+      .then(() => undefined),
+  );
   for (const [table, column] of [
     ['views', 'occurred_at'],
     ['tag_hourly', 'hour'],
@@ -59,32 +78,53 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     ['tag_daily', 'day'],
     ['link_clicks', 'occurred_at'],
   ] as const) {
-    await deleteTagRows(trx, table, column, tagId);
+    await inTagChunks(trx, table, column, tagId, (range) =>
+      sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId} AND ${within(sql.ref(column), range)}`.execute(trx).then(() => undefined),
+    );
   }
 }
 
-/** Rows of a tag one statement of its deletion deletes, about: a few milliseconds of the thread. */
+/** Rows of a tag one statement of its deletion reads or writes, about: a few milliseconds of the thread. */
 const TAG_ROWS_PER_STATEMENT = 2000;
 
+/** A range of a column's values: from `from` (inclusive) to `to` (exclusive); either open. */
+interface ValueRange {
+  from?: string;
+  to?: string;
+}
+
+/** `ref` within `range`, in SQL. */
+function within(ref: RawBuilder<unknown> | ReturnType<typeof sql.ref>, range: ValueRange) {
+  const bounds = [
+    ...(range.from === undefined ? [] : [sql`${ref} >= ${range.from}`]),
+    ...(range.to === undefined ? [] : [sql`${ref} < ${range.to}`]),
+  ];
+  return bounds.length === 0 ? sql`true` : sql.join(bounds, sql` AND `);
+}
+
 /**
- * Deletes the tag's rows of `table`, about TAG_ROWS_PER_STATEMENT at a time in `column` order
- * (the key after tag_id), giving the thread back between statements. Inside the deletion's one
- * transaction: on SQLite other queries wait for its connection meanwhile, but other requests
- * run (a year of hourly and breakdown rows is tens of thousands of rows).
+ * Runs `step` over the tag's rows of `table` in consecutive ranges of `column` (the key after
+ * tag_id), about TAG_ROWS_PER_STATEMENT rows each, giving the thread back between them. Inside
+ * the deletion's one transaction: on SQLite other queries wait for its connection meanwhile,
+ * but other requests run (a year of hourly and breakdown rows is tens of thousands of rows).
+ * More rows than a range's share with one value go in one range.
  */
-async function deleteTagRows(trx: Db, table: string, column: string, tagId: string): Promise<void> {
+async function inTagChunks(trx: Db, table: string, column: string, tagId: string, step: (range: ValueRange) => Promise<void>) {
+  let from: string | undefined;
   for (;;) {
-    const bound = await sql<{ value: string }>`SELECT ${sql.ref(column)} AS value FROM ${sql.table(table)}
-      WHERE tag_id = ${tagId} ORDER BY ${sql.ref(column)} LIMIT 1 OFFSET ${TAG_ROWS_PER_STATEMENT}`.execute(trx);
-    const value = bound.rows[0]?.value;
-    if (value === undefined) {
-      await sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId}`.execute(trx);
-      return;
+    const next = await sql<{ value: string }>`SELECT ${sql.ref(column)} AS value FROM ${sql.table(table)}
+      WHERE tag_id = ${tagId} AND ${within(sql.ref(column), { from })} ORDER BY ${sql.ref(column)} LIMIT 1 OFFSET ${TAG_ROWS_PER_STATEMENT}`.execute(
+      trx,
+    );
+    let to = next.rows[0]?.value;
+    if (to !== undefined && to === from) {
+      const after = await sql<{ value: string | null }>`SELECT min(${sql.ref(column)}) AS value FROM ${sql.table(table)}
+        WHERE tag_id = ${tagId} AND ${sql.ref(column)} > ${from}`.execute(trx);
+      to = after.rows[0]?.value ?? undefined;
     }
-    const deleted = await sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId} AND ${sql.ref(column)} < ${value}`.execute(trx);
-    // More rows than a statement's share with one value: they go together.
-    if (Number(deleted.numAffectedRows ?? 0) === 0)
-      await sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId} AND ${sql.ref(column)} <= ${value}`.execute(trx);
+    await step({ from, to });
+    if (to === undefined) return;
+    from = to;
     await setImmediate();
   }
 }
