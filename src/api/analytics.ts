@@ -447,6 +447,7 @@ export function analyticsRoutes(ctx: ServiceContext): FastifyPluginAsyncTypebox 
           tags: ANALYTICS,
           querystring: Type.Object({
             ...dates,
+            ...timezone,
             format: Type.Enum(['csv', 'json'], { default: 'csv' }),
             include: Type.Optional(
               Type.String({

@@ -246,7 +246,7 @@ describe('account overview and export', () => {
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="tagsvc-analytics-2026-04-01-to-2026-04-04.json"');
       expect(response.body).toEqual({
         success: true,
-        data: { export_date: NOW, period: { start: '2026-04-01', end: '2026-04-04' }, rows: expectedRows() },
+        data: { export_date: NOW, period: { start: '2026-04-01', end: '2026-04-04' }, timezone: 'UTC', rows: expectedRows() },
       });
       const summary = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'summary' });
       expect(summary.body).toEqual(response.body);
@@ -264,7 +264,7 @@ describe('account overview and export', () => {
       const response = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'summary,views,logs' });
       expect(response.status, response.text).toBe(200);
       const data = response.body.data;
-      expect(Object.keys(data)).toEqual(['export_date', 'period', 'rows', 'views', 'logs']);
+      expect(Object.keys(data)).toEqual(['export_date', 'period', 'timezone', 'rows', 'views', 'logs']);
       expect(data.rows).toEqual(expectedRows());
       expect(data.views).toEqual(
         rows.map((r) => ({
@@ -324,7 +324,7 @@ describe('account overview and export', () => {
       ]);
 
       const viewsOnly = await get(t, alice.key, '/v1/analytics/export', { ...PERIOD, format: 'json', include: 'views' });
-      expect(Object.keys(viewsOnly.body.data)).toEqual(['export_date', 'period', 'rows', 'views']);
+      expect(Object.keys(viewsOnly.body.data)).toEqual(['export_date', 'period', 'timezone', 'rows', 'views']);
       expect(viewsOnly.body.data.rows).toEqual([]);
       expect(viewsOnly.body.data.views).toEqual(data.views);
 

@@ -134,6 +134,31 @@ describe('analytics in a time zone', () => {
     expectError(await get(t, alice.key, '/v1/analytics/overview', { timezone: 'Nowhere/Else' }), 400, 'validation_error', 'timezone');
   });
 
+  it('exports the zone’s days: rows per tag and local day, and the views of its instants', async () => {
+    const query = { start_date: '2026-03-02', end_date: '2026-03-05', tag_ids: tag.id };
+    const csv = await get(t, alice.key, '/v1/analytics/export', { ...query, format: 'csv', timezone: 'Europe/Berlin' });
+    expect(csv.status, csv.text).toBe(200);
+    // Berlin's 3rd: the views of 23:30 UTC on the 2nd (V1) and noon on the 3rd (V2); its 4th: V3's.
+    // A day's visitors are those of the UTC day whose noon it holds (the 3rd's: V2 and V3).
+    expect(csv.text.trim().split('\n').slice(1)).toEqual([`2026-03-03,${tag.id},Zoned,2,2,0,2`, `2026-03-04,${tag.id},Zoned,1,0,0,1`]);
+    const utc = await get(t, alice.key, '/v1/analytics/export', { ...query, format: 'csv' });
+    expect(utc.text.trim().split('\n').slice(1)).toEqual([`2026-03-02,${tag.id},Zoned,1,1,0,1`, `2026-03-03,${tag.id},Zoned,2,2,0,2`]);
+    const json = await get(t, alice.key, '/v1/analytics/export', {
+      start_date: '2026-03-03',
+      end_date: '2026-03-04',
+      tag_ids: tag.id,
+      format: 'json',
+      include: 'summary,views',
+      timezone: 'Europe/Berlin',
+    });
+    expect(json.body.data.timezone).toBe('Europe/Berlin');
+    expect(json.body.data.views.map((v: { timestamp: string }) => v.timestamp)).toEqual([
+      '2026-03-02T23:30:00.000Z',
+      '2026-03-03T12:00:00.000Z',
+    ]);
+    expectError(await get(t, alice.key, '/v1/analytics/export', { timezone: 'Berlin' }), 400, 'validation_error', 'timezone');
+  });
+
   it('takes a zone in any case and refuses an unknown one', async () => {
     expect((await report({ ...MARCH_3, timezone: 'europe/berlin' })).timezone).toBe('Europe/Berlin');
     expectError(await get(t, alice.key, `/v1/tags/${tag.id}/analytics`, { timezone: 'Mars/Olympus' }), 400, 'validation_error', 'timezone');

@@ -140,6 +140,20 @@ export class Calendar {
   }
 
   /**
+   * The period's days, each with its instants [from, to) and the UTC day whose visitors count in
+   * it (the one whose noon it holds), if any.
+   */
+  *days(): Generator<{ day: string; from: number; to: number; visitorDay?: string }> {
+    for (let ms = dayMs(this.period.start); ms < dayMs(this.period.end); ms += DAY_MS) {
+      const day = toDay(ms);
+      const from = this.midnight(day);
+      const to = this.midnight(toDay(ms + DAY_MS));
+      const noonDay = ceilDay(from - DAY_MS / 2);
+      yield { day, from, to, ...(noonDay + DAY_MS / 2 < to ? { visitorDay: toDay(noonDay) } : {}) };
+    }
+  }
+
+  /**
    * Every bucket of the period, in order, for a zero-filled series: at most 1,000, else 400
    * naming the granularity (a coarser one fits).
    */

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
@@ -83,4 +83,38 @@ export function dailyPage(
     .where((eb) => (after ? eb(eb.refTuple('day', 'tag_id'), '>', eb.tuple(after.day, after.tagId)) : eb('day', '>=', days.from)));
   query = 'scope' in of ? query.where(inScope(of.scope)) : query.where('tag_id', 'in', of.tagIds);
   return query.orderBy('day').orderBy('tag_id').limit(limit).execute();
+}
+
+/**
+ * The per tag rows of one day in a time zone (days with views): its UTC hours [from, to) added
+ * up per tag, with the distinct visitors of `visitorDay`, the UTC day whose noon it holds (see
+ * calendar.ts). Of the tags named, else of every tag in the scope; in tag id order.
+ */
+export function zonedDayRows(
+  db: Db,
+  of: { scope: Scope } | { tagIds: string[] },
+  hours: { from: string; to: string },
+  visitorDay: string | undefined,
+) {
+  const visitors = visitorDay
+    ? sql<number | string>`coalesce((SELECT d.unique_views FROM tag_daily d WHERE d.tag_id = h.tag_id AND d.day = ${visitorDay}), 0)`
+    : sql<number>`0`;
+  let query = db
+    .selectFrom('tag_hourly as h')
+    .innerJoin('tags', 'tags.id', 'h.tag_id')
+    .select([
+      'h.tag_id',
+      (eb) => eb.fn.sum<number | string>('h.views').as('views'),
+      visitors.as('unique_views'),
+      (eb) => eb.fn.sum<number | string>('h.qr_scans').as('qr_scans'),
+      (eb) => eb.fn.sum<number | string>('h.direct_visits').as('direct_visits'),
+    ])
+    .where('h.hour', '>=', hours.from)
+    .where('h.hour', '<', hours.to);
+  query = 'scope' in of ? query.where(inScope(of.scope, 'tags')) : query.where('h.tag_id', 'in', of.tagIds);
+  return query
+    .groupBy('h.tag_id')
+    .having((eb) => eb.fn.sum('h.views'), '>', 0)
+    .orderBy('h.tag_id')
+    .execute();
 }

@@ -6,7 +6,8 @@ import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.
 import { requireTag, tagsInScope } from '../tags/index.js';
 import * as repo from './export.repository.js';
 import { requireAccessLogging, toLogRecord, toViewRecord } from './analytics.service.js';
-import { instantRange, resolvePeriod, type Period } from './period.js';
+import { Calendar, checkTimeZone, hourKey } from './calendar.js';
+import { resolvePeriod, type Period } from './period.js';
 import { rollUpViews } from './view-rollup.js';
 
 export const CSV_HEADER = 'date,tag_id,tag_title,views,unique_views,qr_scans,direct_visits';
@@ -27,6 +28,7 @@ export interface ExportQuery {
   format: 'csv' | 'json';
   include?: string;
   tag_ids?: string;
+  timezone?: string;
 }
 
 export interface PreparedExport {
@@ -93,10 +95,15 @@ function csvTitle(title: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Per tag and day rows, page by page. */
-async function* dailyPages(ctx: ServiceContext, exported: Exported, period: Period) {
+/** Per tag and day rows, page by page: in a time zone, a day at a time. */
+async function* dailyPages(ctx: ServiceContext, exported: Exported, calendar: Calendar) {
   const titles = new Map(exported.tags.map((t) => [t.id, t.title]));
   if (titles.size === 0) return;
+  if (!calendar.utc) {
+    yield* zonedDailyPages(ctx, exported, calendar, titles);
+    return;
+  }
+  const period = calendar.period;
   let after: { day: string; tagId: string } | undefined;
   for (;;) {
     const rows = await repo.dailyPage(ctx.db, exported.rows, { from: period.start, to: period.end }, after, DAILY_PAGE);
@@ -117,13 +124,34 @@ async function* dailyPages(ctx: ServiceContext, exported: Exported, period: Peri
 }
 
 /**
+ * Per tag and day rows of the days of a time zone, a day at a time: each day's UTC hours added
+ * up per tag (export.repository.ts, zonedDayRows), its distinct visitors those of the UTC day
+ * whose noon it holds, as the reports count them.
+ */
+async function* zonedDailyPages(ctx: ServiceContext, exported: Exported, calendar: Calendar, titles: Map<string, string>) {
+  for (const { day, from, to, visitorDay } of calendar.days()) {
+    const rows = await repo.zonedDayRows(ctx.db, exported.rows, { from: hourKey(from), to: hourKey(to) }, visitorDay);
+    yield rows.map((row) => ({
+      date: day,
+      tag_id: row.tag_id,
+      tag_title: titles.get(row.tag_id) ?? '',
+      views: Number(row.views),
+      unique_views: Number(row.unique_views),
+      qr_scans: Number(row.qr_scans),
+      direct_visits: Number(row.direct_visits),
+    }));
+    await setImmediate();
+  }
+}
+
+/**
  * The views of the tags in the period, oldest first, page by page: each page within a window
  * of views of every tag (repo.viewsWindowEnd), so no query reads or sorts more than the window
  * however many views the period holds.
  */
-async function* viewPages(ctx: ServiceContext, tagIds: string[], period: Period, loggedOnly: boolean) {
+async function* viewPages(ctx: ServiceContext, tagIds: string[], calendar: Calendar, loggedOnly: boolean) {
   if (tagIds.length === 0) return;
-  const range = instantRange(period);
+  const range = { from: new Date(calendar.from).toISOString(), to: new Date(calendar.to).toISOString() };
   let from: repo.ViewsFrom = { at: range.from };
   for (;;) {
     const windowEnd = await repo.viewsWindowEnd(ctx.db, from, range.to, VIEW_WINDOW);
@@ -139,11 +167,11 @@ async function* viewPages(ctx: ServiceContext, tagIds: string[], period: Period,
   }
 }
 
-async function* csv(ctx: ServiceContext, exported: Exported, period: Period) {
+async function* csv(ctx: ServiceContext, exported: Exported, calendar: Calendar) {
   yield `${CSV_HEADER}\n`;
   // Dates, ids and counts never need quoting; titles are quoted once per tag.
   const titles = new Map(exported.tags.map((t) => [t.id, csvTitle(t.title)]));
-  for await (const rows of dailyPages(ctx, exported, period)) {
+  for await (const rows of dailyPages(ctx, exported, calendar)) {
     let chunk = '';
     for (const row of rows) {
       chunk += `${row.date},${row.tag_id},${titles.get(row.tag_id)},${row.views},${row.unique_views},${row.qr_scans},${row.direct_visits}\n`;
@@ -164,19 +192,20 @@ async function* jsonArray<T>(pages: AsyncIterable<T[]>, map: (item: T) => unknow
   yield ']';
 }
 
-async function* json(ctx: ServiceContext, exported: Exported, period: Period, include: Set<Include>, exportDate: string) {
+async function* json(ctx: ServiceContext, exported: Exported, calendar: Calendar, include: Set<Include>, exportDate: string) {
   const ids = exported.tags.map((t) => t.id);
-  yield `{"success":true,"data":{"export_date":${JSON.stringify(exportDate)},"period":${JSON.stringify(period)},"rows":`;
-  yield* include.has('summary') ? jsonArray(dailyPages(ctx, exported, period), (row) => row) : ['[]'];
+  const head = { export_date: exportDate, period: calendar.period, timezone: calendar.zone };
+  yield `{"success":true,"data":${JSON.stringify(head).slice(0, -1)},"rows":`;
+  yield* include.has('summary') ? jsonArray(dailyPages(ctx, exported, calendar), (row) => row) : ['[]'];
   if (include.has('views')) {
     yield ',"views":';
-    yield* jsonArray(viewPages(ctx, ids, period, false), (view) => ({ tag_id: view.tag_id, ...toViewRecord(view) }));
+    yield* jsonArray(viewPages(ctx, ids, calendar, false), (view) => ({ tag_id: view.tag_id, ...toViewRecord(view) }));
   }
   if (include.has('logs')) {
     // Of every tag exported, only those logging now show their log records (as /logs does).
     const logging = exported.tags.filter((t) => t.access_logging === 1).map((t) => t.id);
     yield ',"logs":';
-    yield* jsonArray(viewPages(ctx, logging, period, true), (view) => ({ tag_id: view.tag_id, ...toLogRecord(view, 'detailed') }));
+    yield* jsonArray(viewPages(ctx, logging, calendar, true), (view) => ({ tag_id: view.tag_id, ...toLogRecord(view, 'detailed') }));
   }
   yield '}}';
 }
@@ -188,13 +217,15 @@ async function* json(ctx: ServiceContext, exported: Exported, period: Period, in
  */
 export async function prepareExport(ctx: ServiceContext, actor: Actor, query: ExportQuery): Promise<PreparedExport> {
   const include = parseInclude(query.include);
-  const period = resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays);
+  const zone = checkTimeZone(query.timezone);
+  const calendar = new Calendar(zone, resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays, zone));
+  const { period } = calendar;
   const exported = await exportedTags(ctx, actor, query.tag_ids, query.format === 'json' && include.has('logs'));
   await rollUpViews(ctx.db);
   const filename = `tagsvc-analytics-${period.start}-to-${period.end}.${query.format}`;
   const body =
     query.format === 'csv'
-      ? Readable.from(csv(ctx, exported, period))
-      : Readable.from(json(ctx, exported, period, include, ctx.clock.now().toISOString()));
+      ? Readable.from(csv(ctx, exported, calendar))
+      : Readable.from(json(ctx, exported, calendar, include, ctx.clock.now().toISOString()));
   return { period, filename, contentType: query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8', body };
 }
