@@ -95,6 +95,25 @@ function csvTitle(title: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+type Count = number | string;
+
+/** A tag's row of a day, as the export writes it. */
+function exportRow(
+  date: string,
+  row: { tag_id: string; views: Count; unique_views: Count; qr_scans: Count; direct_visits: Count },
+  titles: Map<string, string>,
+) {
+  return {
+    date,
+    tag_id: row.tag_id,
+    tag_title: titles.get(row.tag_id) ?? '',
+    views: Number(row.views),
+    unique_views: Number(row.unique_views),
+    qr_scans: Number(row.qr_scans),
+    direct_visits: Number(row.direct_visits),
+  };
+}
+
 /** Per tag and day rows, page by page: in a time zone, a day at a time. */
 async function* dailyPages(ctx: ServiceContext, exported: Exported, calendar: Calendar) {
   const titles = new Map(exported.tags.map((t) => [t.id, t.title]));
@@ -107,15 +126,7 @@ async function* dailyPages(ctx: ServiceContext, exported: Exported, calendar: Ca
   let after: { day: string; tagId: string } | undefined;
   for (;;) {
     const rows = await repo.dailyPage(ctx.db, exported.rows, { from: period.start, to: period.end }, after, DAILY_PAGE);
-    yield rows.map((row) => ({
-      date: row.day,
-      tag_id: row.tag_id,
-      tag_title: titles.get(row.tag_id) ?? '',
-      views: Number(row.views),
-      unique_views: Number(row.unique_views),
-      qr_scans: Number(row.qr_scans),
-      direct_visits: Number(row.direct_visits),
-    }));
+    yield rows.map((row) => exportRow(row.day, row, titles));
     if (rows.length < DAILY_PAGE) return;
     const last = rows.at(-1)!;
     after = { day: last.day, tagId: last.tag_id };
@@ -131,15 +142,7 @@ async function* dailyPages(ctx: ServiceContext, exported: Exported, calendar: Ca
 async function* zonedDailyPages(ctx: ServiceContext, exported: Exported, calendar: Calendar, titles: Map<string, string>) {
   for (const { day, from, to, visitorDay } of calendar.days()) {
     const rows = await repo.zonedDayRows(ctx.db, exported.rows, { from: hourKey(from), to: hourKey(to) }, visitorDay);
-    yield rows.map((row) => ({
-      date: day,
-      tag_id: row.tag_id,
-      tag_title: titles.get(row.tag_id) ?? '',
-      views: Number(row.views),
-      unique_views: Number(row.unique_views),
-      qr_scans: Number(row.qr_scans),
-      direct_visits: Number(row.direct_visits),
-    }));
+    yield rows.map((row) => exportRow(day, row, titles));
     await setImmediate();
   }
 }

@@ -108,26 +108,17 @@ async function purgeTagBefore(
   await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
   const environment = tag.environment as never;
   if (withScopeRows) {
-    for (const table of ['scope_daily', 'scope_day_visitors', 'scope_daily_dimensions'] as const) {
-      await db
-        .deleteFrom(table)
-        .where('environment', '=', environment)
-        .where('scope_id', '=', tag.scope_id)
-        .where('day', '<', cutoffDay)
-        .execute();
+    const scopeRows = [
+      ['scope_daily', 'day', cutoffDay],
+      ['scope_day_visitors', 'day', cutoffDay],
+      ['scope_daily_dimensions', 'day', cutoffDay],
+      ['scope_hourly', 'hour', cutoffHour],
+      ['scope_monthly_dimensions', 'month', cutoffMonth],
+    ] as const;
+    for (const [table, column, cutoff] of scopeRows) {
+      await sql`DELETE FROM ${sql.table(table)}
+        WHERE environment = ${tag.environment} AND scope_id = ${tag.scope_id} AND ${sql.ref(column)} < ${cutoff}`.execute(db);
     }
-    await db
-      .deleteFrom('scope_hourly')
-      .where('environment', '=', environment)
-      .where('scope_id', '=', tag.scope_id)
-      .where('hour', '<', cutoffHour)
-      .execute();
-    await db
-      .deleteFrom('scope_monthly_dimensions')
-      .where('environment', '=', environment)
-      .where('scope_id', '=', tag.scope_id)
-      .where('month', '<', cutoffMonth)
-      .execute();
   }
   // Last: the next run finds the tag again through these rows if this one stops half-way.
   await db
