@@ -176,7 +176,10 @@ export class MemoryPresenceStore implements PresenceStore {
       // Filtered too: after the clock stepped back, an older view can sit behind a newer one.
       if (view.startedMs < cutoff) continue;
       const started_at = new Date(view.startedMs).toISOString();
-      seen.push({ visitor: view.visitor, session: { started_at, device: this.values[view.device]!, country: this.values[view.country] ?? null } });
+      seen.push({
+        visitor: view.visitor,
+        session: { started_at, device: this.values[view.device]!, country: this.values[view.country] ?? null },
+      });
     }
     // A session with a heartbeat is listed above while its view is in the window; after, here.
     for (const sighting of sessions.beating.values()) {

@@ -87,6 +87,8 @@ describe('in-process presence holds about a minute of sessions per tag', () => {
       { started_at: new Date(start + 20_000).toISOString(), device: 'desktop', country: null },
     ]);
     // At 100 s ann's last view has left; her first page's heartbeat (70 s) keeps her.
-    expect(await store.active('tag_a', start + 100_000)).toEqual([{ started_at: new Date(start).toISOString(), device: 'desktop', country: null }]);
+    expect(await store.active('tag_a', start + 100_000)).toEqual([
+      { started_at: new Date(start).toISOString(), device: 'desktop', country: null },
+    ]);
   });
 });

@@ -243,7 +243,14 @@ describe('recording page views', () => {
     expect(new Set([visitors[4], visitors[5], anonymous, cookie]).size).toBe(4);
 
     const report = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-04', end_date: '2026-03-05' });
-    expect(report.summary).toEqual({ total_views: 7, unique_views: 4, qr_scans: 0, direct_visits: 7, average_time_seconds: 0 });
+    expect(report.summary).toEqual({
+      total_views: 7,
+      unique_views: 4,
+      qr_scans: 0,
+      direct_visits: 7,
+      average_time_seconds: 0,
+      bot_views: 0,
+    });
   });
 
   it('bots, HEAD requests and hidden pages are served but not counted', async () => {
@@ -276,7 +283,14 @@ describe('recording page views', () => {
     expect(await viewRows(hidden.id)).toEqual([]);
     expect(await eventsSince(start)).toEqual([]);
     const report = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-05', end_date: '2026-03-06' });
-    expect(report.summary).toEqual({ total_views: 0, unique_views: 0, qr_scans: 0, direct_visits: 0, average_time_seconds: 0 });
+    expect(report.summary).toEqual({
+      total_views: 0,
+      unique_views: 0,
+      qr_scans: 0,
+      direct_visits: 0,
+      average_time_seconds: 0,
+      bot_views: 6,
+    });
     expect(report.by_device).toEqual({ mobile: 0, desktop: 0, tablet: 0 });
     expect(report.by_country).toEqual({});
     expect(report.by_browser).toEqual({});
@@ -395,7 +409,14 @@ describe('recording page views', () => {
     expect(inbox).toHaveLength(33);
     expect(inbox).toEqual(expect.arrayContaining(tokens.map(idOf)));
     const report = await getData(t, alice.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-03-07', end_date: '2026-03-08' });
-    expect(report.summary).toEqual({ total_views: 33, unique_views: 33, qr_scans: 1, direct_visits: 32, average_time_seconds: 0 });
+    expect(report.summary).toEqual({
+      total_views: 33,
+      unique_views: 33,
+      qr_scans: 1,
+      direct_visits: 32,
+      average_time_seconds: 0,
+      bot_views: 0,
+    });
     expect(report.by_country).toEqual({ GB: 15, AU: 15, other: 3 });
     expect((await viewRows(tag.id)).map((row) => row.id).sort()).toEqual([...inbox].sort());
   });

@@ -91,7 +91,7 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
       period: { start: '2026-03-02', end: '2026-03-10' },
       timezone: 'UTC',
       // Views 1-7; visitors V1, V2 and the cookie-less Firefox; (50 + 25 + 7) / 3 seconds.
-      summary: { total_views: 7, unique_views: 3, qr_scans: 3, direct_visits: 3, average_time_seconds: 27 },
+      summary: { total_views: 7, unique_views: 3, qr_scans: 3, direct_visits: 3, average_time_seconds: 27, bot_views: 3 },
       by_device: { mobile: 3, desktop: 3, tablet: 1 },
       by_country: { GB: 3, AU: 2, US: 1, other: 1 },
       by_browser: { 'Mobile Safari': 4, Firefox: 2, Chrome: 1 },
@@ -120,7 +120,7 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
 
   it('the period is half-open: a view at 23:59:59.999 belongs to its day, one at 00:00 to the next', async () => {
     const day = await report({ start_date: '2026-03-03', end_date: '2026-03-04' });
-    expect(day.summary).toEqual({ total_views: 1, unique_views: 1, qr_scans: 1, direct_visits: 0, average_time_seconds: 0 });
+    expect(day.summary).toEqual({ total_views: 1, unique_views: 1, qr_scans: 1, direct_visits: 0, average_time_seconds: 0, bot_views: 1 });
     expect(day.by_device).toEqual({ mobile: 0, desktop: 0, tablet: 1 });
     expect(day.by_country).toEqual({ other: 1 });
     expect(day.by_browser).toEqual({ 'Mobile Safari': 1 });
@@ -130,7 +130,14 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
   it('default: the last 30 days up to and including today, by day', async () => {
     const data = await report({});
     expect(data.period).toEqual({ start: '2026-02-09', end: '2026-03-11' });
-    expect(data.summary).toEqual({ total_views: 8, unique_views: 3, qr_scans: 3, direct_visits: 4, average_time_seconds: 46 });
+    expect(data.summary).toEqual({
+      total_views: 8,
+      unique_views: 3,
+      qr_scans: 3,
+      direct_visits: 4,
+      average_time_seconds: 46,
+      bot_views: 3,
+    });
     expect(data.timeseries).toEqual(
       series(daysBetween('2026-02-09', '2026-03-11'), {
         '2026-02-28': [1, 1],
@@ -151,7 +158,14 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     const data = await report({ start_date: '2026-03-02', end_date: '2026-03-03', granularity: 'hour' });
     const hours = Array.from({ length: 24 }, (_, h) => `2026-03-02T${String(h).padStart(2, '0')}:00:00Z`);
     expect(data.timeseries).toEqual(series(hours, { '2026-03-02T10:00:00Z': [2, 1], '2026-03-02T23:00:00Z': [1, 1] }));
-    expect(data.summary).toEqual({ total_views: 3, unique_views: 2, qr_scans: 1, direct_visits: 1, average_time_seconds: 38 });
+    expect(data.summary).toEqual({
+      total_views: 3,
+      unique_views: 2,
+      qr_scans: 1,
+      direct_visits: 1,
+      average_time_seconds: 38,
+      bot_views: 1,
+    });
     expect(data.by_device).toEqual({ mobile: 2, desktop: 1, tablet: 0 });
     expect(data.by_country).toEqual({ GB: 2, US: 1 });
     expect(data.by_browser).toEqual({ 'Mobile Safari': 2, Chrome: 1 });
@@ -171,7 +185,14 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
       { date: '2026-03-02', views: 2, unique: 1 },
       { date: '2026-03-09', views: 1, unique: 1 },
     ]);
-    expect(fromWednesday.summary).toEqual({ total_views: 3, unique_views: 2, qr_scans: 1, direct_visits: 2, average_time_seconds: 7 });
+    expect(fromWednesday.summary).toEqual({
+      total_views: 3,
+      unique_views: 2,
+      qr_scans: 1,
+      direct_visits: 2,
+      average_time_seconds: 7,
+      bot_views: 1,
+    });
 
     const fromMonday = await report({ start_date: '2026-03-02', end_date: '2026-03-10', granularity: 'week' });
     expect(fromMonday.timeseries).toEqual([
@@ -185,7 +206,14 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
       { date: '2026-02-23', views: 1, unique: 1 },
       { date: '2026-03-02', views: 3, unique: 2 },
     ]);
-    expect(acrossMonths.summary).toEqual({ total_views: 4, unique_views: 2, qr_scans: 1, direct_visits: 2, average_time_seconds: 58 });
+    expect(acrossMonths.summary).toEqual({
+      total_views: 4,
+      unique_views: 2,
+      qr_scans: 1,
+      direct_visits: 2,
+      average_time_seconds: 58,
+      bot_views: 1,
+    });
 
     // Across a year edge, zero-filled: Wednesday 2025-12-31 is in the week of Monday 2025-12-29.
     const acrossYears = await report({ start_date: '2025-12-31', end_date: '2026-01-06', granularity: 'week' });
@@ -201,14 +229,28 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
       { date: '2026-02-01', views: 1, unique: 1 },
       { date: '2026-03-01', views: 7, unique: 3 },
     ]);
-    expect(whole.summary).toEqual({ total_views: 8, unique_views: 3, qr_scans: 3, direct_visits: 4, average_time_seconds: 46 });
+    expect(whole.summary).toEqual({
+      total_views: 8,
+      unique_views: 3,
+      qr_scans: 3,
+      direct_visits: 4,
+      average_time_seconds: 46,
+      bot_views: 3,
+    });
 
     const partial = await report({ start_date: '2026-02-15', end_date: '2026-03-05', granularity: 'month' });
     expect(partial.timeseries).toEqual([
       { date: '2026-02-01', views: 1, unique: 1 },
       { date: '2026-03-01', views: 6, unique: 3 },
     ]);
-    expect(partial.summary).toEqual({ total_views: 7, unique_views: 3, qr_scans: 2, direct_visits: 4, average_time_seconds: 46 });
+    expect(partial.summary).toEqual({
+      total_views: 7,
+      unique_views: 3,
+      qr_scans: 2,
+      direct_visits: 4,
+      average_time_seconds: 46,
+      bot_views: 3,
+    });
 
     const acrossYears = await report({ start_date: '2025-12-15', end_date: '2026-01-15', granularity: 'month' });
     expect(acrossYears.timeseries).toEqual([
@@ -395,7 +437,14 @@ describe.each(['open', 'closed'] as const)('tag analytics report (past days %s)'
     t.clock.freeze(new Date(`${TODAY}T12:00:00.000Z`));
 
     const data = await report({ start_date: '2026-03-05', end_date: '2026-03-06' }, alice.key, many.id);
-    expect(data.summary).toEqual({ total_views: 98, unique_views: 98, qr_scans: 0, direct_visits: 98, average_time_seconds: 0 });
+    expect(data.summary).toEqual({
+      total_views: 98,
+      unique_views: 98,
+      qr_scans: 0,
+      direct_visits: 98,
+      average_time_seconds: 0,
+      bot_views: 0,
+    });
     expect(data.by_country).toEqual({ GB: 12, US: 11, AU: 10, DE: 9, IN: 8, NL: 7, RU: 6, CN: 5, CA: 4, BE: 3, other: 2 + 1 + 20 });
     expect(data.by_browser).toEqual({
       'Mobile Safari': 12,

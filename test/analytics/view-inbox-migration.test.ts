@@ -47,7 +47,14 @@ describe('the inbox migrations: 0015 (pending views become records) and 0016 (re
     expect((await migratorOf(t.database).migrateToLatest()).error).toBeUndefined();
 
     const report = await getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: '2026-05-01', end_date: '2026-05-02' });
-    expect(report.summary).toEqual({ total_views: 3, unique_views: 2, qr_scans: 0, direct_visits: 3, average_time_seconds: 40 });
+    expect(report.summary).toEqual({
+      total_views: 3,
+      unique_views: 2,
+      qr_scans: 0,
+      direct_visits: 3,
+      average_time_seconds: 40,
+      bot_views: 0,
+    });
     const rows = await db.selectFrom('views').select(['id', 'duration_seconds']).where('tag_id', '=', tag.id).orderBy('id').execute();
     expect(rows.map((row) => [row.id, row.duration_seconds])).toEqual([...ids].sort().map((id) => [id, id === ids[0] ? 40 : null]));
   });
