@@ -126,7 +126,14 @@ describe('dashboard analytics', () => {
         expect(chart.series[1]!.values).toEqual(api.timeseries.map((p: { unique: number }) => p.unique));
       }
       const api = await getData(t, ent.key, `/v1/tags/${logged.id}/analytics`);
-      expect(api.summary).toEqual({ total_views: 5, unique_views: 4, qr_scans: 2, direct_visits: 3, average_time_seconds: 42 });
+      expect(api.summary).toEqual({
+        total_views: 5,
+        unique_views: 4,
+        qr_scans: 2,
+        direct_visits: 3,
+        average_time_seconds: 42,
+        bot_views: 0,
+      });
       const page = await get(t, `/dashboard/tags/${logged.id}/analytics`, jar);
       expect(stat(page.text, 'average_time_seconds')).toBe('42s');
       // Breakdowns: every device, country and browser the API counts, with its count.
@@ -286,6 +293,97 @@ describe('dashboard analytics', () => {
       await context.close();
     });
 
+    it("a chart shows a bucket's numbers on hover, and by keyboard from bucket to bucket", async () => {
+      const { context, page } = await newPage(holder.browser, { viewport: { width: 1280, height: 900 } });
+      const problems = watchConsole(page);
+      await signInBrowser(page, t.baseUrl, ent.email);
+      await page.goto(`${t.baseUrl}/dashboard/tags/${logged.id}/analytics?from=2026-05-14&to=2026-05-20&granularity=day`);
+      const { timeseries } = await getData(t, ent.key, `/v1/tags/${logged.id}/analytics`, {
+        start_date: '2026-05-14',
+        end_date: '2026-05-21',
+      });
+      expect(timeseries.map((point: { date: string }) => point.date)).toEqual([
+        '2026-05-14',
+        '2026-05-15',
+        '2026-05-16',
+        '2026-05-17',
+        '2026-05-18',
+        '2026-05-19',
+        '2026-05-20',
+      ]);
+      const tooltipOf = (i: number) =>
+        [timeseries[i].date, `Views: ${timeseries[i].views}`, `Unique visitors: ${timeseries[i].unique}`].join('');
+      const chart = page.locator('#series');
+      const tooltip = chart.locator('.chart-tooltip');
+      expect(await chartPainted(page, 'series')).toBe(true);
+      await expect(tooltip.isHidden()).resolves.toBe(true);
+
+      // The pointer over 18 May (the fifth of seven days, spread over the plot's width).
+      await chart.scrollIntoViewIfNeeded();
+      const over = (await chart.locator('.u-over').boundingBox())!;
+      await page.mouse.move(over.x + (over.width * 4) / 6, over.y + over.height / 2);
+      await tooltip.waitFor({ state: 'visible' });
+      expect(await tooltip.textContent()).toBe(tooltipOf(4));
+      expect(timeseries[4]).toMatchObject({ views: 2, unique: 2 });
+      await page.mouse.move(over.x + over.width + 40, over.y - 60);
+      await tooltip.waitFor({ state: 'hidden' });
+
+      // By keyboard: Tab from the granularity switch reaches the chart, which reads the bucket last
+      // pointed at; the arrows, Home and End move from there.
+      await page.getByRole('navigation', { name: 'Granularity' }).getByRole('link', { name: 'Month' }).focus();
+      await page.keyboard.press('Tab');
+      await expect(chart.evaluate((element) => element === document.activeElement)).resolves.toBe(true);
+      await expect(chart.getAttribute('aria-label')).resolves.toBe(
+        'Views and unique visitors by day: use the arrow keys to read each point',
+      );
+      await tooltip.waitFor({ state: 'visible' });
+      expect(await tooltip.textContent()).toBe(tooltipOf(4));
+      // A live region: a screen reader reads each bucket as the arrows reach it.
+      await expect(tooltip.getAttribute('role')).resolves.toBe('status');
+      await page.keyboard.press('ArrowRight');
+      expect(await tooltip.textContent()).toBe(tooltipOf(5));
+      await page.keyboard.press('Home');
+      expect(await tooltip.textContent()).toBe(tooltipOf(0));
+      await page.keyboard.press('ArrowRight');
+      expect(await tooltip.textContent()).toBe(tooltipOf(1));
+      await page.keyboard.press('End');
+      expect(await tooltip.textContent()).toBe(tooltipOf(6));
+      await page.keyboard.press('ArrowRight');
+      expect(await tooltip.textContent()).toBe(tooltipOf(6));
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowLeft');
+      expect(await tooltip.textContent()).toBe(tooltipOf(4));
+      // Beside its bucket, within the chart.
+      const box = (await tooltip.boundingBox())!;
+      const chartBox = (await chart.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(chartBox.x);
+      expect(box.x + box.width).toBeLessThanOrEqual(chartBox.x + chartBox.width);
+      await expectAccessible(page);
+      await screenshots(page, 'analytics-chart-tooltip');
+      await page.keyboard.press('Escape');
+      await tooltip.waitFor({ state: 'hidden' });
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('a table wider than the screen is a named region the keyboard scrolls', async () => {
+      // Just wide enough for tables (narrower, they turn into cards, narrow.css): the API keys'
+      // ten columns are wider still.
+      const { context, page } = await newPage(holder.browser, { viewport: { width: 1100, height: 900 } });
+      await signInBrowser(page, t.baseUrl, ent.email);
+      await page.goto(`${t.baseUrl}/dashboard/keys`);
+      const region = page.getByRole('region', { name: 'API keys' });
+      const widths = await region.evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }));
+      expect(widths.scroll).toBeGreaterThan(widths.client);
+      await region.focus();
+      await expect(region.evaluate((element) => element.scrollLeft)).resolves.toBe(0);
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => region.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+      await expectAccessible(page);
+      await screenshots(page, 'analytics-table-region');
+      await context.close();
+    });
+
     it('the live viewer count rises when someone opens the public page, without a reload', async () => {
       const { context, page } = await newPage(holder.browser);
       const problems = watchConsole(page);
@@ -301,6 +399,12 @@ describe('dashboard analytics', () => {
       const live = await getData(t, ent.key, `/v1/tags/${quiet.id}/analytics/realtime`);
       expect(live.current_viewers).toBe(before + 1);
       expect(await figure(page, 'views_last_hour')).toBe(count(live.views_last_hour));
+      // The same person reloading twice is still one viewer, on the API and on the page.
+      await visitor.page.reload();
+      await visitor.page.reload();
+      expect((await getData(t, ent.key, `/v1/tags/${quiet.id}/analytics/realtime`)).current_viewers).toBe(before + 1);
+      await page.reload();
+      expect(await figure(page, 'current_viewers')).toBe(String(before + 1));
       await visitor.context.close();
       expect(problems).toEqual([]);
       await context.close();

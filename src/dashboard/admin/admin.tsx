@@ -219,7 +219,7 @@ export function renderAdminUsers(context: Context, page: AdminUsersPage): string
         {page.users.length === 0 ? (
           <p class="muted">{page.search ? 'No user’s email contains this text.' : 'No users yet.'}</p>
         ) : (
-          <DataTable headings={['Email', 'Plan', 'Created', 'Last sign-in', 'Status', 'Actions']}>
+          <DataTable label="Accounts" headings={['Email', 'Plan', 'Created', 'Last sign-in', 'Status', 'Actions']}>
             {page.users.map((user) => (
               <UserRow key={user.id} csrf={context.csrf} user={user} state={state} />
             ))}
@@ -255,7 +255,7 @@ export function renderAdminOrganizations(context: Context, page: AdminOrganizati
         {page.organizations.length === 0 ? (
           <p class="muted">No organizations yet.</p>
         ) : (
-          <DataTable headings={['Name', 'Owner', 'Members', 'Plan', 'Created']}>
+          <DataTable label="Organizations" headings={['Name', 'Owner', 'Members', 'Plan', 'Created']}>
             {page.organizations.map((org) => (
               <tr key={org.id}>
                 <th scope="row" data-label="Name">

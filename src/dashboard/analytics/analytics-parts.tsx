@@ -101,15 +101,17 @@ export function Stats({ items }: { items: ReadonlyArray<{ key: string; label: Co
   );
 }
 
-/** A card of headline figures: `values` by key, shown in the order and with the labels of `labels`. */
+/** A card of headline figures: `values` by key, shown in the order and with the labels of `labels`; `children` under them. */
 export function StatsCard<K extends string>({
   heading,
   labels,
   values,
+  children,
 }: {
   heading: string;
   labels: ReadonlyArray<readonly [K, string]>;
   values: Record<K, string | number>;
+  children?: ComponentChildren;
 }) {
   const id = `${heading.toLowerCase()}-heading`;
   return (
@@ -123,7 +125,19 @@ export function StatsCard<K extends string>({
           return { key, label, value: typeof value === 'number' ? formatNumber(value) : value };
         })}
       />
+      {children}
     </section>
+  );
+}
+
+/** Bot requests, under the human figures and smaller: they are never among the views. */
+export function BotRequests({ count }: { count: number }) {
+  return (
+    <p class="stats-aside muted">
+      {'Bot requests: '}
+      <span data-stat="bot_views">{formatNumber(count)}</span>
+      {' (crawlers and link previews, not counted as views)'}
+    </p>
   );
 }
 
@@ -152,7 +166,8 @@ function bucketLabel(date: string, granularity: Granularity): string {
 /**
  * A line chart drawn by charts.js (uPlot) from its data-chart attribute (JSON: the CSP runs no
  * inline script, and an attribute is never run), with the same numbers as a table under a
- * disclosure: readable without scripts and by assistive technology.
+ * disclosure: readable without scripts and by assistive technology. The buckets' labels go with
+ * the data, so the chart's tooltip names a bucket as the table does.
  */
 export function Chart({ id, title, data, children }: { id: string; title: string; data: ChartData; children?: ComponentChildren }) {
   return (
@@ -163,11 +178,19 @@ export function Chart({ id, title, data, children }: { id: string; title: string
         </figcaption>
         {children}
       </div>
-      <div class="chart-plot" id={id} data-chart={JSON.stringify(data)} aria-hidden="true"></div>
+      <div
+        class="chart-plot"
+        id={id}
+        data-chart={JSON.stringify({ ...data, labels: data.dates.map((date) => bucketLabel(date, data.granularity)) })}
+        aria-hidden="true"
+      ></div>
       {/* Open until charts.js has drawn the chart: without scripts the table is the chart. */}
       <details class="chart-table" open>
         <summary>Show as a table</summary>
-        <DataTable headings={[data.granularity === 'hour' ? 'Hour' : 'Date', ...data.series.map((s) => s.label)]}>
+        <DataTable
+          label={`${title}, as a table`}
+          headings={[data.granularity === 'hour' ? 'Hour' : 'Date', ...data.series.map((s) => s.label)]}
+        >
           {data.dates.map((date, i) => (
             <tr key={date}>
               <th scope="row" data-label="Date">

@@ -12,6 +12,7 @@ import {
   PeriodPicker,
   Stats,
   StatsCard,
+  BotRequests,
   type Granularity,
   type PeriodForm,
 } from './analytics-parts.js';
@@ -23,7 +24,14 @@ import type { UserTag } from '../tags/user-tag.js';
 /** What GET /v1/tags/{id}/analytics answers (the service's result). */
 export interface TagReport {
   period: { start: string; end: string };
-  summary: { total_views: number; unique_views: number; qr_scans: number; direct_visits: number; average_time_seconds: number };
+  summary: {
+    total_views: number;
+    unique_views: number;
+    qr_scans: number;
+    direct_visits: number;
+    average_time_seconds: number;
+    bot_views: number;
+  };
   by_device: { mobile: number; desktop: number; tablet: number };
   by_country: Record<string, number>;
   by_browser: Record<string, number>;
@@ -236,7 +244,10 @@ function AccessLog({ tag, logs, query }: { tag: TagView; logs: TagAnalyticsPage[
         <p class="muted">No logged visits in this period.</p>
       ) : (
         <>
-          <DataTable headings={['Time', 'Source', 'Device', 'Location', 'IP address', 'Referrer', 'Time on page']}>
+          <DataTable
+            label="Access log records"
+            headings={['Time', 'Source', 'Device', 'Location', 'IP address', 'Referrer', 'Time on page']}
+          >
             {logs.records.map((record) => (
               <LogRow key={record.id} record={record} />
             ))}
@@ -343,7 +354,9 @@ function ReportCards({ page, report, query }: { page: TagAnalyticsPage; report: 
           ['direct_visits', 'Direct visits'],
           ['average_time_seconds', 'Average time'],
         ]}
-      />
+      >
+        <BotRequests count={summary.bot_views} />
+      </StatsCard>
       <section class="card" aria-labelledby="series-title">
         <Chart
           id="series"

@@ -8,6 +8,7 @@ import {
   Downloads,
   PeriodPicker,
   StatsCard,
+  BotRequests,
   type PeriodForm,
   type PeriodValues,
 } from './analytics-parts.js';
@@ -17,7 +18,7 @@ import { tagPath } from '../tags/tag-header.js';
 /** What GET /v1/analytics/overview answers (the service's result). */
 export interface OverviewReport {
   period: { start: string; end: string };
-  totals: { views: number; unique_views: number; qr_scans: number; tags_created: number; files_uploaded: number };
+  totals: { views: number; unique_views: number; qr_scans: number; tags_created: number; files_uploaded: number; bot_views: number };
   top_tags: ReadonlyArray<{ id: string; title: string; views: number }>;
   by_day: ReadonlyArray<{ date: string; views: number; scans: number }>;
 }
@@ -46,7 +47,9 @@ function OverviewReportCards({ report, period }: { report: OverviewReport; perio
           ['tags_created', 'Tags created'],
           ['files_uploaded', 'Files uploaded'],
         ]}
-      />
+      >
+        <BotRequests count={totals.bot_views} />
+      </StatsCard>
       <section class="card" aria-labelledby="by-day-title">
         <Chart
           id="by-day"

@@ -3,10 +3,12 @@ import type { ComponentChildren } from 'preact';
 /**
  * A table of records: column headings, then rows whose cells carry `data-label` (their
  * heading) so that narrow screens show each row as a card of labelled facts (narrow.css).
+ * Wider than the screen, it scrolls sideways in its wrapper: a region named `label` that takes
+ * the focus, so that a keyboard scrolls it with the arrow keys too (WCAG 2.1.1).
  */
-export function DataTable({ headings, children }: { headings: readonly string[]; children: ComponentChildren }) {
+export function DataTable({ label, headings, children }: { label: string; headings: readonly string[]; children: ComponentChildren }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label={label} tabindex={0}>
       <table class="data-table">
         <thead>
           <tr>

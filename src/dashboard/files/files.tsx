@@ -178,7 +178,7 @@ function FilesTable({ csrf, page }: { csrf: string; page: FilesPage }) {
       {page.files.length === 0 ? (
         <p class="muted empty">No files yet. Upload one above: it is listed here with a preview for images.</p>
       ) : (
-        <DataTable headings={['Preview', 'Name', 'Type', 'Size', 'Uploaded', 'Actions']}>
+        <DataTable label="Files" headings={['Preview', 'Name', 'Type', 'Size', 'Uploaded', 'Actions']}>
           {page.files.map((file) => (
             <FileRow key={file.id} csrf={csrf} tag={page.tag} file={file} />
           ))}

@@ -331,7 +331,7 @@ export function renderFolder(context: Context, page: FolderPage): string {
         {page.tags.length === 0 ? (
           <p class="muted">No tags in this folder yet. Move some here below.</p>
         ) : (
-          <DataTable headings={['Title', 'Updated', 'Move to']}>
+          <DataTable label="Tags in this folder" headings={['Title', 'Updated', 'Move to']}>
             {page.tags.map((tag) => (
               <TagRow key={tag.id} csrf={context.csrf} page={page} tag={tag} />
             ))}

@@ -132,6 +132,7 @@ function KeysTable({ csrf, page }: { csrf: string; page: KeysPage }) {
   const names = new Map(page.organizations.map((org) => [org.id, org.name]));
   return (
     <DataTable
+      label="API keys"
       headings={['Name', 'Prefix', 'Permissions', 'Environment', 'Scope', 'IP allow list', 'Created', 'Last used', 'State', 'Actions']}
     >
       {page.keys.map((item) => (

@@ -35,7 +35,7 @@ export function renderOrganizations(context: Context, page: OrganizationsPage): 
           {page.organizations.length === 0 ? (
             <p class="muted">You do not belong to any organization yet.</p>
           ) : (
-            <DataTable headings={['Name', 'Your role', 'Plan', 'Created']}>
+            <DataTable label="Your organizations" headings={['Name', 'Your role', 'Plan', 'Created']}>
               {page.organizations.map((org) => (
                 <tr key={org.id}>
                   <th scope="row" data-label="Name">
@@ -201,7 +201,7 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
       <div class="stack-cards">
         <section class="card" aria-labelledby="members-heading">
           <h2 id="members-heading">Members</h2>
-          <DataTable headings={administers ? ['Email', 'Role', 'Since', 'Actions'] : ['Email', 'Role', 'Since']}>
+          <DataTable label="Members" headings={administers ? ['Email', 'Role', 'Since', 'Actions'] : ['Email', 'Role', 'Since']}>
             {org.members.map((member) => (
               <tr key={member.user_id}>
                 <th scope="row" data-label="Email">

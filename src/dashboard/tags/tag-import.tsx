@@ -58,7 +58,7 @@ function Problems({ kind, problems }: { kind: 'csv' | 'json'; problems: readonly
       </Alert>
       <h2 id="problems-heading">Problems</h2>
       {kind === 'csv' && <p class="field-hint">Rows are numbered as in a spreadsheet: the header is row 1.</p>}
-      <DataTable headings={[unit, 'Field', 'Problem']}>
+      <DataTable label="Problems" headings={[unit, 'Field', 'Problem']}>
         {problems.map((problem, index) => (
           <tr key={index}>
             <th scope="row" data-label={unit}>
@@ -145,7 +145,7 @@ function FormatHelp() {
         <strong>CSV:</strong> a header line naming the columns (any order; only <code>title</code> is required), then one tag per row. Empty
         cells take the API’s defaults.
       </p>
-      <DataTable headings={['Column', 'Meaning', 'Example']}>
+      <DataTable label="Columns" headings={['Column', 'Meaning', 'Example']}>
         {CSV_COLUMNS.map((column) => (
           <tr key={column}>
             <th scope="row" data-label="Column">

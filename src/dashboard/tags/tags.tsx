@@ -219,7 +219,7 @@ export function renderTags(context: PageContext & { user: SignedInUser }, page: 
           <Empty filtered={filtered} />
         ) : (
           <>
-            <DataTable headings={['Title', 'Address', 'Status', VIEWS_HEADING, 'Folder', 'Visibility', 'Updated']}>
+            <DataTable label="Tags" headings={['Title', 'Address', 'Status', VIEWS_HEADING, 'Folder', 'Visibility', 'Updated']}>
               {page.tags.map((tag) => (
                 <TagRow key={tag.id} tag={tag} folderName={tag.folder_id ? folderNames.get(tag.folder_id) : undefined} />
               ))}

@@ -121,7 +121,7 @@ export function renderDelivery(context: PageContext & { user: SignedInUser }, pa
         {delivery.attempts.length === 0 ? (
           <p class="muted">Not attempted yet: it is queued.</p>
         ) : (
-          <DataTable headings={['Attempt', 'Time', 'Response', 'Duration', 'Answer']}>
+          <DataTable label="Attempts" headings={['Attempt', 'Time', 'Response', 'Duration', 'Answer']}>
             {delivery.attempts.map((attempt) => (
               <AttemptRow key={attempt.attempt} attempt={attempt} />
             ))}

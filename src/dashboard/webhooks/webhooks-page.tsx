@@ -227,7 +227,7 @@ function DeliveryLog({ page }: { page: WebhookPage }) {
       {deliveries.length === 0 ? (
         <p class="muted">{status ? 'No deliveries with this status.' : 'No deliveries yet. Send a test event to see one here.'}</p>
       ) : (
-        <DataTable headings={['Event', 'Status', 'Response', 'Duration', 'Attempts', 'Time']}>
+        <DataTable label="Deliveries" headings={['Event', 'Status', 'Response', 'Duration', 'Attempts', 'Time']}>
           {deliveries.map((delivery) => (
             <DeliveryRow key={delivery.id} webhookId={webhook.id} delivery={delivery} />
           ))}

@@ -90,7 +90,7 @@ export function renderWebhooks(context: UserPage, page: WebhooksPage): string {
           )
         ) : (
           <>
-            <DataTable headings={['Name', 'URL', 'Events', 'State', 'Last delivery']}>
+            <DataTable label="Webhooks" headings={['Name', 'URL', 'Events', 'State', 'Last delivery']}>
               {page.webhooks.map((item) => (
                 <WebhookRow key={item.webhook.id} {...item} />
               ))}
