@@ -1,6 +1,6 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { Environment, ScopeDailyTable, ScopeHourlyTable, TagDailyTable } from '../../db/schema.js';
+import type { Database, Environment, ScopeDailyTable, ScopeHourlyTable, TagDailyTable } from '../../db/schema.js';
 import { getOrCreate } from '../../lib/maps.js';
 
 /** Bot requests counted for one tag in one hour (YYYY-MM-DDTHH:00:00Z). */
@@ -44,23 +44,12 @@ export async function addBotViews(trx: Db, counts: BotCount[]): Promise<void> {
   }
   const hourly = counts.filter((count) => tags.has(count.tagId)).sort((a, b) => byKey(a.tagId, b.tagId) || byKey(a.hour, b.hour));
   if (hourly.length === 0) return;
-  for (const part of chunks(hourly)) {
-    await trx
-      .insertInto('tag_hourly')
-      .values(
-        part.map(({ tagId, hour, requests }) => ({
-          tag_id: tagId,
-          hour,
-          ...NO_VIEWS,
-          unique_visitors: 0,
-          bot_views: requests,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['tag_id', 'hour']).doUpdateSet((eb) => ({ bot_views: eb('tag_hourly.bot_views', '+', eb.ref('excluded.bot_views')) })),
-      )
-      .execute();
-  }
+  await addBotRequests(
+    trx,
+    'tag_hourly',
+    ['tag_id', 'hour'],
+    hourly.map(({ tagId, hour, requests }) => ({ tag_id: tagId, hour, ...NO_VIEWS, unique_visitors: 0, bot_views: requests })),
+  );
 
   // A day's and a scope-day's rows sum their hours': one row a key per statement.
   const daily = new Map<string, Insertable<TagDailyTable>>();
@@ -89,34 +78,30 @@ export async function addBotViews(trx: Db, counts: BotCount[]): Promise<void> {
       bot_views: 0,
     })).bot_views! += requests;
   }
-  for (const part of chunks(inKeyOrder(daily))) {
+  await addBotRequests(trx, 'tag_daily', ['tag_id', 'day'], inKeyOrder(daily));
+  await addBotRequests(trx, 'scope_hourly', ['environment', 'scope_id', 'hour'], inKeyOrder(scopeHourly));
+  await addBotRequests(trx, 'scope_daily', ['environment', 'scope_id', 'day'], inKeyOrder(scopeDaily));
+}
+
+/**
+ * Upserts a rollup's rows, a chunk a statement, in the order given (key order): a row there
+ * already gains the new rows' bot requests, its other counts untouched.
+ */
+async function addBotRequests<T extends 'tag_hourly' | 'tag_daily' | 'scope_hourly' | 'scope_daily'>(
+  trx: Db,
+  table: T,
+  keys: Array<keyof Database[T] & string>,
+  rows: Array<Insertable<Database[T]>>,
+): Promise<void> {
+  for (const part of chunks(rows)) {
+    // Kysely cannot follow a table chosen by a type parameter: the rows and keys are checked above.
     await trx
-      .insertInto('tag_daily')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['tag_id', 'day']).doUpdateSet((eb) => ({ bot_views: eb('tag_daily.bot_views', '+', eb.ref('excluded.bot_views')) })),
-      )
-      .execute();
-  }
-  for (const part of chunks(inKeyOrder(scopeHourly))) {
-    await trx
-      .insertInto('scope_hourly')
-      .values(part)
-      .onConflict((oc) =>
-        oc
-          .columns(['environment', 'scope_id', 'hour'])
-          .doUpdateSet((eb) => ({ bot_views: eb('scope_hourly.bot_views', '+', eb.ref('excluded.bot_views')) })),
-      )
-      .execute();
-  }
-  for (const part of chunks(inKeyOrder(scopeDaily))) {
-    await trx
-      .insertInto('scope_daily')
-      .values(part)
+      .insertInto(table as 'tag_daily')
+      .values(part as Array<Insertable<TagDailyTable>>)
       .onConflict((oc) =>
         oc
-          .columns(['environment', 'scope_id', 'day'])
-          .doUpdateSet((eb) => ({ bot_views: eb('scope_daily.bot_views', '+', eb.ref('excluded.bot_views')) })),
+          .columns(keys as Array<'tag_id' | 'day'>)
+          .doUpdateSet({ bot_views: sql<number>`${sql.ref(`${table}.bot_views`)} + excluded.bot_views` }),
       )
       .execute();
   }
