@@ -1,7 +1,8 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 
 /** Type prefixes of every resource id (DECISIONS.md, "Identifiers and formats"). */
-export type IdPrefix = 'tag' | 'fld' | 'file' | 'wh' | 'dlv' | 'evt' | 'key' | 'usr' | 'org' | 'view' | 'req' | 'blk' | 'att' | 'ses' | 'shr';
+export type IdPrefix =
+  'tag' | 'fld' | 'file' | 'wh' | 'dlv' | 'evt' | 'key' | 'usr' | 'org' | 'view' | 'req' | 'blk' | 'att' | 'ses' | 'shr';
 
 /*
  * Ids are a prefix and a lower-case ULID: 10 characters of milliseconds, then 80 random bits
