@@ -23,6 +23,8 @@ export interface UsersTable {
   /** 1 when the user may not sign in; their sessions stop working at once. */
   disabled: Generated<number>;
   last_sign_in_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The IANA zone the dashboard shows this user's reports and times in; null: the browser's. */
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A signed-in browser (dashboard). The token itself is never stored, only its SHA-256. */

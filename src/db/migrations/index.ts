@@ -21,6 +21,7 @@ import * as breakdowns from './0019_breakdowns.js';
 import * as analyticsShares from './0020_analytics_shares.js';
 import * as botViews from './0021_bot_views.js';
 import * as scopeHourly from './0022_scope_hourly.js';
+import * as userTimeZone from './0023_user_time_zone.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_analytics_shares': analyticsShares,
   '0021_bot_views': botViews,
   '0022_scope_hourly': scopeHourly,
+  '0023_user_time_zone': userTimeZone,
 };

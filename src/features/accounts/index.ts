@@ -31,6 +31,7 @@ export {
   SESSION_COOKIE,
   SESSION_IDLE_MS,
   setPassword,
+  setTimeZone,
   signUp,
   startSession,
   verifyCredentials,

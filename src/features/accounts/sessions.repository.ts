@@ -12,7 +12,7 @@ export function findSessionByTokenHash(db: Db, tokenHash: string) {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.email', 'u.plan', 'u.is_owner', 'u.disabled'])
+    .select(['s.id', 's.user_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.email', 'u.plan', 'u.is_owner', 'u.disabled', 'u.time_zone'])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
@@ -42,6 +42,10 @@ export async function hasAnyUser(db: Db): Promise<boolean> {
 
 export function updateUserPassword(db: Db, id: string, passwordHash: string, at: string) {
   return db.updateTable('users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', id).execute();
+}
+
+export function updateUserTimeZone(db: Db, id: string, zone: string | null, at: string) {
+  return db.updateTable('users').set({ time_zone: zone, updated_at: at }).where('id', '=', id).execute();
 }
 
 export function recordSignIn(db: Db, id: string, at: string) {

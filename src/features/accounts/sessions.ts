@@ -5,6 +5,7 @@ import type { ReadPermission } from '../../db/schema.js';
 import { ApiError, checkFields, InsufficientStorage, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { canonicalTimeZone } from '../../lib/zoned-time.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { createUser, requireNewPassword } from './accounts.service.js';
 import { isOperator, OPERATOR, type AccountActor, type Workspace } from './actor.js';
@@ -32,6 +33,8 @@ export interface SignedInUser {
   email: string;
   plan: Plan;
   isOwner: boolean;
+  /** The IANA zone the user chose for the dashboard (setTimeZone); null: their browser's. */
+  timeZone: string | null;
   /** What the dashboard acts for (set by the dashboard from its cookie); absent: the user, live. */
   workspace?: Workspace;
 }
@@ -82,7 +85,7 @@ export async function findSignedInUser(ctx: ServiceContext, token: string | unde
     return undefined;
   }
   if (nowMs - lastSeenMs >= TOUCH_INTERVAL_MS) await repo.touchSession(db, row.id, isoNow(clock)).catch(unlessDiskFull);
-  return { sessionId: row.id, userId: row.user_id, email: row.email, plan: row.plan, isOwner: row.is_owner === 1 };
+  return { sessionId: row.id, userId: row.user_id, email: row.email, plan: row.plan, isOwner: row.is_owner === 1, timeZone: row.time_zone };
 }
 
 /** Rethrows any failure but a full disk's. */
@@ -163,6 +166,20 @@ export async function changePassword(ctx: ServiceContext, user: SignedInUser, in
   await checkPasswordChange(ctx, user, input);
   await repo.updateUserPassword(db, user.userId, await hashPassword(input.next), isoNow(clock));
   await repo.deleteSessionsOfUser(db, user.userId, user.sessionId);
+}
+
+/**
+ * The signed-in user's own time zone for the dashboard: an IANA name the runtime knows, saved as
+ * the runtime spells it (`europe/berlin` → `Europe/Berlin`), or empty for the browser's own zone.
+ * Another name → validation_error on `time_zone`. Returns the zone saved (null: the browser's).
+ */
+export async function setTimeZone(ctx: ServiceContext, user: SignedInUser, input: { time_zone: string }): Promise<string | null> {
+  const { db, clock } = ctx;
+  const given = input.time_zone.trim();
+  const zone = given === '' ? null : canonicalTimeZone(given);
+  if (zone === undefined) throw validationError('time_zone', 'Choose a time zone from the list, such as Europe/Berlin');
+  await repo.updateUserTimeZone(db, user.userId, zone, isoNow(clock));
+  return zone;
 }
 
 /** An operator's reset (command line): sets the password and ends every session of the user. */
