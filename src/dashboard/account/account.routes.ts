@@ -1,16 +1,27 @@
-import { changePassword, checkPasswordChange } from '../../features/accounts/index.js';
+import { changePassword, checkPasswordChange, setTimeZone } from '../../features/accounts/index.js';
 import { field, html, pageContext, queryParam, signedInUser, seeOther, submitForm, type Screen } from '../screen.js';
 import { renderAccount } from './account.js';
 import { TOO_MANY } from '../auth/sign-in.routes.js';
+import { browserZone } from '../reader-zone.js';
 
-/** /dashboard/account: the profile and the password change. */
+/** /dashboard/account: the profile, the time zone and the password change. */
 export const accountScreen: Screen = (app, context) => {
   const { throttle } = context;
 
   app.get('/account', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
     const changed = queryParam(request, 'password') === 'changed';
-    return html(reply, 200, renderAccount({ ...pageContext(context, request), user }, { changed }));
+    const zone = { browser: browserZone(request), saved: queryParam(request, 'time-zone') === 'saved' };
+    return html(reply, 200, renderAccount({ ...pageContext(context, request), user }, { changed, zone }));
+  });
+
+  app.post('/account/time-zone', { schema: { hide: true } }, async (request, reply) => {
+    const user = signedInUser(request);
+    const value = field(request.body, 'time_zone');
+    const { errors } = await submitForm({ fields: ['time_zone'], save: () => setTimeZone(context, user, { time_zone: value }) });
+    if (!errors) return seeOther(reply, '/dashboard/account?time-zone=saved');
+    const view = { ...pageContext(context, request), path: '/dashboard/account', user };
+    return html(reply, 400, renderAccount(view, { zone: { browser: browserZone(request), value, error: errors.time_zone } }));
   });
 
   app.post('/account/password', { schema: { hide: true } }, async (request, reply) => {

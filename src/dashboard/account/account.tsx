@@ -1,4 +1,4 @@
-import { Alert, CsrfField, ErrorSummary, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
+import { Alert, CsrfField, ErrorSummary, Field, NewPasswordFields, SelectField, SubmitButton } from '../components/forms.js';
 import { AccountFacts, renderAppPage, type PageContext } from '../components/layout.js';
 import type { SignedInUser } from '../../features/accounts/index.js';
 
@@ -6,6 +6,44 @@ export interface PasswordFormState {
   error?: string;
   fieldErrors?: Record<string, string>;
   changed?: boolean;
+  zone?: TimeZoneFormState;
+}
+
+export interface TimeZoneFormState {
+  /** The browser's zone, from its tz cookie; unknown without scripts. */
+  browser?: string;
+  /** The value sent, when the form was refused. */
+  value?: string;
+  error?: string;
+  saved?: boolean;
+}
+
+/** Every zone the runtime knows, the names the service accepts; UTC first, which the list leaves out. */
+const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+
+/** The zone the reports use: the saved one, else the browser's (the empty choice). */
+function TimeZoneCard({ user, csrf, state }: { user: SignedInUser; csrf: string; state: TimeZoneFormState }) {
+  const browser = state.browser ? `Browser’s time zone (${state.browser})` : 'Browser’s time zone';
+  return (
+    <section class="card" aria-labelledby="time-zone-heading">
+      <h2 id="time-zone-heading">Time zone</h2>
+      <p>Analytics count days and hours in this zone, and show their times in it.</p>
+      {state.saved && <Alert kind="success">Time zone saved.</Alert>}
+      <ErrorSummary errors={state.error ? { time_zone: state.error } : {}} intro="Your time zone was not changed." order={['time_zone']} />
+      <form method="post" action="/dashboard/account/time-zone" class="stack">
+        <CsrfField token={csrf} />
+        <SelectField
+          name="time_zone"
+          label="Time zone"
+          value={state.value ?? user.timeZone ?? ''}
+          error={state.error}
+          hint="The browser’s time zone follows the computer you use; UTC when the browser does not say."
+          options={[{ value: '', label: browser }, ...ZONES.map((zone) => ({ value: zone, label: zone.replaceAll('_', ' ') }))]}
+        />
+        <SubmitButton>Save time zone</SubmitButton>
+      </form>
+    </section>
+  );
 }
 
 export function renderAccount(context: PageContext & { user: SignedInUser }, state: PasswordFormState = {}): string {
@@ -20,6 +58,7 @@ export function renderAccount(context: PageContext & { user: SignedInUser }, sta
           <h2 id="profile-heading">Profile</h2>
           <AccountFacts user={context.user} />
         </section>
+        <TimeZoneCard user={context.user} csrf={context.csrf} state={state.zone ?? {}} />
         <section class="card" aria-labelledby="password-heading">
           <h2 id="password-heading">Change password</h2>
           <p>Changing your password signs out every other browser signed in to this account.</p>

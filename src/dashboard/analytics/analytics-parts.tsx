@@ -27,10 +27,25 @@ export function longDay(day: string): string {
   return new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric', year: 'numeric' });
 }
 
-/** A period the service answered for (end exclusive), in words. */
+/** A period the service answered for (end exclusive), in words; its days are those of ZoneNote's zone. */
 export function describePeriod(period: { start: string; end: string }): string {
   const last = addDays(period.end, -1);
-  return last === period.start ? `${longDay(last)} (UTC)` : `${longDay(period.start)} – ${longDay(last)} (UTC)`;
+  return last === period.start ? longDay(last) : `${longDay(period.start)} – ${longDay(last)}`;
+}
+
+/** Days in a period (end exclusive). */
+const daysIn = (period: { start: string; end: string }) => Math.round((Date.parse(period.end) - Date.parse(period.start)) / DAY_MS);
+
+/** Which zone a report's days and hours are in, and where to choose another. */
+export function ZoneNote({ zone }: { zone: string }) {
+  return (
+    <p class="zone-note muted">
+      {`Times in ${zone} · `}
+      <a href="/dashboard/account#time-zone-heading">
+        change<span class="visually-hidden"> time zone</span>
+      </a>
+    </p>
+  );
 }
 
 /** Links that fill the period form with the last N days up to today. */
@@ -87,14 +102,71 @@ export function PeriodPicker({
   );
 }
 
+/** A report's comparison (compare=previous): the period before, and each figure's change in per cent. */
+export interface Comparison<K extends string> {
+  period: { start: string; end: string };
+  change: Record<K, number | null>;
+}
+
+/** A report's comparison, when it was asked with compare=previous. */
+export function comparisonOf<K extends string>(report: {
+  previous?: { period: { start: string; end: string } };
+  change?: Record<K, number | null>;
+}): Comparison<K> | undefined {
+  return report.previous && report.change && { period: report.previous.period, change: report.change };
+}
+
+/** "the previous 7 days", "the previous day": the period a change is measured against. */
+function previousWords(period: { start: string; end: string }): string {
+  const days = daysIn(period);
+  return days === 1 ? 'the previous day' : `the previous ${formatNumber(days)} days`;
+}
+
+/** "Views" → "views"; "QR scans" stays as it is. */
+const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
+
+const percent = (change: number) => Math.abs(change).toLocaleString('en-US', { maximumFractionDigits: 1 });
+
+/**
+ * A figure's change against the previous period, in an arrow and words as well as a colour (never
+ * colour alone), read aloud as "up 12 per cent". No change to speak of when the previous figure
+ * was 0 (the API's null): a dash, saying so.
+ */
+export function Delta({ change, previous, none }: { change: number | null; previous: { start: string; end: string }; none: string }) {
+  const against = previousWords(previous);
+  if (daysIn(previous) === 0) return <span class="delta muted">— nothing kept from before this period</span>;
+  if (change === null) return <span class="delta muted">{`— ${none} in ${against}`}</span>;
+  const [kind, arrow, word] = change > 0 ? ['up', '▲', 'up'] : change < 0 ? ['down', '▼', 'down'] : ['same', '=', 'no change,'];
+  return (
+    <span class={`delta delta-${kind}`}>
+      <span aria-hidden="true">{`${arrow} ${percent(change)} %`}</span>
+      <span class="visually-hidden">{`${word} ${percent(change)} per cent`}</span>
+      <span class="delta-against">{` vs ${against}`}</span>
+    </span>
+  );
+}
+
+interface StatItem {
+  key: string;
+  label: ComponentChildren;
+  value: string;
+  /** The figure's change against the previous period, under it. */
+  delta?: ComponentChildren;
+}
+
 /** Headline figures; each `dd` carries data-stat (its key) so it can be found without its wording. */
-export function Stats({ items }: { items: ReadonlyArray<{ key: string; label: ComponentChildren; value: string }> }) {
+export function Stats({ items }: { items: readonly StatItem[] }) {
   return (
     <dl class="stats">
       {items.map((item) => (
         <div key={item.key} class="stat">
           <dt>{item.label}</dt>
           <dd data-stat={item.key}>{item.value}</dd>
+          {item.delta && (
+            <dd class="stat-delta" data-change={item.key}>
+              {item.delta}
+            </dd>
+          )}
         </div>
       ))}
     </dl>
@@ -106,11 +178,14 @@ export function StatsCard<K extends string>({
   heading,
   labels,
   values,
+  compared,
   children,
 }: {
   heading: string;
   labels: ReadonlyArray<readonly [K, string]>;
   values: Record<K, string | number>;
+  /** Each figure's change against the period before, shown beside it. */
+  compared?: Comparison<K>;
   children?: ComponentChildren;
 }) {
   const id = `${heading.toLowerCase()}-heading`;
@@ -122,7 +197,12 @@ export function StatsCard<K extends string>({
       <Stats
         items={labels.map(([key, label]) => {
           const value: string | number = values[key];
-          return { key, label, value: typeof value === 'number' ? formatNumber(value) : value };
+          return {
+            key,
+            label,
+            value: typeof value === 'number' ? formatNumber(value) : value,
+            delta: compared && <Delta change={compared.change[key]} previous={compared.period} none={`no ${lowerFirst(label)}`} />,
+          };
         })}
       />
       {children}
@@ -149,11 +229,14 @@ export interface ChartData {
   series: ReadonlyArray<{ label: string; values: readonly number[] }>;
 }
 
-/** A bucket key as a table row heading: "2026-11-25 14:00 UTC", "Week of 2026-11-23", "November 2026". */
+/**
+ * A bucket key as a table row heading: "2026-11-25 14:00", "Week of 2026-11-23", "November 2026".
+ * Hours are the local time of the report's zone (their key carries its offset; ZoneNote names it).
+ */
 function bucketLabel(date: string, granularity: Granularity): string {
   switch (granularity) {
     case 'hour':
-      return `${date.slice(0, 10)} ${date.slice(11, 16)} UTC`;
+      return `${date.slice(0, 10)} ${date.slice(11, 16)}`;
     case 'day':
       return date;
     case 'week':
@@ -257,6 +340,71 @@ export function BarList({
         })}
       </tbody>
     </table>
+  );
+}
+
+/** A breakdown's value in words: the service sums the rest under `other` and views without a value under `unknown`. */
+export function valueName(value: string, unknown = 'Unknown'): string {
+  return value === 'other' ? 'Other' : value === 'unknown' ? unknown : value;
+}
+
+/** Largest first (ties by name); `other` then `unknown` last, whatever their counts. */
+export function ranked(counts: Record<string, number>): Array<[string, number]> {
+  const last = (key: string) => (key === 'other' ? 1 : key === 'unknown' ? 2 : 0);
+  return Object.entries(counts).sort(([a, x], [b, y]) => last(a) - last(b) || y - x || a.localeCompare(b));
+}
+
+/** A breakdown card's content: its heading, the column's name and its rows. */
+export interface Breakdown {
+  /** Names the card (its heading's id). */
+  id: string;
+  heading: string;
+  label: string;
+  rows: ReadonlyArray<{ key: string; name: ComponentChildren; views: number }>;
+  /** Said instead of the table when the period has no view with a value (only `unknown`), and what to do. */
+  whenNone?: ComponentChildren;
+}
+
+/** Referring hosts: views from no other site (`direct`) as "Direct / none". */
+export function referrerRows(counts: Record<string, number>): Breakdown['rows'] {
+  return ranked(counts).map(([host, views]) => ({ key: host, name: host === 'direct' ? 'Direct / none' : valueName(host), views }));
+}
+
+/** A UTM parameter's values: views whose address had none as "None". */
+export function utmRows(counts: Record<string, number>): Breakdown['rows'] {
+  return ranked(counts).map(([value, views]) => ({ key: value, name: valueName(value, 'None'), views }));
+}
+
+/** How to make a UTM breakdown say something: what to add to the address shared. */
+export function utmHint(parameter: string, example: string): ComponentChildren {
+  return (
+    <>
+      {'No view in this period came through an address with '}
+      <code>{parameter}</code>
+      {'. Add '}
+      <code>{`?${parameter}=…`}</code>
+      {` to the address you share (for example `}
+      <code>{`?${parameter}=${example}`}</code>
+      {'), and its views are counted here.'}
+    </>
+  );
+}
+
+/** Breakdown cards side by side, each a bar list of its values' share of `total` views. */
+export function Breakdowns({ lists, total }: { lists: readonly Breakdown[]; total: number }) {
+  return (
+    <div class="grid breakdowns">
+      {lists.map(({ id, heading, label, rows, whenNone }) => (
+        <section key={id} class="card" aria-labelledby={`${id}-heading`}>
+          <h2 id={`${id}-heading`}>{heading}</h2>
+          {whenNone && total > 0 && rows.every((row) => row.key === 'unknown') ? (
+            <p class="muted">{whenNone}</p>
+          ) : (
+            <BarList label={label} total={total} rows={rows} />
+          )}
+        </section>
+      ))}
+    </div>
   );
 }
 

@@ -4,15 +4,23 @@ import type { TagView } from '../../features/tags/index.js';
 import { Alert } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import {
-  BarList,
+  Breakdowns,
   Chart,
+  comparisonOf,
   describePeriod,
   Downloads,
   GRANULARITIES,
   PeriodPicker,
+  ranked,
+  referrerRows,
   Stats,
   StatsCard,
   BotRequests,
+  utmHint,
+  utmRows,
+  valueName,
+  ZoneNote,
+  type Breakdown,
   type Granularity,
   type PeriodForm,
 } from './analytics-parts.js';
@@ -21,20 +29,30 @@ import { TagHeader, tagPath } from '../tags/tag-header.js';
 import { EMPTY_SHARE_FORM, ShareCard, type ShareCardProps } from './share-card.js';
 import type { UserTag } from '../tags/user-tag.js';
 
-/** What GET /v1/tags/{id}/analytics answers (the service's result). */
+type Summary = {
+  total_views: number;
+  unique_views: number;
+  qr_scans: number;
+  direct_visits: number;
+  average_time_seconds: number;
+  bot_views: number;
+};
+
+/** What GET /v1/tags/{id}/analytics answers (the service's result), asked with compare=previous. */
 export interface TagReport {
   period: { start: string; end: string };
-  summary: {
-    total_views: number;
-    unique_views: number;
-    qr_scans: number;
-    direct_visits: number;
-    average_time_seconds: number;
-    bot_views: number;
-  };
+  summary: Summary;
+  previous?: { period: { start: string; end: string } };
+  change?: Record<keyof Summary, number | null>;
   by_device: { mobile: number; desktop: number; tablet: number };
   by_country: Record<string, number>;
   by_browser: Record<string, number>;
+  by_referrer: Record<string, number>;
+  by_os: Record<string, number>;
+  by_city: ReadonlyArray<{ city: string; country: string | null; views: number }>;
+  by_utm_source: Record<string, number>;
+  by_utm_medium: Record<string, number>;
+  by_utm_campaign: Record<string, number>;
   timeseries: ReadonlyArray<{ date: string; views: number; unique: number }>;
 }
 
@@ -69,6 +87,8 @@ export interface TagAnalyticsPage {
   form: PeriodForm;
   granularity: Granularity;
   today: string;
+  /** The time zone the report's days and hours are in (the reader's). */
+  zone: string;
   /** Absent when the period or granularity was refused (the form shows why). */
   report?: TagReport;
   /** The link blocks' clicks over the same period; absent with `report`. */
@@ -93,7 +113,7 @@ const DEVICE_LABELS = { mobile: 'Mobile', desktop: 'Desktop', tablet: 'Tablet' }
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
 function countryName(code: string | null | undefined): string {
-  if (!code || code === 'other') return code === 'other' ? 'Other' : 'Unknown';
+  if (!code || code === 'other' || code === 'unknown') return valueName(code ?? 'unknown');
   try {
     return regionNames.of(code) ?? code;
   } catch {
@@ -108,11 +128,6 @@ function duration(seconds: number): string {
   return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
 }
 
-/** Largest first, "other" last (the service sums the rest there). */
-function ranked(counts: Record<string, number>) {
-  return Object.entries(counts).sort(([a, x], [b, y]) => (a === 'other' ? 1 : b === 'other' ? -1 : y - x || a.localeCompare(b)));
-}
-
 function GranularitySwitch({ path, query, current }: { path: string; query: Record<string, string>; current: Granularity }) {
   return (
     <nav class="segmented" aria-label="Granularity">
@@ -125,9 +140,17 @@ function GranularitySwitch({ path, query, current }: { path: string; query: Reco
   );
 }
 
-function Breakdowns({ report }: { report: TagReport }) {
-  const lists = [
+/** "Berlin, Germany"; the rest and the views of no known place in words. */
+function cityName({ city, country }: { city: string; country: string | null }): string {
+  return country ? `${city}, ${countryName(country)}` : valueName(city);
+}
+
+/** Every breakdown of the report, in the order the page shows them. */
+function breakdownsOf(report: TagReport): Breakdown[] {
+  const named = (counts: Record<string, number>) => ranked(counts).map(([key, views]) => ({ key, name: valueName(key), views }));
+  return [
     {
+      id: 'device',
       heading: 'Devices',
       label: 'Device',
       rows: (Object.keys(DEVICE_LABELS) as Array<keyof typeof DEVICE_LABELS>)
@@ -135,26 +158,43 @@ function Breakdowns({ report }: { report: TagReport }) {
         .sort((a, b) => b.views - a.views),
     },
     {
+      id: 'country',
       heading: 'Countries',
       label: 'Country',
       rows: ranked(report.by_country).map(([code, views]) => ({ key: code, name: countryName(code), views })),
     },
     {
-      heading: 'Browsers',
-      label: 'Browser',
-      rows: ranked(report.by_browser).map(([name, views]) => ({ key: name, name: name === 'other' ? 'Other' : name, views })),
+      id: 'city',
+      heading: 'Cities',
+      label: 'City',
+      // The service lists the rest and the unknown last already.
+      rows: report.by_city.map((city) => ({ key: `${city.city}|${city.country ?? ''}`, name: cityName(city), views: city.views })),
+    },
+    { id: 'referrer', heading: 'Referrers', label: 'Referrer', rows: referrerRows(report.by_referrer) },
+    { id: 'browser', heading: 'Browsers', label: 'Browser', rows: named(report.by_browser) },
+    { id: 'os', heading: 'Operating systems', label: 'Operating system', rows: named(report.by_os) },
+    {
+      id: 'utm-source',
+      heading: 'UTM sources',
+      label: 'utm_source',
+      rows: utmRows(report.by_utm_source),
+      whenNone: utmHint('utm_source', 'newsletter'),
+    },
+    {
+      id: 'utm-medium',
+      heading: 'UTM mediums',
+      label: 'utm_medium',
+      rows: utmRows(report.by_utm_medium),
+      whenNone: utmHint('utm_medium', 'email'),
+    },
+    {
+      id: 'utm-campaign',
+      heading: 'UTM campaigns',
+      label: 'utm_campaign',
+      rows: utmRows(report.by_utm_campaign),
+      whenNone: utmHint('utm_campaign', 'spring-sale'),
     },
   ];
-  return (
-    <div class="grid breakdowns">
-      {lists.map(({ heading, label, rows }) => (
-        <section key={heading} class="card" aria-labelledby={`${label.toLowerCase()}-heading`}>
-          <h2 id={`${label.toLowerCase()}-heading`}>{heading}</h2>
-          <BarList label={label} total={report.summary.total_views} rows={rows} />
-        </section>
-      ))}
-    </div>
-  );
 }
 
 /** The live figures; also the fragment the page polls (htmx) to keep them current. */
@@ -347,6 +387,7 @@ function ReportCards({ page, report, query }: { page: TagAnalyticsPage; report: 
       <StatsCard
         heading="Summary"
         values={{ ...summary, average_time_seconds: duration(summary.average_time_seconds) }}
+        compared={comparisonOf(report)}
         labels={[
           ['total_views', 'Views'],
           ['unique_views', 'Unique visitors'],
@@ -373,7 +414,7 @@ function ReportCards({ page, report, query }: { page: TagAnalyticsPage; report: 
           <GranularitySwitch path={path} query={{ ...page.form.values }} current={page.granularity} />
         </Chart>
       </section>
-      <Breakdowns report={report} />
+      <Breakdowns lists={breakdownsOf(report)} total={summary.total_views} />
       {page.clicks && <LinkClicks clicks={page.clicks} views={summary.total_views} />}
       <AccessLog tag={page.tag} logs={page.logs} query={query} />
     </>
@@ -390,6 +431,7 @@ export function renderTagAnalytics(context: PageContext & { user: SignedInUser }
     <>
       <TagHeader tag={tag} current="analytics" />
       <p class="lead">{report ? `Views of this tag, ${describePeriod(report.period)}.` : 'Views of this tag.'}</p>
+      <ZoneNote zone={page.zone} />
       <PeriodPicker path={tagPath(tag, 'analytics')} form={form} today={page.today} keep={{ granularity: page.granularity }} />
       {!report && (
         <>

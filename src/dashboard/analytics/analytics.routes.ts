@@ -18,6 +18,8 @@ import { addDays, GRANULARITIES, type Granularity, type PeriodForm } from './ana
 import { renderOverview } from './analytics.js';
 import { renderLiveNumbers, renderTagAnalytics, type TagAnalyticsPage } from './analytics-tag.js';
 import { userTag } from '../tags/user-tag.js';
+import { readerZone } from '../reader-zone.js';
+import { wallTimeOf } from '../../lib/zoned-time.js';
 import { SHARE_NOTICES } from './shares.routes.js';
 
 /** Access log entries per page; the API's offset cap bounds how far the pages reach. */
@@ -30,7 +32,8 @@ const isDay = (value: string) => DATE.test(value) && new Date(Date.parse(`${valu
 /** A period the form accepted, with the query the analytics services take (their end is exclusive). */
 type ReadPeriod = PeriodForm & { query?: { start_date: string; end_date: string } };
 
-const today = (context: ScreenContext) => context.clock.now().toISOString().slice(0, 10);
+/** Today in `zone`: the last day of the default period, as the reports count it there. */
+const today = (context: ScreenContext, zone: string) => wallTimeOf(context.clock.now(), zone).slice(0, 10);
 
 /**
  * The period in the page's query: `from` and `to`, both days included, by default the last 30
@@ -76,15 +79,16 @@ function readPage(request: FastifyRequest): number {
 export const analyticsScreen: Screen = (app, context) => {
   app.get('/analytics', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
-    const day = today(context);
+    const zone = readerZone(request, user);
+    const day = today(context, zone);
     const form = readPeriod(request, day);
     const view = { ...pageContext(context, request), user };
-    if (!form.query) return html(reply, 400, renderOverview(view, { form, today: day }));
+    if (!form.query) return html(reply, 400, renderOverview(view, { form, today: day, zone }));
     try {
-      const report = await overview(context, actorOfUser(user), form.query);
-      return html(reply, 200, renderOverview(view, { form, today: day, report }));
+      const report = await overview(context, actorOfUser(user), { ...form.query, timezone: zone, compare: 'previous' });
+      return html(reply, 200, renderOverview(view, { form, today: day, zone, report }));
     } catch (error) {
-      return html(reply, 400, renderOverview(view, { form: { ...form, errors: periodErrors(error) }, today: day }));
+      return html(reply, 400, renderOverview(view, { form: { ...form, errors: periodErrors(error) }, today: day, zone }));
     }
   });
 
@@ -92,7 +96,8 @@ export const analyticsScreen: Screen = (app, context) => {
     const user = signedInUser(request);
     const actor = actorOfUser(user);
     const tag = await userTag(context, user, request.params.id);
-    const day = today(context);
+    const zone = readerZone(request, user);
+    const day = today(context, zone);
     const form = readPeriod(request, day);
     const { granularity, error } = readGranularity(request);
     if (error) form.errors.granularity = error;
@@ -102,14 +107,14 @@ export const analyticsScreen: Screen = (app, context) => {
       notice: SHARE_NOTICES[queryParam(request, 'done') ?? ''],
       now: context.clock.now().toISOString(),
     };
-    const page: TagAnalyticsPage = { tag, form, granularity, today: day, live, sharing };
+    const page: TagAnalyticsPage = { tag, form, granularity, today: day, zone, live, sharing };
     const view = { ...pageContext(context, request), user };
     if (!form.query || error) return html(reply, 400, renderTagAnalytics(view, page));
     const pageNumber = readPage(request);
     try {
       const [report, clicks, logs] = await Promise.all([
-        tagReport(context, actor, { id: tag.id, ...form.query, granularity }),
-        linkClickReport(context, actor, { id: tag.id, ...form.query }),
+        tagReport(context, actor, { id: tag.id, ...form.query, timezone: zone, granularity, compare: 'previous' }),
+        linkClickReport(context, actor, { id: tag.id, ...form.query, timezone: zone }),
         tag.access_logging
           ? listTagLogs(context, actor, {
               id: tag.id,
@@ -150,9 +155,10 @@ export const analyticsScreen: Screen = (app, context) => {
   const download = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, tagIds?: string) => {
     const format = queryParam(request, 'format');
     if (format !== 'csv' && format !== 'json') throw validationError('format', 'format must be csv or json');
-    const { query, errors } = readPeriod(request, today(context));
+    const zone = readerZone(request, user);
+    const { query, errors } = readPeriod(request, today(context, zone));
     if (!query) throw validationError(Object.keys(errors)[0]!, Object.values(errors)[0]!);
-    const prepared = await prepareExport(context, actorOfUser(user), { ...query, format, tag_ids: tagIds });
+    const prepared = await prepareExport(context, actorOfUser(user), { ...query, timezone: zone, format, tag_ids: tagIds });
     return sendExport(securityHeaders(reply), prepared);
   };
 

@@ -3,29 +3,43 @@ import { Alert } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import {
   BarList,
+  Breakdowns,
   Chart,
+  comparisonOf,
   describePeriod,
   Downloads,
   PeriodPicker,
+  referrerRows,
   StatsCard,
   BotRequests,
+  utmHint,
+  utmRows,
+  ZoneNote,
   type PeriodForm,
   type PeriodValues,
 } from './analytics-parts.js';
 import { withQuery } from '../components/table.js';
 import { tagPath } from '../tags/tag-header.js';
 
-/** What GET /v1/analytics/overview answers (the service's result). */
+type Totals = { views: number; unique_views: number; qr_scans: number; tags_created: number; files_uploaded: number; bot_views: number };
+
+/** What GET /v1/analytics/overview answers (the service's result), asked with compare=previous. */
 export interface OverviewReport {
   period: { start: string; end: string };
-  totals: { views: number; unique_views: number; qr_scans: number; tags_created: number; files_uploaded: number; bot_views: number };
+  totals: Totals;
+  previous?: { period: { start: string; end: string } };
+  change?: Record<keyof Totals, number | null>;
   top_tags: ReadonlyArray<{ id: string; title: string; views: number }>;
   by_day: ReadonlyArray<{ date: string; views: number; scans: number }>;
+  by_referrer: Record<string, number>;
+  by_utm_source: Record<string, number>;
 }
 
 export interface OverviewPage {
   form: PeriodForm;
   today: string;
+  /** The time zone the report's days are in (the reader's). */
+  zone: string;
   /** Absent when the period was refused (the form shows why). */
   report?: OverviewReport;
 }
@@ -40,6 +54,7 @@ function OverviewReportCards({ report, period }: { report: OverviewReport; perio
       <StatsCard
         heading="Totals"
         values={totals}
+        compared={comparisonOf(report)}
         labels={[
           ['views', 'Views'],
           ['unique_views', 'Unique visitors'],
@@ -77,6 +92,19 @@ function OverviewReportCards({ report, period }: { report: OverviewReport; perio
           }))}
         />
       </section>
+      <Breakdowns
+        total={totals.views}
+        lists={[
+          { id: 'referrer', heading: 'Referrers', label: 'Referrer', rows: referrerRows(report.by_referrer) },
+          {
+            id: 'utm-source',
+            heading: 'UTM sources',
+            label: 'utm_source',
+            rows: utmRows(report.by_utm_source),
+            whenNone: utmHint('utm_source', 'newsletter'),
+          },
+        ]}
+      />
     </>
   );
 }
@@ -96,6 +124,7 @@ export function renderOverview(context: PageContext & { user: SignedInUser }, pa
         <div>
           <h1>Analytics</h1>
           <p class="lead">{report ? `${whose}, ${describePeriod(report.period)}.` : `${whose}.`}</p>
+          <ZoneNote zone={page.zone} />
         </div>
       </div>
       <PeriodPicker path={OVERVIEW_PATH} form={form} today={page.today} />

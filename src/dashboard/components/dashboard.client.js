@@ -6,7 +6,9 @@
  * of its own). A page showing a secret once (data-once) replaces its history entry by a GET of
  * the same address, so reloading it shows the plain page instead of sending the form again.
  * The nav and tab strips start scrolled to their current item. Times marked data-local show in
- * the reader's time zone.
+ * the reader's time zone. The browser's time zone goes to the server in the tz cookie, for the
+ * analytics of a person who chose none on the Account page (a hint: the pages name the zone
+ * they use, UTC until the cookie is there).
  */
 (() => {
   // On a phone the nav and the tabs are strips that scroll sideways: each starts scrolled to its
@@ -20,6 +22,11 @@
     strip.scrollLeft += item.left - box.left - (box.width - item.width) / 2;
   }
   for (const button of document.querySelectorAll('[data-copy]')) button.hidden = false;
+  const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (browserZone) {
+    const secure = location.protocol === 'https:' ? '; Secure' : '';
+    document.cookie = `tz=${encodeURIComponent(browserZone)}; Path=/dashboard; Max-Age=31536000; SameSite=Lax${secure}`;
+  }
   // Times marked data-local are rendered in UTC; the reader sees them in their own time zone.
   const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
   const zoneName = (date) =>
