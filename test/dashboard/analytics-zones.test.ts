@@ -60,7 +60,9 @@ describe('dashboard analytics: breakdowns, changes and time zones', () => {
     page
       .locator('section.card', { has: page.getByRole('heading', { name: heading, exact: true }) })
       .locator('tbody tr')
-      .evaluateAll((rows) => rows.map((row) => [row.querySelector('.bar-name')!.textContent, row.querySelector('.bar-views')!.textContent]));
+      .evaluateAll((rows) =>
+        rows.map((row) => [row.querySelector('.bar-name')!.textContent, row.querySelector('.bar-views')!.textContent]),
+      );
   const cardText = async (page: Page, heading: string) =>
     (await page.locator('section.card', { has: page.getByRole('heading', { name: heading, exact: true }) }).textContent())!;
   const zoneSelect = (page: Page) => page.getByRole('combobox', { name: 'Time zone' });
@@ -68,7 +70,9 @@ describe('dashboard analytics: breakdowns, changes and time zones', () => {
   const viewsByDay = (page: Page) =>
     page
       .locator('details.chart-table tbody tr')
-      .evaluateAll((rows) => Object.fromEntries(rows.map((row) => [row.querySelector('th')!.textContent, row.querySelector('td')!.textContent])));
+      .evaluateAll((rows) =>
+        Object.fromEntries(rows.map((row) => [row.querySelector('th')!.textContent, row.querySelector('td')!.textContent])),
+      );
 
   it("a tag's page shows every breakdown with the views' exact counts, and each figure's change", async () => {
     const { context, page } = await newPage(holder.browser, { viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });

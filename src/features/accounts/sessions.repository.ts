@@ -12,7 +12,18 @@ export function findSessionByTokenHash(db: Db, tokenHash: string) {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.email', 'u.plan', 'u.is_owner', 'u.disabled', 'u.time_zone'])
+    .select([
+      's.id',
+      's.user_id',
+      's.created_at',
+      's.last_seen_at',
+      's.expires_at',
+      'u.email',
+      'u.plan',
+      'u.is_owner',
+      'u.disabled',
+      'u.time_zone',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
