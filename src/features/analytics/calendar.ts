@@ -129,6 +129,8 @@ export class Calendar {
     const first = ceilDay(this.from);
     const end = floorDay(this.to);
     const iso = (ms: number) => new Date(ms).toISOString();
+    // An empty period (a comparison with nothing kept before it) reads nothing.
+    if (this.from >= this.to) return { edges: [] };
     if (first >= end) return { edges: [{ from: iso(this.from), to: iso(this.to) }] };
     const edges = [
       { from: this.from, to: first },
