@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 // Test files share their worker's modules (isolate: false): every file starts its own servers on
@@ -23,6 +24,14 @@ const SLOW_TESTS = [
 // files running beside it on the same cores would be measured too, so it runs after them, alone.
 const STALL_TEST = 'test/analytics/event-loop-stall.test.ts';
 
+// The files that drive a real browser (useBrowser): what a person sees, through the services
+// the API tests cover on both databases. CI runs each once, half of them on each database
+// (`--shard`), which keeps its run under 15 minutes on two cores; `npm test` runs them all.
+const BROWSER_TESTS = readdirSync('test', { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/${file}`)
+  .filter((file) => ![STALL_TEST, ...MEMORY_TESTS, ...SLOW_TESTS].includes(file) && readFileSync(file, 'utf8').includes('useBrowser('));
+
 export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
@@ -36,10 +45,11 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [STALL_TEST, ...MEMORY_TESTS, ...SLOW_TESTS],
+          exclude: [STALL_TEST, ...MEMORY_TESTS, ...SLOW_TESTS, ...BROWSER_TESTS],
           sequence: { groupOrder: 0 },
         },
       },
+      { extends: true, test: { name: 'browser', include: BROWSER_TESTS, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'slow', include: SLOW_TESTS, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'memory', include: MEMORY_TESTS, isolate: true, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'stall', include: [STALL_TEST], sequence: { groupOrder: 1 } } },
