@@ -42,30 +42,10 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
       SET views = scope_hourly.views - h.views, qr_scans = scope_hourly.qr_scans - h.qr_scans, bot_views = scope_hourly.bot_views - h.bot_views
       FROM tag_hourly h JOIN tag_daily d ON d.tag_id = h.tag_id AND d.day = substr(h.hour, 1, 10)
       WHERE h.tag_id = ${tagId} AND ${within(sql.ref('h.hour'), range)} AND scope_hourly.environment = d.environment
-        AND scope_hourly.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_hourly.hour = h.hour`
-      .execute(trx)
-      .then(() => undefined),
+        AND scope_hourly.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_hourly.hour = h.hour`.execute(trx),
   );
-  await inTagChunks(trx, 'tag_daily_dimensions', 'day', tagId, (range) =>
-    sql`UPDATE scope_daily_dimensions SET views = scope_daily_dimensions.views - d.views
-      FROM tag_daily_dimensions d JOIN tag_daily t ON t.tag_id = d.tag_id AND t.day = d.day
-      WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.day'), range)} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
-        AND scope_daily_dimensions.environment = t.environment AND scope_daily_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
-        AND scope_daily_dimensions.day = d.day AND scope_daily_dimensions.dimension = d.dimension
-        AND scope_daily_dimensions.value = d.value`
-      .execute(trx)
-      .then(() => undefined),
-  );
-  await inTagChunks(trx, 'tag_monthly_dimensions', 'month', tagId, (range) =>
-    sql`UPDATE scope_monthly_dimensions SET views = scope_monthly_dimensions.views - d.views
-      FROM tag_monthly_dimensions d JOIN tags t ON t.id = d.tag_id
-      WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.month'), range)} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
-        AND scope_monthly_dimensions.environment = t.environment AND scope_monthly_dimensions.scope_id = coalesce(t.organization_id, t.owner_id)
-        AND scope_monthly_dimensions.month = d.month AND scope_monthly_dimensions.dimension = d.dimension
-        AND scope_monthly_dimensions.value = d.value`
-      .execute(trx)
-      .then(() => undefined),
-  );
+  await subtractScopeBreakdowns(trx, tagId, 'day', sql`tag_daily t ON t.tag_id = d.tag_id AND t.day = d.day`);
+  await subtractScopeBreakdowns(trx, tagId, 'month', sql`tags t ON t.id = d.tag_id`);
   for (const [table, column] of [
     ['views', 'occurred_at'],
     ['tag_hourly', 'hour'],
@@ -79,9 +59,28 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     ['link_clicks', 'occurred_at'],
   ] as const) {
     await inTagChunks(trx, table, column, tagId, (range) =>
-      sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId} AND ${within(sql.ref(column), range)}`.execute(trx).then(() => undefined),
+      sql`DELETE FROM ${sql.table(table)} WHERE tag_id = ${tagId} AND ${within(sql.ref(column), range)}`.execute(trx),
     );
   }
+}
+
+/**
+ * Takes the tag's overview breakdowns (its tag_daily_dimensions or tag_monthly_dimensions rows,
+ * by `bucket`) off its scope's, the scope found through `owner`, a join that names it `t`.
+ */
+function subtractScopeBreakdowns(trx: Db, tagId: string, bucket: 'day' | 'month', owner: RawBuilder<unknown>) {
+  const period = bucket === 'day' ? 'daily' : 'monthly';
+  const [target, source] = [`scope_${period}_dimensions`, `tag_${period}_dimensions`];
+  const column = (name: string) => sql.ref(`${target}.${name}`);
+  return inTagChunks(trx, source, bucket, tagId, (range) =>
+    sql`UPDATE ${sql.table(target)} SET views = ${column('views')} - d.views
+      FROM ${sql.table(source)} d JOIN ${owner}
+      WHERE d.tag_id = ${tagId} AND ${within(sql.ref(`d.${bucket}`), range)} AND d.dimension IN (${sql.join(SCOPE_DIMENSIONS)})
+        AND ${column('environment')} = t.environment AND ${column('scope_id')} = coalesce(t.organization_id, t.owner_id)
+        AND ${column(bucket)} = ${sql.ref(`d.${bucket}`)} AND ${column('dimension')} = d.dimension AND ${column('value')} = d.value`.execute(
+      trx,
+    ),
+  );
 }
 
 /** Rows of a tag one statement of its deletion reads or writes, about: a few milliseconds of the thread. */
@@ -109,7 +108,7 @@ function within(ref: RawBuilder<unknown> | ReturnType<typeof sql.ref>, range: Va
  * but other requests run (a year of hourly and breakdown rows is tens of thousands of rows).
  * More rows than a range's share with one value go in one range.
  */
-async function inTagChunks(trx: Db, table: string, column: string, tagId: string, step: (range: ValueRange) => Promise<void>) {
+async function inTagChunks(trx: Db, table: string, column: string, tagId: string, step: (range: ValueRange) => Promise<unknown>) {
   let from: string | undefined;
   for (;;) {
     const next = await sql<{ value: string }>`SELECT ${sql.ref(column)} AS value FROM ${sql.table(table)}
