@@ -259,6 +259,31 @@ describe('dashboard API keys', () => {
     expect(second.text).not.toContain('paged 49');
   });
 
+  it('tells a Free user before creation that the API refuses their personal keys', async () => {
+    const notice = 'API access needs the Pro or Enterprise plan.';
+    const pro = await get(t, '/dashboard/keys', await signInHttp(t, alice.email));
+    expect(pro.text).not.toContain(notice);
+
+    const free = await createAccount(t, 'free');
+    const jar = await signInHttp(t, free.email);
+    const page = await get(t, '/dashboard/keys', jar);
+    expect(page.text).toContain(notice);
+    // It is what happens: the key is made, and the API refuses it.
+    const answer = await post(t, '/dashboard/keys', jar, {
+      _csrf: csrfOf(page),
+      name: 'free key',
+      permissions: 'tags:read',
+      organization: '',
+    });
+    expect(answer.status).toBe(200);
+    const value = /svc_live_[A-Za-z0-9_-]+/.exec(answer.text)![0];
+    expect(await meStatus(t, value)).toBe(403);
+
+    await accounts.setUserPlan(t.services, accounts.OPERATOR, { email: free.email, plan: 'pro' });
+    expect((await get(t, '/dashboard/keys', jar)).text).not.toContain(notice);
+    expect(await meStatus(t, value)).toBe(200);
+  });
+
   it('another user can neither see nor change a user’s keys', async () => {
     const key = await accounts.createKey(t.services, accounts.actorOfUser({ ...alice, plan: 'pro' }), { name: 'alice private' });
     const mallory = await createAccount(t, 'pro');

@@ -232,10 +232,11 @@ export function CheckboxField({
   );
 }
 
-/** A message for the whole form; role=alert so screen readers announce it when the page loads. */
-export function Alert({ kind, children }: { kind: 'error' | 'success'; children: ComponentChildren }) {
+/** A message above a page's content: an error (announced), a success (a status) or information to read before acting (a note). */
+export function Alert({ kind, children }: { kind: 'error' | 'success' | 'info'; children: ComponentChildren }) {
+  const role = ({ error: 'alert', success: 'status', info: 'note' } as const)[kind];
   return (
-    <div class={`alert alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+    <div class={`alert alert-${kind}`} role={role}>
       {children}
     </div>
   );

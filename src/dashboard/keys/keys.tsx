@@ -1,4 +1,4 @@
-import { PERMISSIONS, type KeyView, type SignedInUser } from '../../features/accounts/index.js';
+import { PERMISSIONS, PLAN_LIMITS, type KeyView, type Plan, type SignedInUser } from '../../features/accounts/index.js';
 import {
   ActionButton,
   Alert,
@@ -167,12 +167,28 @@ function KeyFields({ values, errors }: { values: Omit<KeyFormValues, 'organizati
   );
 }
 
-function KeyForm({ csrf, page }: { csrf: string; page: KeysPage }) {
+/**
+ * Before a key is made, on the Free plan: a personal key is created, but every /v1 request with
+ * it is refused (403) until the user's plan changes. Organizations are never on Free.
+ */
+function PlanNotice({ plan, organizations }: { plan: Plan; organizations: number }) {
+  if (PLAN_LIMITS[plan].apiAccess) return null;
+  return (
+    <Alert kind="info">
+      <strong>API access needs the Pro or Enterprise plan.</strong> Your account is on the Free plan: a personal key can be created, but the
+      API refuses every request made with it (403 forbidden) until your plan is Pro or Enterprise.
+      {organizations > 0 && ' Keys of your organizations follow the organization’s plan and work.'}
+    </Alert>
+  );
+}
+
+function KeyForm({ csrf, page, plan }: { csrf: string; page: KeysPage; plan: Plan }) {
   const { values, errors } = page.form ?? { values: EMPTY_KEY_FORM, errors: {} };
   const administered = page.organizations.filter((org) => org.role === 'owner' || org.role === 'admin');
   return (
     <section class="card" aria-labelledby="new-key-heading">
       <h2 id="new-key-heading">New key</h2>
+      <PlanNotice plan={plan} organizations={administered.length} />
       <form method="post" action="/dashboard/keys" class="stack form-narrow">
         <CsrfField token={csrf} />
         <KeyFields values={values} errors={errors} />
@@ -247,7 +263,7 @@ export function renderKeys(context: PageContext & { user: SignedInUser }, page: 
         <KeysTable csrf={context.csrf} page={page} />
         <Pager {...page.paging} path="/dashboard/keys" label="Pages of keys" />
       </section>
-      <KeyForm csrf={context.csrf} page={page} />
+      <KeyForm csrf={context.csrf} page={page} plan={context.user.plan} />
     </>,
   );
 }
