@@ -100,6 +100,7 @@ export function dashboardRoutes(dashboard: ServiceContext) {
           const cookies = parseCookies(request.headers.cookie ?? '');
           const sessionToken = cookies[SESSION_COOKIE];
           const user = await findSignedInUser(dashboard, sessionToken);
+          if (user) user.origin = { requestId: request.id, ip: request.ip };
           let binding = user ? sessionToken : cookies[CSRF_COOKIE];
           if (!binding && request.method === 'GET') {
             binding = newPreSessionValue();

@@ -470,6 +470,31 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
 }
 
+/**
+ * One state change (migration 0025, features/audit). The workspace is `organization_id`, else
+ * `owner_id` (a user's own space), else the instance. `ip` is masked (IPv4 /24, IPv6 /48).
+ */
+export interface AuditLogTable {
+  id: string;
+  created_at: string;
+  organization_id: string | null;
+  owner_id: string | null;
+  /** live or test for changes to a workspace's data; null where it does not apply (members, sign-in). */
+  environment: Environment | null;
+  actor_type: 'user' | 'key' | 'operator' | 'anonymous';
+  /** The user's or the key's id; null for the operator and the anonymous. */
+  actor_id: string | null;
+  /** The user's email or the key's name, as they were then. */
+  actor_name: string | null;
+  /** `resource.past_tense`: tag.updated, key.disabled, user.signed_in … */
+  action: string;
+  target_id: string | null;
+  ip: string | null;
+  request_id: string | null;
+  /** JSON object of the change's particulars (a role, a plan), or null. */
+  details: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -506,4 +531,5 @@ export interface Database {
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
   analytics_shares: AnalyticsSharesTable;
+  audit_log: AuditLogTable;
 }

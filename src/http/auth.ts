@@ -84,7 +84,8 @@ export class Authenticator {
     permission: RoutePermission,
     bucket: EndpointBucket | undefined,
   ): MaybePromise<void> {
-    request.actor = actor;
+    // A copy per request: the cached actor is shared, the request it acts through is this one.
+    request.actor = { ...actor, origin: { requestId: request.id, ip: request.ip } };
     try {
       this.authorize(request, actor, permission);
     } catch (error) {

@@ -59,3 +59,18 @@ export function maskIp(address: string | undefined): string | undefined {
   const parts = (ip as ipaddr.IPv6).parts.slice(0, 3).map((p) => p.toString(16));
   return `${parts.join(':')}:xxxx:xxxx:xxxx:xxxx:xxxx`;
 }
+
+/**
+ * The network an address belongs to, as an address: IPv4's /24 (203.0.113.7 → 203.0.113.0),
+ * IPv6's /48 (2001:db8:85a3::7 → 2001:db8:85a3::). What the audit log keeps: never a whole address.
+ */
+export function networkOf(address: string): string | null {
+  const ip = parseIp(address);
+  if (!ip) return null;
+  if (ip.kind() === 'ipv4') {
+    const [a, b, c] = (ip as ipaddr.IPv4).octets;
+    return `${a}.${b}.${c}.0`;
+  }
+  const parts = (ip as ipaddr.IPv6).parts.map((part, i) => (i < 3 ? part : 0));
+  return new ipaddr.IPv6(parts).toString();
+}

@@ -1,4 +1,5 @@
 import type { Environment, KeyScope } from '../../db/schema.js';
+import type { RequestOrigin } from '../audit/index.js';
 import { PERMISSIONS, type Permission } from './permissions.js';
 import type { Plan } from './plans.js';
 
@@ -19,6 +20,8 @@ export interface Actor {
   plan: Plan;
   /** The API key the request came with; absent for a signed-in dashboard user. */
   key?: ActorKey;
+  /** The request acted through (its id and address, for the audit log); set by the front door. */
+  origin?: RequestOrigin;
 }
 
 export interface ActorKey {
@@ -57,9 +60,10 @@ export interface Workspace {
  * when none is chosen); an organization's plan governs when acting for it. The services still
  * decide per call which organizations and keys they reach.
  */
-export function actorOfUser(user: { userId: string; email: string; plan: Plan; workspace?: Workspace }): Actor {
+export function actorOfUser(user: { userId: string; email: string; plan: Plan; workspace?: Workspace; origin?: RequestOrigin }): Actor {
   const organization = user.workspace?.organization ?? null;
   return {
+    origin: user.origin,
     userId: user.userId,
     email: user.email,
     organizationId: organization?.id ?? null,

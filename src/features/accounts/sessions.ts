@@ -10,6 +10,7 @@ import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { createUser, requireNewPassword } from './accounts.service.js';
 import { isOperator, OPERATOR, type AccountActor, type Workspace } from './actor.js';
 import type { Plan } from './plans.js';
+import type { RequestOrigin } from '../audit/index.js';
 import * as accountsRepo from './accounts.repository.js';
 import * as repo from './sessions.repository.js';
 
@@ -37,6 +38,8 @@ export interface SignedInUser {
   timeZone: string | null;
   /** What the dashboard acts for (set by the dashboard from its cookie); absent: the user, live. */
   workspace?: Workspace;
+  /** The request the user acts through (set by the dashboard), for the audit log. */
+  origin?: RequestOrigin;
 }
 
 function hashToken(token: string): string {

@@ -1,0 +1,52 @@
+/**
+ * Every action the audit log records, one naming scheme: `resource.past_tense`. The dashboard's
+ * filter offers this list; a feature that records a new action adds it here.
+ */
+export const AUDIT_ACTIONS = [
+  'user.created',
+  'user.signed_in',
+  'user.sign_in_failed',
+  'user.signed_out',
+  'user.password_changed',
+  'user.password_set',
+  'user.time_zone_changed',
+  'user.plan_changed',
+  'user.disabled',
+  'user.enabled',
+  'instance.signup_changed',
+  'organization.created',
+  'organization.renamed',
+  'organization.transferred',
+  'member.added',
+  'member.role_changed',
+  'member.removed',
+  'key.created',
+  'key.updated',
+  'key.enabled',
+  'key.disabled',
+  'key.regenerated',
+  'key.deleted',
+  'folder.created',
+  'folder.updated',
+  'folder.deleted',
+  'tag.created',
+  'tag.updated',
+  'tag.deleted',
+  'file.uploaded',
+  'file.updated',
+  'file.deleted',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.tested',
+  'delivery.retried',
+  'share.created',
+  'share.deleted',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export function isAuditAction(value: string): value is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(value);
+}
