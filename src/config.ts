@@ -57,6 +57,10 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Earlier values of SECRET_KEY, still accepted to decrypt what they encrypted (key rotation). */
   previousSecretKeys: string[];
+  /** `smtp://` or `smtps://` server the worker sends mail through; without it each mail is logged. */
+  smtpUrl?: string;
+  /** The From of every mail: an address, optionally `Name <address>`. */
+  mailFrom: string;
 }
 
 /** A setting that cannot be used; the message names the variable so the operator can fix it. */
@@ -252,6 +256,32 @@ function metricsToken(env: Env): string | undefined {
   return raw;
 }
 
+/** SMTP_URL: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465` (TLS from the start). */
+function smtpUrl(env: Env): string | undefined {
+  const raw = read(env, 'SMTP_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL', 'not a URL (expected smtp://user:password@host:587 or smtps://…)');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
+  if (!url.hostname) throw new ConfigError('SMTP_URL', 'names no host');
+  if ((url.pathname !== '' && url.pathname !== '/') || url.hash) throw new ConfigError('SMTP_URL', 'must not contain a path or fragment');
+  return raw;
+}
+
+/** MAIL_FROM: `address` or `Name <address>`; no-reply at PUBLIC_BASE_URL's host by default. */
+function mailFrom(env: Env, publicBaseUrl: string): string {
+  const raw = read(env, 'MAIL_FROM') ?? `tagsvc <no-reply@${new URL(publicBaseUrl).hostname}>`;
+  const address = /<([^<>]+)>$/.exec(raw)?.[1] ?? raw;
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(address) || /[\r\n]/.test(raw)) {
+    throw new ConfigError('MAIL_FROM', `expected an address like no-reply@example.com or "Name <no-reply@example.com>", got "${raw}"`);
+  }
+  return raw;
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -262,6 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   }
+  const publicBaseUrl = baseUrl(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`)!;
   const config: Config = {
     port,
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -272,7 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     rateLimits: boolean(env, 'RATE_LIMITS', true),
     rateLimitMultiplier: integer(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 1_000_000),
-    publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`)!,
+    publicBaseUrl,
     sandboxBaseUrl: baseUrl(env, 'SANDBOX_BASE_URL'),
     trustProxy: trustProxy(env),
     secretKey: '',
@@ -292,6 +323,8 @@ export function loadConfig(env: Env = process.env): Config {
     idleTimeoutMs: duration(env, 'IDLE_TIMEOUT', '30s'),
     keepAliveTimeoutMs: duration(env, 'KEEP_ALIVE_TIMEOUT', '72s'),
     previousSecretKeys: previousSecretKeys(env),
+    smtpUrl: smtpUrl(env),
+    mailFrom: mailFrom(env, publicBaseUrl),
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
   config.secretKey = secretKey(env, dataDir);

@@ -25,6 +25,40 @@ export interface UsersTable {
   last_sign_in_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** The IANA zone the dashboard shows this user's reports and times in; null: the browser's. */
   time_zone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the user proved they read mail at `email` (a verification link, an invite); null: not yet. */
+  email_verified_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 when the user asked for the weekly report by mail. */
+  weekly_report: Generated<number>;
+  /** The last ISO week whose report was sent to the user (`2026-W48`): each week's is sent once. */
+  weekly_report_week: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A mail waiting for the worker, or sent (migration 0024, features/mail). */
+export interface MailOutboxTable {
+  id: string;
+  recipient: string;
+  /** The template's name (`password-reset`), for the log and the purge. */
+  template: string;
+  subject: string;
+  /** `{ text, html }` as JSON, sealed under SECRET_KEY; emptied once sent. */
+  body: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: string;
+  sent_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A single-use link mailed to a user; only the token's SHA-256 is stored (migration 0024). */
+export interface AccountTokensTable {
+  id: string;
+  user_id: string;
+  purpose: 'password_reset' | 'email_verification';
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A signed-in browser (dashboard). The token itself is never stored, only its SHA-256. */
@@ -531,5 +565,7 @@ export interface Database {
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
   analytics_shares: AnalyticsSharesTable;
+  mail_outbox: MailOutboxTable;
+  account_tokens: AccountTokensTable;
   audit_log: AuditLogTable;
 }

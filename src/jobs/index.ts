@@ -4,6 +4,7 @@ import { analyticsSealJob } from './analytics-seal.js';
 import { deliveryRetentionJob } from './delivery-retention.js';
 import { filesLeftoversJob } from './files-leftovers.js';
 import { idempotencyPurgeJob } from './idempotency-purge.js';
+import { mailDeliveryJob } from './mail-delivery.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
 
@@ -16,4 +17,5 @@ export const jobs: Job[] = [
   analyticsRollupJob,
   filesLeftoversJob,
   idempotencyPurgeJob,
+  mailDeliveryJob,
 ];

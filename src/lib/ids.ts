@@ -2,7 +2,24 @@ import { randomBytes, randomFillSync } from 'node:crypto';
 
 /** Type prefixes of every resource id (DECISIONS.md, "Identifiers and formats"). */
 export type IdPrefix =
-  'tag' | 'fld' | 'file' | 'wh' | 'dlv' | 'evt' | 'key' | 'usr' | 'org' | 'view' | 'req' | 'blk' | 'att' | 'ses' | 'shr' | 'aud' | 'mail' | 'tok';
+  | 'tag'
+  | 'fld'
+  | 'file'
+  | 'wh'
+  | 'dlv'
+  | 'evt'
+  | 'key'
+  | 'usr'
+  | 'org'
+  | 'view'
+  | 'req'
+  | 'blk'
+  | 'att'
+  | 'ses'
+  | 'shr'
+  | 'aud'
+  | 'mail'
+  | 'tok';
 
 /*
  * Ids are a prefix and a lower-case ULID: 10 characters of milliseconds, then 80 random bits

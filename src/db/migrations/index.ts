@@ -22,6 +22,7 @@ import * as analyticsShares from './0020_analytics_shares.js';
 import * as botViews from './0021_bot_views.js';
 import * as scopeHourly from './0022_scope_hourly.js';
 import * as userTimeZone from './0023_user_time_zone.js';
+import * as mail from './0024_mail.js';
 import * as auditLog from './0025_audit_log.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
@@ -49,5 +50,6 @@ export const migrations: Record<string, Migration> = {
   '0021_bot_views': botViews,
   '0022_scope_hourly': scopeHourly,
   '0023_user_time_zone': userTimeZone,
+  '0024_mail': mail,
   '0025_audit_log': auditLog,
 };
