@@ -18,6 +18,7 @@ import { homeScreen } from './home/home.routes.js';
 import { keysScreen } from './keys/keys.routes.js';
 import { organizationsScreen } from './organizations/organizations.routes.js';
 import { signedOut, signInScreens } from './auth/sign-in.routes.js';
+import { passwordResetScreens } from './auth/password-reset.routes.js';
 import { webhooksScreen } from './webhooks/webhooks.routes.js';
 import { workspaceScreen } from './workspace/workspace.routes.js';
 import { tagAddressScreen } from './tags/tag-address.routes.js';
@@ -31,8 +32,8 @@ import { WORKSPACE_COOKIE, workspacesOf } from './workspace/workspaces.js';
 import { CSRF_FIELD } from './components/forms.js';
 import { renderMessage } from './components/message.js';
 
-/** The screens of a signed-out browser: sign-in, sign-out, the first-run setup and sign-up. */
-const PUBLIC_SCREENS: Screen[] = [signInScreens];
+/** The screens of a signed-out browser: sign-in, sign-out, the first-run setup, sign-up and mailed links. */
+const PUBLIC_SCREENS: Screen[] = [signInScreens, passwordResetScreens];
 
 /**
  * Every screen of a signed-in user; a new one is registered here and, when it has a page of its

@@ -28,6 +28,9 @@ export function renderSignIn(state: FormState & { signupOpen: boolean; notice?: 
         <Field name="password" label="Password" type="password" autocomplete="current-password" autofocus={!!state.email} />
         <SubmitButton>Sign in</SubmitButton>
       </form>
+      <p class="switch">
+        <a href="/dashboard/forgot-password">Forgot your password?</a>
+      </p>
       {state.signupOpen && (
         <p class="switch">
           New here? <a href="/dashboard/signup">Create an account</a>

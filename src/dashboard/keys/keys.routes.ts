@@ -6,9 +6,11 @@ import {
   deleteKey,
   editKey,
   getKey,
+  isEmailVerified,
   listAdministeredKeys,
   listOrganizations,
   regenerateKey,
+  resendEmailVerification,
   setKeyEnabled,
   type SignedInUser,
 } from '../../features/accounts/index.js';
@@ -27,6 +29,7 @@ import {
   type FormFields,
   type Screen,
 } from '../screen.js';
+import { isMailConfigured } from '../../features/mail/index.js';
 import { askFirst } from '../components/ask-first.js';
 import { renderKeyEdit, renderKeys, type KeyEditPage, type KeyFormValues, type KeysPage } from './keys.js';
 
@@ -69,15 +72,19 @@ export const keysScreen: Screen = (app, context) => {
   const keysPage = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, page: Partial<KeysPage>, status = 200) => {
     const actor = actorOfUser(user);
     const pageNumber = pageParam(request);
-    const [{ total, keys }, organizations] = await Promise.all([
+    const [{ total, keys }, organizations, verified] = await Promise.all([
       listAdministeredKeys(context, actor, { limit: KEYS_PER_PAGE, offset: (pageNumber - 1) * KEYS_PER_PAGE }),
       listOrganizations(context, actor),
+      isEmailVerified(context, user.userId),
     ]);
+    const unverified = verified
+      ? undefined
+      : { mailConfigured: isMailConfigured(context), resent: queryParam(request, 'verification') === 'sent' };
     const view = { ...pageContext(context, request), path: '/dashboard/keys', user };
     return html(
       reply,
       status,
-      renderKeys(view, { keys, organizations, paging: { page: pageNumber, perPage: KEYS_PER_PAGE, total }, ...page }),
+      renderKeys(view, { keys, organizations, paging: { page: pageNumber, perPage: KEYS_PER_PAGE, total }, unverified, ...page }),
     );
   };
 
@@ -91,8 +98,15 @@ export const keysScreen: Screen = (app, context) => {
     return keysPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
+  app.post('/keys/verification', { schema: { hide: true } }, async (request, reply) => {
+    await resendEmailVerification(context, signedInUser(request));
+    return seeOther(reply, '/dashboard/keys?verification=sent');
+  });
+
   app.post('/keys', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
+    // The service refuses too; the page says why and offers a new link instead of the form.
+    if (!(await isEmailVerified(context, user.userId))) return keysPage(request, reply, user, {}, 403);
     const values: KeyFormValues = {
       name: field(request.body, 'name'),
       permissions: fields(request.body, 'permissions'),

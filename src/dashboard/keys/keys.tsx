@@ -13,6 +13,7 @@ import {
   SubmitOrCancel,
 } from '../components/forms.js';
 import { renderAppPage, type PageContext } from '../components/layout.js';
+import { MailNotice } from '../auth/password-reset.js';
 import { DataTable, Pager, When } from '../components/table.js';
 
 export interface KeyFormValues {
@@ -36,6 +37,26 @@ export interface KeysPage {
   shown?: { name: string; value: string; regenerated: boolean };
   notice?: string;
   form?: { values: KeyFormValues; errors: Record<string, string> };
+  /** Present while the user's address is not verified: no key can be created until it is. */
+  unverified?: { mailConfigured: boolean; resent: boolean };
+}
+
+/** Instead of the new key form, for an address not verified yet: what to do, and a new link. */
+function VerifyFirst({ csrf, email, unverified }: { csrf: string; email: string; unverified: NonNullable<KeysPage['unverified']> }) {
+  return (
+    <section class="card" aria-labelledby="verify-heading">
+      <h2 id="verify-heading">Confirm your email address to create keys</h2>
+      <p>We mailed a link to {email} when you signed up. Follow it to confirm the address is yours; then you can create API keys here.</p>
+      {unverified.resent && <Alert kind="success">A new link is on its way to {email}. It works once, for seven days.</Alert>}
+      <MailNotice configured={unverified.mailConfigured} />
+      <form method="post" action="/dashboard/keys/verification" class="stack">
+        <CsrfField token={csrf} />
+        <button type="submit" class="button button-secondary">
+          Send a new link
+        </button>
+      </form>
+    </section>
+  );
 }
 
 function ShownKey({ shown }: { shown: NonNullable<KeysPage['shown']> }) {
@@ -263,7 +284,11 @@ export function renderKeys(context: PageContext & { user: SignedInUser }, page: 
         <KeysTable csrf={context.csrf} page={page} />
         <Pager {...page.paging} path="/dashboard/keys" label="Pages of keys" />
       </section>
-      <KeyForm csrf={context.csrf} page={page} plan={context.user.plan} />
+      {page.unverified ? (
+        <VerifyFirst csrf={context.csrf} email={context.user.email} unverified={page.unverified} />
+      ) : (
+        <KeyForm csrf={context.csrf} page={page} plan={context.user.plan} />
+      )}
     </>,
   );
 }

@@ -7,6 +7,7 @@ import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { parseCidr } from '../../lib/ip.js';
 import { hashPassword } from '../../lib/passwords.js';
+import { queueEmailVerification, requireVerifiedEmail } from './account-tokens.js';
 import * as repo from './accounts.repository.js';
 import { displayPrefix, generateKeyValue, hashKeyValue } from './key-format.js';
 import { isPermission, PERMISSIONS, type Permission } from './permissions.js';
@@ -68,7 +69,7 @@ export function checkNewAccount(ctx: ServiceContext, input: { email: string; pas
 export async function createUser(
   ctx: ServiceContext,
   actor: AccountActor,
-  input: { email: string; password: string; plan: string; owner?: boolean },
+  input: { email: string; password: string; plan: string; owner?: boolean; verifyEmail?: boolean },
 ) {
   requireOperator(actor);
   const { db, clock } = ctx;
@@ -76,7 +77,11 @@ export async function createUser(
   const { email } = account;
   const now = isoNow(clock);
   const user = { id: newId('usr'), email, password_hash: await hashPassword(input.password), plan, created_at: now, updated_at: now };
-  await repo.insertUser(db, { ...user, is_owner: input.owner ? 1 : 0 });
+  // Sign-up's address is unproven until its verification link is followed; others' are the operator's word.
+  await transaction(db, async (trx) => {
+    await repo.insertUser(trx, { ...user, is_owner: input.owner ? 1 : 0, email_verified_at: input.verifyEmail ? null : now });
+    if (input.verifyEmail) await queueEmailVerification(trx, ctx, user);
+  });
   return { id: user.id, email, plan, created_at: now };
 }
 
@@ -212,6 +217,7 @@ export function checkKeyFields(input: Pick<KeyInput, 'name' | 'permissions' | 'i
 export async function createKey(ctx: ServiceContext, actor: AccountActor, input: KeyInput) {
   const { db, clock } = ctx;
   const user = await keyOwner(db, actor, input.email);
+  if (!isOperator(actor)) await requireVerifiedEmail(db, user.id);
   const { name, permissions, ipAllowlist } = await checkKeyFields(input);
   if (input.organizationId) {
     const membership = await repo.findMembership(db, input.organizationId, user.id);

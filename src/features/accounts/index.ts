@@ -12,7 +12,9 @@ export {
   setUserPlan,
   type AdminUserView,
 } from './instance-admin.service.js';
+export { isEmailVerified, linkState, resendEmailVerification, verifyEmail, type LinkState } from './account-tokens.js';
 export { actorOfKey, recordKeyUse } from './key-auth.js';
+export { requestPasswordReset, resetPassword } from './password-reset.js';
 export { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 export { ENDPOINT_LIMITS_PER_MINUTE, isPlan, PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans.js';
 export { countCreatedInScope, inScope, isInScope, requireAccess, scopeOf, type Scope } from './scope.js';

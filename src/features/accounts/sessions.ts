@@ -141,9 +141,9 @@ export async function createFirstAccount(ctx: ServiceContext, input: { email: st
   }
 }
 
-/** Self-service sign-up (while isSignupOpen) on the configured plan. */
+/** Self-service sign-up (while isSignupOpen) on the configured plan; a link to verify the address is mailed. */
 export function signUp(ctx: ServiceContext, input: { email: string; password: string; plan: Plan }) {
-  return createUser(ctx, OPERATOR, input);
+  return createUser(ctx, OPERATOR, { ...input, verifyEmail: true });
 }
 
 /**
