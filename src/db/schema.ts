@@ -529,6 +529,60 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** A user's authenticator app (migration 0026): the sealed secret, confirmed by a first code. */
+export interface TotpCredentialsTable {
+  user_id: string;
+  /** The base32 secret, sealed under SECRET_KEY (lib/sealed-secrets.ts). */
+  secret: string;
+  created_at: string;
+  /** null while enrolment waits for the first code. */
+  confirmed_at: string | null;
+  /** The 30-second step of the last code accepted: a code is taken once. */
+  last_step: number | null;
+}
+
+/** A single-use recovery code (migration 0026): SHA-256 of the code, hex. */
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+/** A WebAuthn credential (migration 0026). */
+export interface PasskeysTable {
+  /** The credential id, base64url. */
+  credential_id: string;
+  user_id: string;
+  name: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON array of the authenticator's transports. */
+  transports: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A browser that gave the password and owes the second factor (migration 0026). */
+export interface PendingSignInsTable {
+  /** SHA-256 of the pending token, hex. */
+  token_hash: string;
+  user_id: string;
+  expires_at: string;
+  failures: Generated<number>;
+}
+
+/** A browser's outstanding WebAuthn challenge for one purpose (migration 0026). */
+export interface WebauthnChallengesTable {
+  /** SHA-256 of the value the browser's form token is bound to, hex. */
+  binding_hash: string;
+  purpose: 'register' | 'second-factor' | 'passwordless';
+  challenge: string;
+  user_id: string | null;
+  expires_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -568,4 +622,9 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   account_tokens: AccountTokensTable;
   audit_log: AuditLogTable;
+  totp_credentials: TotpCredentialsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  pending_sign_ins: PendingSignInsTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }

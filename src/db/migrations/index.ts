@@ -24,6 +24,7 @@ import * as scopeHourly from './0022_scope_hourly.js';
 import * as userTimeZone from './0023_user_time_zone.js';
 import * as mail from './0024_mail.js';
 import * as auditLog from './0025_audit_log.js';
+import * as twoFactor from './0026_two_factor.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_user_time_zone': userTimeZone,
   '0024_mail': mail,
   '0025_audit_log': auditLog,
+  '0026_two_factor': twoFactor,
 };

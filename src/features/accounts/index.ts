@@ -5,15 +5,44 @@ export {
   getAnyUser,
   instanceSummary,
   isSignupOpen,
+  isTwoFactorRequired,
   listAllOrganizations,
   listAllUsers,
   setSignupOpen,
+  setTwoFactorRequired,
   setUserDisabled,
   setUserPlan,
   type AdminUserView,
 } from './instance-admin.service.js';
 export { isEmailVerified, linkState, resendEmailVerification, verifyEmail, type LinkState } from './account-tokens.js';
 export { actorOfKey, recordKeyUse } from './key-auth.js';
+export {
+  addPasskey,
+  passkeyRegistrationOptions,
+  passkeySignInOptions,
+  removePasskey,
+  verifyPasskeySignIn,
+  type PasskeyAdded,
+} from './passkeys.service.js';
+export {
+  beginTotpEnrolment,
+  completeSignInWithCode,
+  confirmTotp,
+  disableTotp,
+  findPendingSignIn,
+  PENDING_SIGN_IN_COOKIE,
+  PENDING_SIGN_IN_MS,
+  regenerateRecoveryCodes,
+  secondFactorsOf,
+  startPendingSignIn,
+  takePendingSignIn,
+  totpEnrolment,
+  twoFactorStatus,
+  type PasskeyView,
+  type PendingSignIn,
+  type TotpEnrolment,
+  type TwoFactorStatus,
+} from './two-factor.service.js';
 export { requestPasswordReset, resetPassword } from './password-reset.js';
 export { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 export { ENDPOINT_LIMITS_PER_MINUTE, isPlan, PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans.js';

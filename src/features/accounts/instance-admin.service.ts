@@ -5,11 +5,13 @@ import type { UsersTable } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
+import { recordAudit } from '../audit/index.js';
 import * as repo from './accounts.repository.js';
 import { isOperator, type AccountActor } from './actor.js';
 import { isPlan, type Plan } from './plans.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import * as settings from './settings.repository.js';
+import { secondFactorsOf } from './two-factor.repository.js';
 
 /**
  * The instance administration: every user and organization, and the instance's settings. Only
@@ -72,15 +74,16 @@ export async function listAllOrganizations(ctx: ServiceContext, actor: AccountAc
   return repo.listOrganizationsPage(ctx.db, input);
 }
 
-/** The instance at a glance: users (and how many are disabled), organizations, and whether sign-up is open. */
+/** The instance at a glance: users (and how many are disabled), organizations, whether sign-up is open and two factors required. */
 export async function instanceSummary(ctx: ServiceContext, actor: AccountActor) {
   await requireInstanceAdmin(ctx.db, actor);
-  const [users, organizations, signupOpen] = await Promise.all([
+  const [users, organizations, signupOpen, twoFactorRequired] = await Promise.all([
     repo.countUsers(ctx.db),
     repo.countOrganizations(ctx.db),
     isSignupOpen(ctx),
+    isTwoFactorRequired(ctx),
   ]);
-  return { users: users.total, disabledUsers: users.disabled, organizations, signupOpen };
+  return { users: users.total, disabledUsers: users.disabled, organizations, signupOpen, twoFactorRequired };
 }
 
 /** The user meant by id (the dashboard) or email (the command line). */
@@ -142,4 +145,37 @@ export async function setSignupOpen(ctx: ServiceContext, actor: AccountActor, in
   await requireInstanceAdmin(ctx.db, actor);
   await settings.upsertSetting(ctx.db, SIGNUP, input.open ? 'open' : 'closed', isoNow(ctx.clock));
   return { signup: input.open ? 'open' : 'closed' };
+}
+
+const TWO_FACTOR = 'two_factor';
+/** An instance setting's entry belongs to no workspace: the owner's instance-wide log shows it. */
+const INSTANCE = { userId: null, organizationId: null };
+
+/** Whether the owner requires a second factor of every user (the `settings` table; off until they do). */
+export async function isTwoFactorRequired(ctx: ServiceContext): Promise<boolean> {
+  return (await settings.findSetting(ctx.db, TWO_FACTOR)) === 'required';
+}
+
+/**
+ * Requires (or stops requiring) two factors of everyone. The owner turns it on only with a
+ * second factor of their own, so the instance cannot lock them out of this very setting.
+ */
+export async function setTwoFactorRequired(ctx: ServiceContext, actor: AccountActor, input: { required: boolean }) {
+  await requireInstanceAdmin(ctx.db, actor);
+  if (input.required && !isOperator(actor)) {
+    const { totp, passkeys } = await secondFactorsOf(ctx.db, actor.userId);
+    if (!totp && passkeys === 0) {
+      throw new ApiError('forbidden', 'set up an authenticator app or a passkey for your own account before requiring them of everyone');
+    }
+  }
+  const value = input.required ? 'required' : 'optional';
+  await transaction(ctx.db, async (trx) => {
+    await settings.upsertSetting(trx, TWO_FACTOR, value, isoNow(ctx.clock));
+    await recordAudit(ctx, trx, actor, {
+      action: 'instance.two_factor_required',
+      workspace: INSTANCE,
+      details: { required: input.required },
+    });
+  });
+  return { two_factor: value };
 }

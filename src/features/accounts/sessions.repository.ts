@@ -23,6 +23,19 @@ export function findSessionByTokenHash(db: Db, tokenHash: string) {
       'u.is_owner',
       'u.disabled',
       'u.time_zone',
+      // Whether the owner requires a second factor that this user has not set up (migration 0026).
+      (eb) =>
+        eb
+          .and([
+            eb.exists(eb.selectFrom('settings').select('name').where('name', '=', 'two_factor').where('value', '=', 'required')),
+            eb.not(
+              eb.exists(
+                eb.selectFrom('totp_credentials').select('user_id').whereRef('user_id', '=', 'u.id').where('confirmed_at', 'is not', null),
+              ),
+            ),
+            eb.not(eb.exists(eb.selectFrom('passkeys').select('user_id').whereRef('user_id', '=', 'u.id'))),
+          ])
+          .as('must_enrol'),
     ])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();

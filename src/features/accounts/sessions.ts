@@ -36,13 +36,15 @@ export interface SignedInUser {
   isOwner: boolean;
   /** The IANA zone the user chose for the dashboard (setTimeZone); null: their browser's. */
   timeZone: string | null;
+  /** The owner requires two factors and this user has no second one yet: the dashboard sends them to set one up. */
+  mustEnrol: boolean;
   /** What the dashboard acts for (set by the dashboard from its cookie); absent: the user, live. */
   workspace?: Workspace;
   /** The request the user acts through (set by the dashboard), for the audit log. */
   origin?: RequestOrigin;
 }
 
-function hashToken(token: string): string {
+export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
@@ -88,7 +90,15 @@ export async function findSignedInUser(ctx: ServiceContext, token: string | unde
     return undefined;
   }
   if (nowMs - lastSeenMs >= TOUCH_INTERVAL_MS) await repo.touchSession(db, row.id, isoNow(clock)).catch(unlessDiskFull);
-  return { sessionId: row.id, userId: row.user_id, email: row.email, plan: row.plan, isOwner: row.is_owner === 1, timeZone: row.time_zone };
+  return {
+    sessionId: row.id,
+    userId: row.user_id,
+    email: row.email,
+    plan: row.plan,
+    isOwner: row.is_owner === 1,
+    timeZone: row.time_zone,
+    mustEnrol: Boolean(row.must_enrol),
+  };
 }
 
 /** Rethrows any failure but a full disk's. */
