@@ -207,7 +207,7 @@ export async function signInAndRedirect(
   location: string,
 ) {
   if (request.dashboard.user) await endSession(context, request.dashboard.user.sessionId);
-  const { token } = await startSession(context, userId);
+  const { token } = await startSession(context, userId, { requestId: request.id, ip: request.ip });
   setCookie(reply, SESSION_COOKIE, token, cookieOptions(context.secure, SESSION_ABSOLUTE_MS / 1000));
   return seeOther(reply, location);
 }

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   checkNewAccount,
   createFirstAccount,
-  endSession,
   isSignupOpen,
   SESSION_COOKIE,
+  signOut,
   signUp,
   verifyCredentials,
 } from '../../features/accounts/index.js';
@@ -66,7 +66,7 @@ export const signInScreens: Screen = (app, context) => {
       reply.header('retry-after', String(retryAfter));
       return html(reply, 429, renderSignIn({ ...form, error: TOO_MANY(retryAfter) }));
     }
-    const account = await verifyCredentials(context, { email, password });
+    const account = await verifyCredentials(context, { email, password }, { requestId: request.id, ip: request.ip });
     if (!account) {
       await throttle.recordFailure(request.ip, email);
       return html(reply, 401, renderSignIn({ ...form, error: WRONG_CREDENTIALS }));
@@ -76,7 +76,7 @@ export const signInScreens: Screen = (app, context) => {
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
-    if (request.dashboard.user) await endSession(context, request.dashboard.user.sessionId);
+    if (request.dashboard.user) await signOut(context, request.dashboard.user);
     setCookie(reply, SESSION_COOKIE, '', cookieOptions(context.secure, 0));
     return seeOther(reply, '/dashboard/login?signed_out');
   });
