@@ -34,6 +34,8 @@ export interface DashboardRequestState {
   binding: string | undefined;
   /** The workspace cookie's value: the choice the signed-in scope checks against the user's organizations. */
   workspaceCookie: string | undefined;
+  /** The token of a sign-in waiting for its second factor (its own cookie), if any. */
+  pendingSignIn: string | undefined;
   /** On a signed-in page, the user's workspaces and the one chosen (also set as `user.workspace`). */
   workspaces?: Workspaces;
 }

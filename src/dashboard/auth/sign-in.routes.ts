@@ -13,8 +13,11 @@ import { csrfFor, field, html, queryParam, seeOther, signInAndRedirect, submitFo
 import { cookieOptions, setCookie } from '../security.js';
 import { renderMessage } from '../components/message.js';
 import { renderSetup, renderSignIn, renderSignUp } from './sign-in.js';
+import { afterPassword } from './second-factor.routes.js';
+import { TOO_MANY } from './throttle.js';
 
-export const TOO_MANY = (seconds: number) => `Too many attempts, try again in ${seconds} seconds.`;
+export { TOO_MANY };
+
 const WRONG_CREDENTIALS = 'Incorrect email or password.';
 const DISABLED = 'This account is disabled. Ask the owner of this instance to enable it again.';
 
@@ -72,7 +75,7 @@ export const signInScreens: Screen = (app, context) => {
       return html(reply, 401, renderSignIn({ ...form, error: WRONG_CREDENTIALS }));
     }
     if (account.disabled) return html(reply, 403, renderSignIn({ ...form, error: DISABLED }));
-    return signInAndRedirect(context, request, reply, account.userId, '/dashboard');
+    return afterPassword(context, request, reply, account.userId);
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
