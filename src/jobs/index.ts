@@ -7,6 +7,7 @@ import { idempotencyPurgeJob } from './idempotency-purge.js';
 import { mailDeliveryJob } from './mail-delivery.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
+import { weeklyReportJob } from './weekly-report.js';
 
 /** Every periodic job the worker runs. Features add theirs here. */
 export const jobs: Job[] = [
@@ -18,4 +19,5 @@ export const jobs: Job[] = [
   filesLeftoversJob,
   idempotencyPurgeJob,
   mailDeliveryJob,
+  weeklyReportJob,
 ];

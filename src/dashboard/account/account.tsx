@@ -1,12 +1,14 @@
 import { Alert, CsrfField, ErrorSummary, Field, NewPasswordFields, SelectField, SubmitButton } from '../components/forms.js';
 import { AccountFacts, renderAppPage, type PageContext } from '../components/layout.js';
 import type { SignedInUser } from '../../features/accounts/index.js';
+import { WeeklyReportCard, type WeeklyReportState } from './weekly-report.js';
 
 export interface PasswordFormState {
   error?: string;
   fieldErrors?: Record<string, string>;
   changed?: boolean;
   zone?: TimeZoneFormState;
+  weeklyReport?: WeeklyReportState;
 }
 
 export interface TimeZoneFormState {
@@ -59,15 +61,7 @@ export function renderAccount(context: PageContext & { user: SignedInUser }, sta
           <AccountFacts user={context.user} />
         </section>
         <TimeZoneCard user={context.user} csrf={context.csrf} state={state.zone ?? {}} />
-        <section class="card" aria-labelledby="two-factor-heading">
-          <h2 id="two-factor-heading">Two-factor sign-in</h2>
-          <p>An authenticator app or a passkey keeps your account safe even if someone learns your password.</p>
-          <p>
-            <a class="button button-secondary" href="/dashboard/account/two-factor">
-              Manage two-factor sign-in
-            </a>
-          </p>
-        </section>
+        {state.weeklyReport && <WeeklyReportCard csrf={context.csrf} state={state.weeklyReport} />}
         <section class="card" aria-labelledby="password-heading">
           <h2 id="password-heading">Change password</h2>
           <p>Changing your password signs out every other browser signed in to this account.</p>

@@ -223,14 +223,9 @@ export function renderAppPage(
 }
 
 /** A page outside the signed-in area (sign-in, setup, sign-up, errors): one centred card. */
-export function renderCardPage(
-  context: { csrf: string },
-  title: string,
-  content: ComponentChildren,
-  options: { scripts?: string[] } = {},
-): string {
+export function renderCardPage(context: { csrf: string }, title: string, content: ComponentChildren): string {
   return page(
-    <Document title={title} csrf={context.csrf} bodyClass="solo" scripts={options.scripts}>
+    <Document title={title} csrf={context.csrf} bodyClass="solo">
       <main id="main" class="solo-main" tabindex={-1}>
         <div class="solo-brand">
           <Brand />

@@ -63,7 +63,6 @@ export {
   SESSION_IDLE_MS,
   setPassword,
   setTimeZone,
-  signOut,
   signUp,
   startSession,
   verifyCredentials,

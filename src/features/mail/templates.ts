@@ -59,13 +59,15 @@ export function changeOf(now: number, before: number): string {
   return percent >= 0 ? `+${percent} %` : `−${Math.abs(percent)} %`;
 }
 
+const viewsOf = (count: number) => `${count} ${count === 1 ? 'view' : 'views'}`;
+
 function weeklyLines(workspace: WeeklyWorkspace): string[] {
   const lines = [
     `Views: ${workspace.views} (${changeOf(workspace.views, workspace.previousViews)}; ${workspace.previousViews} the week before)`,
     `Visitors: ${workspace.visitors} (${changeOf(workspace.visitors, workspace.previousVisitors)}; ${workspace.previousVisitors} the week before)`,
   ];
   if (workspace.topTags.length === 0) return [...lines, 'No tag was viewed.'];
-  return [...lines, 'Top tags:', ...workspace.topTags.map((tag, index) => `${index + 1}. ${tag.title}: ${tag.views} views`)];
+  return [...lines, 'Top tags:', ...workspace.topTags.map((tag, index) => `${index + 1}. ${tag.title}: ${viewsOf(tag.views)}`)];
 }
 
 function weeklyHtml(workspace: WeeklyWorkspace): string {
@@ -73,7 +75,7 @@ function weeklyHtml(workspace: WeeklyWorkspace): string {
   const tags =
     workspace.topTags.length === 0
       ? paragraph(rest[0]!)
-      : `<p>Top tags:</p><ol>${workspace.topTags.map((tag) => `<li>${escapeHtml(tag.title)}: ${tag.views} views</li>`).join('')}</ol>`;
+      : `<p>Top tags:</p><ol>${workspace.topTags.map((tag) => `<li>${escapeHtml(tag.title)}: ${viewsOf(tag.views)}</li>`).join('')}</ol>`;
   return `<h2 style="font-size:1.1rem">${escapeHtml(workspace.name)}</h2>${paragraph(views!)}${paragraph(visitors!)}${tags}`;
 }
 
