@@ -1,11 +1,13 @@
 import type { ServiceContext } from '../../context.js';
 import type { AnalyticsSharesTable } from '../../db/schema.js';
 import { checkFields, notFound, validationError, whenGiven } from '../../errors.js';
+import { transaction } from '../../db/transaction.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { actorOfOwner, type Actor } from '../accounts/index.js';
 import { tagReport, type DateQuery } from '../analytics/index.js';
+import { recordAudit } from '../audit/index.js';
 import { checkPasswordLength, findTag, requireTag, rfc3339Instant, type TagRow } from '../tags/index.js';
 import * as repo from './shares.repository.js';
 import { isShareToken, isShareTokenShaped, shareToken, shareTokenHash } from './share-token.js';
@@ -74,7 +76,11 @@ export async function createShare(ctx: ServiceContext, actor: Actor, { id, ...in
     password_hash: password ? await hashPassword(password) : null,
     token_hash: shareTokenHash(shareToken(ctx.config.secretKey, shareId)),
   };
-  await repo.insertShare(ctx.db, share);
+  await transaction(ctx.db, async (trx) => {
+    await repo.insertShare(trx, share);
+    const details = { tag_id: tag.id };
+    await recordAudit(ctx, trx, actor, { action: 'share.created', targetId: shareId, environment: tag.environment, details });
+  });
   return toShareView(ctx, share);
 }
 
@@ -87,7 +93,15 @@ export async function listShares(ctx: ServiceContext, actor: Actor, { id }: { id
 /** Revokes a share: its address answers 404 from now on. Another tag's share is not found. */
 export async function deleteShare(ctx: ServiceContext, actor: Actor, { id, share_id: shareId }: { id: string; share_id: string }) {
   const tag = await requireTag(ctx, actor, id);
-  if (!isId('shr', shareId) || !(await repo.deleteShare(ctx.db, tag.id, shareId))) throw notFound('Share');
+  const deleted =
+    isId('shr', shareId) &&
+    (await transaction(ctx.db, async (trx) => {
+      if (!(await repo.deleteShare(trx, tag.id, shareId))) return false;
+      const details = { tag_id: tag.id };
+      await recordAudit(ctx, trx, actor, { action: 'share.deleted', targetId: shareId, environment: tag.environment, details });
+      return true;
+    }));
+  if (!deleted) throw notFound('Share');
 }
 
 /** A share its address opened: the share, its tag, and the tag's owner, whose report it shows. */
