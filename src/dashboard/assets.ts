@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { PRESET_STYLES } from '../features/pages/index.js';
 import { CACHED_FOR_GOOD, hashedName } from '../http/hashed-names.js';
@@ -14,6 +15,9 @@ export interface Asset {
 
 const require = createRequire(import.meta.url);
 const fromPackage = (specifier: string) => readFileSync(require.resolve(specifier), 'utf8');
+/** A file of a package whose exports do not name it: found beside the file its main entry resolves to. */
+const besidePackageEntry = (specifier: string, path: string) =>
+  readFileSync(new URL(path, pathToFileURL(require.resolve(specifier))), 'utf8');
 /** A client file of an area, beside this module: in src/ under tsx and vitest, copied into dist/ by the build. */
 const clientFile = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 
@@ -36,6 +40,7 @@ const STYLES = [
   () => fromPackage('uplot/dist/uPlot.min.css'),
   () => clientFile('webhooks/webhooks.css'),
   () => clientFile('admin/admin.css'),
+  () => clientFile('auth/two-factor.css'),
 ];
 
 /** Each script by the name pages ask for it by (renderAppPage's `scripts`). */
@@ -48,6 +53,9 @@ const SCRIPTS: Record<string, () => string> = {
   'tags.js': () => clientFile('tags/tags.client.js'),
   'uplot.js': () => fromPackage('uplot/dist/uPlot.iife.min.js'),
   'charts.js': () => clientFile('analytics/charts.client.js'),
+  // The WebAuthn browser library (window.SimpleWebAuthnBrowser), for passkeys.js.
+  'simplewebauthn.js': () => besidePackageEntry('@simplewebauthn/browser', '../dist/bundle/index.umd.min.js'),
+  'passkeys.js': () => clientFile('auth/passkeys.client.js'),
 };
 
 function asset(name: string, type: Asset['type'], body: string): Asset {

@@ -1,14 +1,15 @@
 import formbody from '@fastify/formbody';
 import { parseCookie as parseCookies } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findSignedInUser, hasAnyUser, SESSION_COOKIE, type SignedInUser } from '../features/accounts/index.js';
+import { findSignedInUser, hasAnyUser, PENDING_SIGN_IN_COOKIE, SESSION_COOKIE, type SignedInUser } from '../features/accounts/index.js';
 import { ApiError, InsufficientStorage, isOutsideFault } from '../errors.js';
 import { logOutsideFault } from '../http/error-handler.js';
 import { fieldWithNul } from '../lib/text-fields.js';
 import { assetRoutes } from './assets.js';
 import type { ServiceContext } from '../context.js';
-import { csrfFor, field, html, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
+import { csrfFor, field, html, seeOther, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
 import { accountScreen } from './account/account.routes.js';
+import { TWO_FACTOR_PATH, twoFactorScreen } from './account/two-factor.routes.js';
 import { adminArea, adminScreen } from './admin/admin.routes.js';
 import { filesScreen } from './files/files.routes.js';
 import { foldersScreen } from './folders/folders.routes.js';
@@ -18,6 +19,7 @@ import { homeScreen } from './home/home.routes.js';
 import { keysScreen } from './keys/keys.routes.js';
 import { organizationsScreen } from './organizations/organizations.routes.js';
 import { signedOut, signInScreens } from './auth/sign-in.routes.js';
+import { secondFactorScreens } from './auth/second-factor.routes.js';
 import { passwordResetScreens } from './auth/password-reset.routes.js';
 import { webhooksScreen } from './webhooks/webhooks.routes.js';
 import { workspaceScreen } from './workspace/workspace.routes.js';
@@ -33,7 +35,7 @@ import { CSRF_FIELD } from './components/forms.js';
 import { renderMessage } from './components/message.js';
 
 /** The screens of a signed-out browser: sign-in, sign-out, the first-run setup, sign-up and mailed links. */
-const PUBLIC_SCREENS: Screen[] = [signInScreens, passwordResetScreens];
+const PUBLIC_SCREENS: Screen[] = [signInScreens, secondFactorScreens, passwordResetScreens];
 
 /**
  * Every screen of a signed-in user; a new one is registered here and, when it has a page of its
@@ -54,6 +56,7 @@ const SIGNED_IN_SCREENS: Screen[] = [
   keysScreen,
   organizationsScreen,
   accountScreen,
+  twoFactorScreen,
   workspaceScreen,
 ];
 
@@ -107,7 +110,7 @@ export function dashboardRoutes(dashboard: ServiceContext) {
             binding = newPreSessionValue();
             setCookie(reply, CSRF_COOKIE, binding, cookieOptions(context.secure));
           }
-          request.dashboard = { user, binding, workspaceCookie: cookies[WORKSPACE_COOKIE] };
+          request.dashboard = { user, binding, workspaceCookie: cookies[WORKSPACE_COOKIE], pendingSignIn: cookies[PENDING_SIGN_IN_COOKIE] };
         });
 
         // Every POST: same origin and the form token, checked before anything is read or changed.
@@ -195,6 +198,8 @@ export function dashboardRoutes(dashboard: ServiceContext) {
             scope.addHook('preHandler', async (request, reply) => {
               const { user } = request.dashboard;
               if (!user || !admits(user)) return turnAway(request, reply);
+              // The owner requires two factors: a user without a second one sets it up before anything else.
+              if (user.mustEnrol && !request.url.startsWith(TWO_FACTOR_PATH)) return seeOther(reply, TWO_FACTOR_PATH);
               const workspaces = await workspacesOf(dashboard, user, request.dashboard.workspaceCookie);
               user.workspace = workspaces.current;
               request.dashboard.workspaces = workspaces;

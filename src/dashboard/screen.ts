@@ -34,6 +34,8 @@ export interface DashboardRequestState {
   binding: string | undefined;
   /** The workspace cookie's value: the choice the signed-in scope checks against the user's organizations. */
   workspaceCookie: string | undefined;
+  /** The token of a sign-in waiting for its second factor (its own cookie), if any. */
+  pendingSignIn: string | undefined;
   /** On a signed-in page, the user's workspaces and the one chosen (also set as `user.workspace`). */
   workspaces?: Workspaces;
 }
@@ -207,7 +209,7 @@ export async function signInAndRedirect(
   location: string,
 ) {
   if (request.dashboard.user) await endSession(context, request.dashboard.user.sessionId);
-  const { token } = await startSession(context, userId);
+  const { token } = await startSession(context, userId, { requestId: request.id, ip: request.ip });
   setCookie(reply, SESSION_COOKIE, token, cookieOptions(context.secure, SESSION_ABSOLUTE_MS / 1000));
   return seeOther(reply, location);
 }

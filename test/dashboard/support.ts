@@ -90,7 +90,7 @@ export async function signInBrowser(page: Page, baseUrl: string, email: string, 
   await page.goto(`${baseUrl}/dashboard/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(`${baseUrl}/dashboard`);
 }
 

@@ -39,6 +39,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Listen address; '::' accepts IPv4 and IPv6 clients. */
   host?: string;
+  /** Listen port; any free one unless given (a PUBLIC_BASE_URL naming the port needs it known first). */
+  port?: number;
   /** Extra routes registered before the server starts (test fixtures for shared mechanisms). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   /** Also run the background worker (webhook deliveries, jobs) in this process. */
@@ -66,7 +68,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const services = await createServices(config, { clock, log: options.log });
   const app = await buildApp(services);
   await options.extend?.(app);
-  await app.listen({ port: 0, host: options.host ?? '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const stopWorker = options.worker ? startWorker(services) : undefined;

@@ -62,6 +62,15 @@ export function renderAccount(context: PageContext & { user: SignedInUser }, sta
         </section>
         <TimeZoneCard user={context.user} csrf={context.csrf} state={state.zone ?? {}} />
         {state.weeklyReport && <WeeklyReportCard csrf={context.csrf} state={state.weeklyReport} />}
+        <section class="card" aria-labelledby="two-factor-heading">
+          <h2 id="two-factor-heading">Two-factor sign-in</h2>
+          <p>An authenticator app or a passkey keeps your account safe even if someone learns your password.</p>
+          <p>
+            <a class="button button-secondary" href="/dashboard/account/two-factor">
+              Manage two-factor sign-in
+            </a>
+          </p>
+        </section>
         <section class="card" aria-labelledby="password-heading">
           <h2 id="password-heading">Change password</h2>
           <p>Changing your password signs out every other browser signed in to this account.</p>

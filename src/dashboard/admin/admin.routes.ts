@@ -6,6 +6,7 @@ import {
   listAllOrganizations,
   listAllUsers,
   setSignupOpen,
+  setTwoFactorRequired,
   setUserDisabled,
   setUserPlan,
   type SignedInUser,
@@ -38,6 +39,8 @@ const USER_NOTICES: Record<string, string> = {
 const OVERVIEW_NOTICES: Record<string, string> = {
   opened: 'Sign-up is open: anyone can create an account.',
   closed: 'Sign-up is closed.',
+  'two-factor-required': 'Two factors are required: everyone without a second factor sets one up when they next sign in.',
+  'two-factor-optional': 'Two factors are no longer required.',
 };
 
 /**
@@ -89,6 +92,24 @@ export const adminScreen: Screen = (app, context) => {
     if (signup !== 'open' && signup !== 'closed') throw validationError('signup', 'signup must be open or closed');
     await setSignupOpen(context, actorOfUser(user), { open: signup === 'open' });
     return seeOther(reply, `/dashboard/admin?done=${signup === 'open' ? 'opened' : 'closed'}`);
+  });
+
+  app.post('/admin/two-factor', { schema: { hide: true } }, async (request, reply) => {
+    const user = signedInUser(request);
+    const value = field(request.body, 'two_factor');
+    if (value !== 'required' && value !== 'optional') throw validationError('two_factor', 'two_factor must be required or optional');
+    try {
+      await setTwoFactorRequired(context, actorOfUser(user), { required: value === 'required' });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'forbidden') throw error;
+      const summary = await instanceSummary(context, actorOfUser(user));
+      return html(
+        reply,
+        400,
+        renderAdminOverview(view(request, user, '/dashboard/admin'), { ...summary, twoFactorError: sentence(error.message) }),
+      );
+    }
+    return seeOther(reply, `/dashboard/admin?done=two-factor-${value}`);
   });
 
   app.get('/admin/users', { schema: { hide: true } }, async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { PLANS, type AdminUserView, type SignedInUser } from '../../features/accounts/index.js';
 import { ActionButton, Alert, ConfirmButton, CsrfField, SelectField } from '../components/forms.js';
 import { PlanBadge, renderAppPage, type PageContext } from '../components/layout.js';
@@ -33,7 +34,10 @@ export interface AdminOverview {
   disabledUsers: number;
   organizations: number;
   signupOpen: boolean;
+  twoFactorRequired: boolean;
   notice?: string;
+  /** Why the two-factor setting was not changed. */
+  twoFactorError?: string;
 }
 
 /** One figure of the overview, linking to its list. */
@@ -47,26 +51,29 @@ function Stat({ label, value, detail, href }: { label: string; value: string; de
   );
 }
 
-function SignupCard({ csrf, open }: { csrf: string; open: boolean }) {
+/** An instance setting that is on or off: what it does now, and one button that turns it the other way. */
+function SettingCard(props: {
+  csrf: string;
+  name: string;
+  heading: string;
+  on: boolean;
+  /** What the setting does in its present state. */
+  text: ComponentChildren;
+  /** The field's value that turns it the other way, and that button's label. */
+  next: string;
+  button: string;
+  error?: string;
+}) {
   return (
-    <section class="card" aria-labelledby="signup-heading">
-      <h2 id="signup-heading">Sign-up</h2>
-      <p>
-        {open ? (
-          <>
-            Anyone who can reach this dashboard can create an account at <code>/dashboard/signup</code>. The sign-in page links to it.
-          </>
-        ) : (
-          <>
-            Nobody can create an account on their own. You add people with the command line (<code>tagsvc user create</code>).
-          </>
-        )}
-      </p>
-      <form method="post" action="/dashboard/admin/signup" class="actions">
-        <CsrfField token={csrf} />
-        <input type="hidden" name="signup" value={open ? 'closed' : 'open'} />
-        <button type="submit" class={open ? 'button button-secondary' : 'button button-primary'}>
-          {open ? 'Close sign-up' : 'Open sign-up'}
+    <section class="card" aria-labelledby={`${props.name}-heading`}>
+      <h2 id={`${props.name}-heading`}>{props.heading}</h2>
+      <p>{props.text}</p>
+      {props.error && <Alert kind="error">{props.error}</Alert>}
+      <form method="post" action={`/dashboard/admin/${props.name.replaceAll('_', '-')}`} class="actions">
+        <CsrfField token={props.csrf} />
+        <input type="hidden" name={props.name} value={props.next} />
+        <button type="submit" class={props.on ? 'button button-secondary' : 'button button-primary'}>
+          {props.button}
         </button>
         <span class="muted">Applies from the next request, on every instance.</span>
       </form>
@@ -74,7 +81,48 @@ function SignupCard({ csrf, open }: { csrf: string; open: boolean }) {
   );
 }
 
-/** /dashboard/admin: the instance in figures, and the sign-up setting. */
+function SignupCard({ csrf, open }: { csrf: string; open: boolean }) {
+  const text = open ? (
+    <>
+      Anyone who can reach this dashboard can create an account at <code>/dashboard/signup</code>. The sign-in page links to it.
+    </>
+  ) : (
+    <>
+      Nobody can create an account on their own. You add people with the command line (<code>tagsvc user create</code>).
+    </>
+  );
+  return (
+    <SettingCard
+      csrf={csrf}
+      name="signup"
+      heading="Sign-up"
+      on={open}
+      text={text}
+      next={open ? 'closed' : 'open'}
+      button={open ? 'Close sign-up' : 'Open sign-up'}
+    />
+  );
+}
+
+function TwoFactorCard({ csrf, required, error }: { csrf: string; required: boolean; error?: string }) {
+  const text = required
+    ? 'Everyone signs in with a second factor: an authenticator app or a passkey. Whoever has none is sent to set one up when they sign in.'
+    : 'Each person chooses whether to add an authenticator app or a passkey to their password.';
+  return (
+    <SettingCard
+      csrf={csrf}
+      name="two_factor"
+      heading="Two-factor sign-in"
+      on={required}
+      text={text}
+      next={required ? 'optional' : 'required'}
+      button={required ? 'Stop requiring two factors' : 'Require two factors for everyone'}
+      error={error}
+    />
+  );
+}
+
+/** /dashboard/admin: the instance in figures, and its settings: sign-up, two factors. */
 export function renderAdminOverview(context: Context, page: AdminOverview): string {
   return renderAppPage(
     context,
@@ -92,7 +140,10 @@ export function renderAdminOverview(context: Context, page: AdminOverview): stri
         <Stat label="Organizations" value={formatNumber(page.organizations)} detail="Of any owner" href="/dashboard/admin/organizations" />
         <Stat label="Sign-up" value={page.signupOpen ? 'Open' : 'Closed'} detail="Who may create an account" />
       </div>
-      <SignupCard csrf={context.csrf} open={page.signupOpen} />
+      <div class="grid">
+        <SignupCard csrf={context.csrf} open={page.signupOpen} />
+        <TwoFactorCard csrf={context.csrf} required={page.twoFactorRequired} error={page.twoFactorError} />
+      </div>
     </>,
   );
 }

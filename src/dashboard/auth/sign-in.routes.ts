@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   checkNewAccount,
   createFirstAccount,
-  endSession,
   isSignupOpen,
   SESSION_COOKIE,
+  signOut,
   signUp,
   verifyCredentials,
 } from '../../features/accounts/index.js';
@@ -13,8 +13,11 @@ import { csrfFor, field, html, queryParam, seeOther, signInAndRedirect, submitFo
 import { cookieOptions, setCookie } from '../security.js';
 import { renderMessage } from '../components/message.js';
 import { renderSetup, renderSignIn, renderSignUp } from './sign-in.js';
+import { afterPassword } from './second-factor.routes.js';
+import { TOO_MANY } from './throttle.js';
 
-export const TOO_MANY = (seconds: number) => `Too many attempts, try again in ${seconds} seconds.`;
+export { TOO_MANY };
+
 const WRONG_CREDENTIALS = 'Incorrect email or password.';
 const DISABLED = 'This account is disabled. Ask the owner of this instance to enable it again.';
 
@@ -66,17 +69,17 @@ export const signInScreens: Screen = (app, context) => {
       reply.header('retry-after', String(retryAfter));
       return html(reply, 429, renderSignIn({ ...form, error: TOO_MANY(retryAfter) }));
     }
-    const account = await verifyCredentials(context, { email, password });
+    const account = await verifyCredentials(context, { email, password }, { requestId: request.id, ip: request.ip });
     if (!account) {
       await throttle.recordFailure(request.ip, email);
       return html(reply, 401, renderSignIn({ ...form, error: WRONG_CREDENTIALS }));
     }
     if (account.disabled) return html(reply, 403, renderSignIn({ ...form, error: DISABLED }));
-    return signInAndRedirect(context, request, reply, account.userId, '/dashboard');
+    return afterPassword(context, request, reply, account.userId);
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
-    if (request.dashboard.user) await endSession(context, request.dashboard.user.sessionId);
+    if (request.dashboard.user) await signOut(context, request.dashboard.user);
     setCookie(reply, SESSION_COOKIE, '', cookieOptions(context.secure, 0));
     return seeOther(reply, '/dashboard/login?signed_out');
   });

@@ -1,5 +1,6 @@
 import { Alert, CsrfField, ErrorSummary, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
 import { renderCardPage } from '../components/layout.js';
+import { PASSKEY_SCRIPTS, PasskeyForm } from './passkey-form.js';
 
 /** The signed-out screens: sign-in, first-run setup and sign-up. Each re-renders with its error. */
 
@@ -31,12 +32,94 @@ export function renderSignIn(state: FormState & { signupOpen: boolean; notice?: 
       <p class="switch">
         <a href="/dashboard/forgot-password">Forgot your password?</a>
       </p>
+      <PasskeyForm csrf={state.csrf} ceremony="sign-in" action="/dashboard/login/passkey" options="/dashboard/login/passkey/options">
+        <p class="or">or</p>
+        <button type="submit" class="button button-secondary">
+          Sign in with a passkey
+        </button>
+      </PasskeyForm>
       {state.signupOpen && (
         <p class="switch">
           New here? <a href="/dashboard/signup">Create an account</a>
         </p>
       )}
     </>,
+    { scripts: PASSKEY_SCRIPTS },
+  );
+}
+
+export interface SecondFactorState {
+  csrf: string;
+  email: string;
+  totp: boolean;
+  passkeys: number;
+  error?: string;
+  fieldErrors?: Record<string, string>;
+}
+
+/**
+ * The second step of a password sign-in: the authenticator's code, a passkey, or a recovery
+ * code (in a form of its own: it has letters, the code field shows a phone's digit keyboard).
+ */
+export function renderSecondFactor(state: SecondFactorState): string {
+  const errors = state.fieldErrors ?? {};
+  return renderCardPage(
+    state,
+    'Two-factor sign-in',
+    <>
+      <h1>Two-factor sign-in</h1>
+      <p class="lead">
+        Signing in as <strong>{state.email}</strong>.{' '}
+        {state.totp ? 'Enter the code your authenticator app shows.' : 'Use your passkey to finish signing in.'}
+      </p>
+      {state.error && <Alert kind="error">{state.error}</Alert>}
+      {state.totp && (
+        <form method="post" action="/dashboard/login/second-factor" class="stack">
+          <CsrfField token={state.csrf} />
+          <Field
+            name="code"
+            label="Authentication code"
+            autocomplete="one-time-code"
+            inputmode="numeric"
+            hint="6 digits, from your authenticator app."
+            error={errors.code}
+            autofocus
+          />
+          <SubmitButton>Verify</SubmitButton>
+        </form>
+      )}
+      {state.passkeys > 0 && (
+        <PasskeyForm
+          csrf={state.csrf}
+          ceremony="sign-in"
+          action="/dashboard/login/second-factor/passkey"
+          options="/dashboard/login/second-factor/passkey/options"
+        >
+          {state.totp && <p class="or">or</p>}
+          <button type="submit" class={state.totp ? 'button button-secondary' : 'button button-primary'}>
+            Use a passkey
+          </button>
+        </PasskeyForm>
+      )}
+      <details class="recovery" open={errors.recovery_code !== undefined}>
+        <summary>Use a recovery code</summary>
+        <form method="post" action="/dashboard/login/second-factor" class="stack">
+          <CsrfField token={state.csrf} />
+          <Field
+            name="recovery_code"
+            label="Recovery code"
+            autocomplete="off"
+            hint="One of the ten codes you saved when you set up two-factor sign-in. Each works once."
+            error={errors.recovery_code}
+          />
+          <SubmitButton>Use recovery code</SubmitButton>
+        </form>
+      </details>
+      <p class="switch">
+        Not you? <a href="/dashboard/login">Start again</a>
+      </p>
+    </>,
+    { scripts: PASSKEY_SCRIPTS },
   );
 }
 

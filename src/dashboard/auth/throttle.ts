@@ -6,6 +6,8 @@ export const SIGN_IN_FAILURES_PER_MINUTE = 10;
 
 const MINUTE = 60_000;
 
+export const TOO_MANY = (seconds: number) => `Too many attempts, try again in ${seconds} seconds.`;
+
 function rules(address: string, email: string): WindowRule[] {
   const window = { limit: SIGN_IN_FAILURES_PER_MINUTE, windowMs: MINUTE, bucketMs: 1000 };
   return [

@@ -27,6 +27,8 @@ export interface FieldProps {
   autofocus?: boolean;
   /** Whether the browser refuses to send the form without it (default: yes). */
   required?: boolean;
+  /** The keyboard a phone shows: digits only for a one-time code. */
+  inputmode?: 'numeric';
 }
 
 /** The ids a control's hint and error get, and its aria-describedby. */
@@ -66,6 +68,7 @@ export function Field({
   required = true,
   min,
   max,
+  inputmode,
 }: FieldProps) {
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
@@ -78,6 +81,7 @@ export function Field({
         min={min}
         max={max}
         autocomplete={autocomplete}
+        inputMode={inputmode}
         value={value}
         required={required}
         autofocus={autofocus}

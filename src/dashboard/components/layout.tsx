@@ -223,9 +223,14 @@ export function renderAppPage(
 }
 
 /** A page outside the signed-in area (sign-in, setup, sign-up, errors): one centred card. */
-export function renderCardPage(context: { csrf: string }, title: string, content: ComponentChildren): string {
+export function renderCardPage(
+  context: { csrf: string },
+  title: string,
+  content: ComponentChildren,
+  options: { scripts?: string[] } = {},
+): string {
   return page(
-    <Document title={title} csrf={context.csrf} bodyClass="solo">
+    <Document title={title} csrf={context.csrf} bodyClass="solo" scripts={options.scripts}>
       <main id="main" class="solo-main" tabindex={-1}>
         <div class="solo-brand">
           <Brand />

@@ -6,6 +6,7 @@ import { ApiError, checkFields, notFound, validationError } from '../../errors.j
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { parseCidr } from '../../lib/ip.js';
+import { recordAudit, withAudit, type AuditAction, type AuditEntry } from '../audit/index.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { queueEmailVerification, requireVerifiedEmail } from './account-tokens.js';
 import * as repo from './accounts.repository.js';
@@ -81,6 +82,7 @@ export async function createUser(
   await transaction(db, async (trx) => {
     await repo.insertUser(trx, { ...user, is_owner: input.owner ? 1 : 0, email_verified_at: input.verifyEmail ? null : now });
     if (input.verifyEmail) await queueEmailVerification(trx, ctx, user);
+    await recordAudit(ctx, trx, actor, { action: 'user.created', targetId: user.id, workspace: ownSpace(user.id), details: { plan } });
   });
   return { id: user.id, email, plan, created_at: now };
 }
@@ -115,6 +117,12 @@ export async function createOrganization(
   await transaction(db, async (trx) => {
     await repo.insertOrganization(trx, org);
     await repo.upsertMember(trx, { organization_id: org.id, user_id: owner.id, role: 'owner', created_at: now });
+    await recordAudit(ctx, trx, actor, {
+      action: 'organization.created',
+      targetId: org.id,
+      workspace: inOrganization(org.id),
+      details: { plan },
+    });
   });
   return { id: org.id, name, plan, owner: { id: owner.id, email: owner.email }, created_at: now };
 }
@@ -245,7 +253,7 @@ export async function createKey(ctx: ServiceContext, actor: AccountActor, input:
     updated_at: now,
     last_used_at: null,
   };
-  await repo.insertKey(db, row);
+  await withAudit(ctx, actor, keyEntry(row, 'key.created'), (trx) => repo.insertKey(trx, row));
   return { id: row.id, key: value, prefix: row.prefix, name, permissions, environment, scope: row.scope };
 }
 
@@ -287,7 +295,7 @@ async function administersKey(db: Db, actor: AccountActor, key: ApiKeysTable): P
 export async function setKeyEnabled(ctx: ServiceContext, actor: AccountActor, input: { id: string; enabled: boolean }): Promise<KeyView> {
   const key = await requireKey(ctx.db, actor, input.id);
   const changes = { enabled: input.enabled ? 1 : 0, updated_at: isoNow(ctx.clock) };
-  await repo.updateKey(ctx.db, key.id, changes);
+  await withAudit(ctx, actor, keyEntry(key, input.enabled ? 'key.enabled' : 'key.disabled'), (trx) => repo.updateKey(trx, key.id, changes));
   return toKeyView({ ...key, ...changes });
 }
 
@@ -308,7 +316,7 @@ export async function editKey(
     ip_allowlist: ipAllowlist ? JSON.stringify(ipAllowlist) : null,
     updated_at: isoNow(ctx.clock),
   };
-  await repo.updateKey(ctx.db, key.id, changes);
+  await withAudit(ctx, actor, keyEntry(key, 'key.updated'), (trx) => repo.updateKey(trx, key.id, changes));
   return toKeyView({ ...key, ...changes });
 }
 
@@ -317,14 +325,28 @@ export async function regenerateKey(ctx: ServiceContext, actor: AccountActor, in
   const key = await requireKey(ctx.db, actor, input.id);
   const value = generateKeyValue(key.environment);
   const changes = { key_hash: hashKeyValue(value), prefix: displayPrefix(value), updated_at: isoNow(ctx.clock) };
-  await repo.updateKey(ctx.db, key.id, changes);
+  await withAudit(ctx, actor, keyEntry(key, 'key.regenerated'), (trx) => repo.updateKey(trx, key.id, changes));
   return { ...toKeyView({ ...key, ...changes }), key: value };
 }
 
 export async function deleteKey(ctx: ServiceContext, actor: AccountActor, input: { id: string }) {
   const key = await requireKey(ctx.db, actor, input.id);
-  await repo.deleteKeyRow(ctx.db, key.id);
+  await withAudit(ctx, actor, keyEntry(key, 'key.deleted'), (trx) => repo.deleteKeyRow(trx, key.id));
   return { id: key.id, deleted: true };
+}
+
+/** A user's own space: where entries about their account and personal keys belong. */
+const ownSpace = (userId: string) => ({ userId, organizationId: null });
+const inOrganization = (organizationId: string) => ({ userId: null, organizationId });
+
+/** A key's entry, in the key's workspace (its organization, else its user's own) and environment. */
+function keyEntry(key: Pick<ApiKeysTable, 'id' | 'user_id' | 'organization_id' | 'environment'>, action: AuditAction): AuditEntry {
+  return {
+    action,
+    targetId: key.id,
+    workspace: { userId: key.user_id, organizationId: key.organization_id },
+    environment: key.environment,
+  };
 }
 
 function requireOperator(actor: AccountActor): void {
@@ -378,7 +400,12 @@ export async function getOrganization(ctx: ServiceContext, actor: AccountActor, 
 export async function renameOrganization(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; name: string }) {
   const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
   const name = parseOrganizationName(input.name);
-  await repo.updateOrganization(ctx.db, org.id, { name, updated_at: isoNow(ctx.clock) });
+  await withAudit(
+    ctx,
+    actor,
+    { action: 'organization.renamed', targetId: org.id, workspace: inOrganization(org.id), details: { name } },
+    (trx) => repo.updateOrganization(trx, org.id, { name, updated_at: isoNow(ctx.clock) }),
+  );
   return { id: org.id, name };
 }
 
@@ -398,6 +425,7 @@ export async function transferOrganization(ctx: ServiceContext, actor: AccountAc
   await transaction(ctx.db, async (trx) => {
     if (owner) await repo.updateMemberRole(trx, org.id, owner.user_id, 'admin');
     await repo.updateMemberRole(trx, org.id, next.user_id, 'owner');
+    await recordAudit(ctx, trx, actor, { action: 'organization.transferred', targetId: next.user_id, workspace: inOrganization(org.id) });
   });
   return { organization_id: org.id, owner: { id: next.user_id, email: next.email } };
 }
@@ -430,6 +458,7 @@ export async function removeMember(ctx: ServiceContext, actor: AccountActor, inp
   await transaction(ctx.db, async (trx) => {
     await repo.deleteMember(trx, org.id, input.userId);
     await repo.disableKeysOfMember(trx, org.id, input.userId, isoNow(ctx.clock));
+    await recordAudit(ctx, trx, actor, { action: 'member.removed', targetId: input.userId, workspace: inOrganization(org.id) });
   });
   return { organization_id: org.id, user_id: input.userId, removed: true };
 }

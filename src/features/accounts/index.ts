@@ -63,6 +63,7 @@ export {
   SESSION_IDLE_MS,
   setPassword,
   setTimeZone,
+  signOut,
   signUp,
   startSession,
   verifyCredentials,

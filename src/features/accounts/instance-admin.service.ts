@@ -5,12 +5,12 @@ import type { UsersTable } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
-import { recordAudit } from '../audit/index.js';
 import * as repo from './accounts.repository.js';
 import { isOperator, type AccountActor } from './actor.js';
 import { isPlan, type Plan } from './plans.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import * as settings from './settings.repository.js';
+import { recordAudit, withAudit } from '../audit/index.js';
 import { secondFactorsOf } from './two-factor.repository.js';
 
 /**
@@ -112,6 +112,12 @@ export async function setUserDisabled(
   if (input.disabled && user.is_owner === 1) throw new ApiError('forbidden', 'the instance owner cannot be disabled');
   const ended = await transaction(ctx.db, async (trx) => {
     await repo.updateUserDisabled(trx, user.id, input.disabled, isoNow(ctx.clock));
+    const entry = {
+      action: input.disabled ? 'user.disabled' : 'user.enabled',
+      targetId: user.id,
+      workspace: { userId: user.id, organizationId: null },
+    } as const;
+    await recordAudit(ctx, trx, actor, entry);
     if (!input.disabled) return 0;
     const [result] = await deleteSessionsOfUser(trx, user.id);
     return Number(result?.numDeletedRows ?? 0);
@@ -124,7 +130,13 @@ export async function setUserPlan(ctx: ServiceContext, actor: AccountActor, inpu
   await requireInstanceAdmin(ctx.db, actor);
   if (!isPlan(input.plan)) throw validationError('plan', `plan must be free, pro or enterprise, got "${input.plan}"`);
   const user = await targetUser(ctx.db, input);
-  await repo.updateUserPlan(ctx.db, user.id, input.plan, isoNow(ctx.clock));
+  const entry = {
+    action: 'user.plan_changed',
+    targetId: user.id,
+    workspace: { userId: user.id, organizationId: null },
+    details: { plan: input.plan },
+  } as const;
+  await withAudit(ctx, actor, entry, (trx) => repo.updateUserPlan(trx, user.id, input.plan as Plan, isoNow(ctx.clock)));
   return { id: user.id, email: user.email, plan: input.plan };
 }
 
@@ -143,7 +155,14 @@ export async function isSignupOpen(ctx: ServiceContext): Promise<boolean> {
 
 export async function setSignupOpen(ctx: ServiceContext, actor: AccountActor, input: { open: boolean }) {
   await requireInstanceAdmin(ctx.db, actor);
-  await settings.upsertSetting(ctx.db, SIGNUP, input.open ? 'open' : 'closed', isoNow(ctx.clock));
+  const signup = input.open ? 'open' : 'closed';
+  // An instance setting: its entry belongs to no workspace, the owner's instance-wide log shows it.
+  await withAudit(
+    ctx,
+    actor,
+    { action: 'instance.signup_changed', workspace: { userId: null, organizationId: null }, details: { signup } },
+    (trx) => settings.upsertSetting(trx, SIGNUP, signup, isoNow(ctx.clock)),
+  );
   return { signup: input.open ? 'open' : 'closed' };
 }
 

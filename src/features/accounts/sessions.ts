@@ -3,6 +3,7 @@ import { parseCookie as parseCookieHeader } from 'cookie';
 import type { ServiceContext } from '../../context.js';
 import type { ReadPermission } from '../../db/schema.js';
 import { ApiError, checkFields, InsufficientStorage, validationError } from '../../errors.js';
+import { transaction } from '../../db/transaction.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { canonicalTimeZone } from '../../lib/zoned-time.js';
@@ -10,7 +11,7 @@ import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { createUser, requireNewPassword } from './accounts.service.js';
 import { isOperator, OPERATOR, type AccountActor, type Workspace } from './actor.js';
 import type { Plan } from './plans.js';
-import type { RequestOrigin } from '../audit/index.js';
+import { recordAudit, withAudit, type AuditPerson, type RequestOrigin } from '../audit/index.js';
 import * as accountsRepo from './accounts.repository.js';
 import * as repo from './sessions.repository.js';
 
@@ -54,23 +55,39 @@ export function sessionTokenFromCookies(cookieHeader: string | undefined): strin
   return parseCookieHeader(cookieHeader)[SESSION_COOKIE] || undefined;
 }
 
-/** A new session with a new random token (sign-in rotates it: an old token never carries over). */
-export async function startSession(ctx: ServiceContext, userId: string): Promise<{ token: string; expiresAt: Date }> {
+/** The user acting on their own account, for the audit log: the entry belongs to their own space. */
+function ownAccount(user: { userId: string; email: string; origin?: RequestOrigin }): AuditPerson {
+  return { userId: user.userId, email: user.email, organizationId: null, environment: 'live', origin: user.origin };
+}
+
+/**
+ * A new session with a new random token (sign-in rotates it: an old token never carries over),
+ * audited as user.signed_in from `origin`, the sign-in's request.
+ */
+export async function startSession(
+  ctx: ServiceContext,
+  userId: string,
+  origin?: RequestOrigin,
+): Promise<{ token: string; expiresAt: Date }> {
   const { db, clock } = ctx;
   const token = randomBytes(32).toString('base64url');
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
   const at = now.toISOString();
   await repo.deleteSessionsExpiredBefore(db, at);
-  await repo.insertSession(db, {
-    id: newId('ses'),
-    token_hash: hashToken(token),
-    user_id: userId,
-    created_at: at,
-    last_seen_at: at,
-    expires_at: expiresAt.toISOString(),
+  const user = await accountsRepo.findUserById(db, userId);
+  await transaction(db, async (trx) => {
+    await repo.insertSession(trx, {
+      id: newId('ses'),
+      token_hash: hashToken(token),
+      user_id: userId,
+      created_at: at,
+      last_seen_at: at,
+      expires_at: expiresAt.toISOString(),
+    });
+    await repo.recordSignIn(trx, userId, at);
+    await recordAudit(ctx, trx, ownAccount({ userId, email: user?.email ?? '', origin }), { action: 'user.signed_in', targetId: userId });
   });
-  await repo.recordSignIn(db, userId, at);
   return { token, expiresAt };
 }
 
@@ -111,21 +128,44 @@ export async function endSession(ctx: ServiceContext, sessionId: string): Promis
   await repo.deleteSession(db, sessionId);
 }
 
+/** The user signs out: their session ends, audited as user.signed_out. */
+export async function signOut(ctx: ServiceContext, user: SignedInUser): Promise<void> {
+  await withAudit(ctx, ownAccount(user), { action: 'user.signed_out', targetId: user.userId }, (trx) =>
+    repo.deleteSession(trx, user.sessionId),
+  );
+}
+
 let dummyHash: Promise<string> | undefined;
 
 /**
  * The account `email` and `password` match, and whether it is disabled (said only to whoever
  * knows the password), or undefined. An unknown email costs the same scrypt as a wrong
  * password (against a dummy hash), so timing does not tell which.
+ *
+ * A refusal (no match, or a disabled account) is audited as user.sign_in_failed from `origin`:
+ * in the account's own log when the address is a user's, else in the instance's alone, without
+ * the address typed (it may be anything, a password typed in the wrong field included).
  */
 export async function verifyCredentials(
   ctx: ServiceContext,
   { email, password }: { email: string; password: string },
+  origin?: RequestOrigin,
 ): Promise<{ userId: string; disabled: boolean } | undefined> {
   const { db } = ctx;
   const user = await accountsRepo.findUserByEmail(db, email.trim().toLowerCase());
   dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
   const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
+  const refused = !user ? 'unknown_email' : !matches ? 'wrong_password' : user.disabled === 1 ? 'disabled' : undefined;
+  if (refused) {
+    const workspace = user ? { userId: user.id, organizationId: null } : undefined;
+    // Nothing else is written: the entry is a change of its own.
+    await recordAudit(
+      ctx,
+      db,
+      { anonymous: true, origin },
+      { action: 'user.sign_in_failed', targetId: user?.id, workspace, details: { reason: refused } },
+    );
+  }
   return user && matches ? { userId: user.id, disabled: user.disabled === 1 } : undefined;
 }
 
@@ -175,10 +215,13 @@ export function checkPasswordChange(ctx: ServiceContext, user: SignedInUser, inp
 
 /** The signed-in user's own change: needs the current password; every other session of the user ends. */
 export async function changePassword(ctx: ServiceContext, user: SignedInUser, input: { current: string; next: string }): Promise<void> {
-  const { db, clock } = ctx;
+  const { clock } = ctx;
   await checkPasswordChange(ctx, user, input);
-  await repo.updateUserPassword(db, user.userId, await hashPassword(input.next), isoNow(clock));
-  await repo.deleteSessionsOfUser(db, user.userId, user.sessionId);
+  const passwordHash = await hashPassword(input.next);
+  await withAudit(ctx, ownAccount(user), { action: 'user.password_changed', targetId: user.userId }, async (trx) => {
+    await repo.updateUserPassword(trx, user.userId, passwordHash, isoNow(clock));
+    await repo.deleteSessionsOfUser(trx, user.userId, user.sessionId);
+  });
 }
 
 /**
@@ -187,11 +230,13 @@ export async function changePassword(ctx: ServiceContext, user: SignedInUser, in
  * Another name → validation_error on `time_zone`. Returns the zone saved (null: the browser's).
  */
 export async function setTimeZone(ctx: ServiceContext, user: SignedInUser, input: { time_zone: string }): Promise<string | null> {
-  const { db, clock } = ctx;
+  const { clock } = ctx;
   const given = input.time_zone.trim();
   const zone = given === '' ? null : canonicalTimeZone(given);
   if (zone === undefined) throw validationError('time_zone', 'Choose a time zone from the list, such as Europe/Berlin');
-  await repo.updateUserTimeZone(db, user.userId, zone, isoNow(clock));
+  await withAudit(ctx, ownAccount(user), { action: 'user.time_zone_changed', targetId: user.userId, details: { time_zone: zone } }, (trx) =>
+    repo.updateUserTimeZone(trx, user.userId, zone, isoNow(clock)),
+  );
   return zone;
 }
 
@@ -202,8 +247,12 @@ export async function setPassword(ctx: ServiceContext, actor: AccountActor, inpu
   requireNewPassword(input.password);
   const user = await accountsRepo.findUserByEmail(db, input.email.trim().toLowerCase());
   if (!user) throw new ApiError('not_found', `User ${input.email} not found`);
-  await repo.updateUserPassword(db, user.id, await hashPassword(input.password), isoNow(clock));
-  const [result] = await repo.deleteSessionsOfUser(db, user.id);
+  const passwordHash = await hashPassword(input.password);
+  const entry = { action: 'user.password_set', targetId: user.id, workspace: { userId: user.id, organizationId: null } } as const;
+  const [result] = await withAudit(ctx, actor, entry, async (trx) => {
+    await repo.updateUserPassword(trx, user.id, passwordHash, isoNow(clock));
+    return repo.deleteSessionsOfUser(trx, user.id);
+  });
   return { id: user.id, email: user.email, sessions_ended: Number(result?.numDeletedRows ?? 0) };
 }
 

@@ -48,7 +48,6 @@ export const AUDIT_ACTIONS = [
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',
-  'webhook.secret_rotated',
   'webhook.tested',
   'delivery.retried',
   'share.created',

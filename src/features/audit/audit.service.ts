@@ -1,10 +1,13 @@
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
+import { transaction } from '../../db/transaction.js';
 import type { AuditLogTable, Environment } from '../../db/schema.js';
+import { checkFields, forbidden, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
+import { csvField } from '../../lib/csv.js';
 import { newId } from '../../lib/ids.js';
 import { networkOf } from '../../lib/ip.js';
-import type { AuditAction } from './actions.js';
+import { isAuditAction, type AuditAction } from './actions.js';
 import * as repo from './audit.repository.js';
 
 /**
@@ -84,4 +87,165 @@ export async function recordAudit(ctx: ServiceContext, db: Db, actor: AuditActor
     request_id: origin?.requestId ?? null,
     details: entry.details ? JSON.stringify(entry.details) : null,
   });
+}
+
+/** One write and its entry in one transaction: for a change that is a single write. */
+export function withAudit<T>(ctx: ServiceContext, actor: AuditActor, entry: AuditEntry, write: (trx: Db) => Promise<T>): Promise<T> {
+  return transaction(ctx.db, async (trx) => {
+    const result = await write(trx);
+    await recordAudit(ctx, trx, actor, entry);
+    return result;
+  });
+}
+
+/** Who reads a log: a person as the API or the dashboard made them, with their plan and permissions. */
+export interface AuditReader extends AuditPerson {
+  plan: string;
+  permissions: readonly string[];
+}
+
+/** The filters of a read: each optional; `from` and `to` are dates (YYYY-MM-DD, `to` inclusive) or ISO 8601 times. */
+export interface AuditQuery {
+  actor?: string;
+  action?: string;
+  from?: string;
+  to?: string;
+  /** The instance owner's whole-instance view (every workspace's entries and the instance's own). */
+  instance?: boolean;
+}
+
+/** An entry as the API and the dashboard show it. */
+export interface AuditEntryView {
+  id: string;
+  created_at: string;
+  action: string;
+  actor: { type: AuditLogTable['actor_type']; id: string | null; name: string | null };
+  target_id: string | null;
+  ip: string | null;
+  request_id: string | null;
+  environment: Environment | null;
+  organization_id: string | null;
+  user_id: string | null;
+  details: Record<string, unknown> | null;
+}
+
+function toEntryView(row: AuditLogTable): AuditEntryView {
+  return {
+    id: row.id,
+    created_at: row.created_at,
+    action: row.action,
+    actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
+    target_id: row.target_id,
+    ip: row.ip,
+    request_id: row.request_id,
+    environment: row.environment,
+    organization_id: row.organization_id,
+    user_id: row.owner_id,
+    details: row.details ? (JSON.parse(row.details) as Record<string, unknown>) : null,
+  };
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A bound as an ISO instant: a date's midnight UTC (`to`: the next day's, so the date is included), or a time as given. */
+function bound(value: string | undefined, field: 'from' | 'to'): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = Date.parse(DATE.test(value) ? `${value}T00:00:00.000Z` : value);
+  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw validationError(field, `${field} must be a date (YYYY-MM-DD) or an ISO 8601 time`);
+  }
+  return new Date(DATE.test(value) && field === 'to' ? ms + 86_400_000 : ms).toISOString();
+}
+
+/**
+ * Whose log the reader sees, or a refusal. An API key: the Enterprise plan and `audit:read`
+ * (analytics:read is not enough), its workspace's log. A dashboard user: their own space's log,
+ * an organization's when they own or administer it, the whole instance's when they own it.
+ */
+async function workspaceToRead(ctx: ServiceContext, reader: AuditReader, instance: boolean | undefined): Promise<repo.AuditWorkspace> {
+  if (reader.key) {
+    if (reader.plan !== 'enterprise') throw forbidden('The audit log requires the Enterprise plan');
+    if (!reader.permissions.includes('audit:read')) throw forbidden('This API key lacks the audit:read permission');
+  } else if (instance) {
+    if (!(await repo.isInstanceOwner(ctx.db, reader.userId))) throw forbidden('Only the instance owner sees the whole instance’s log');
+    return 'instance';
+  }
+  if (!reader.organizationId) return { userId: reader.userId };
+  if (!reader.key) {
+    const role = await repo.roleInOrganization(ctx.db, reader.organizationId, reader.userId);
+    if (role !== 'owner' && role !== 'admin') throw forbidden('Only an owner or admin of the organization sees its audit log');
+  }
+  return { organizationId: reader.organizationId };
+}
+
+async function readFilters(ctx: ServiceContext, reader: AuditReader, query: AuditQuery) {
+  const { workspace, action, from, to } = await checkFields({
+    workspace: () => workspaceToRead(ctx, reader, query.instance),
+    action: () => {
+      if (query.action && !isAuditAction(query.action)) throw validationError('action', `unknown action "${query.action}"`);
+      return query.action || undefined;
+    },
+    from: () => bound(query.from, 'from'),
+    to: () => bound(query.to, 'to'),
+  });
+  return { workspace, filters: { action, from, to, actor: query.actor?.trim() || undefined } };
+}
+
+/** A page of the reader's log, newest first, with the number of entries the filters match. */
+export async function listAuditLog(ctx: ServiceContext, reader: AuditReader, query: AuditQuery & { limit: number; offset: number }) {
+  const { workspace, filters } = await readFilters(ctx, reader, query);
+  const [total, rows] = await Promise.all([
+    repo.countEntries(ctx.db, workspace, filters),
+    repo.listEntries(ctx.db, workspace, filters, { limit: query.limit, offset: query.offset }),
+  ]);
+  return { total, entries: rows.map(toEntryView) };
+}
+
+export const AUDIT_CSV_HEADER =
+  'created_at,action,actor_type,actor_id,actor_name,target_id,ip,request_id,environment,organization_id,user_id,details';
+const CSV_BATCH = 500;
+
+/**
+ * The reader's log as CSV, newest first, read in batches as it is sent (never the whole log in
+ * memory). Every cell goes through csvField: an email or a key's name is anyone's text.
+ */
+export async function auditLogCsv(ctx: ServiceContext, reader: AuditReader, query: AuditQuery): Promise<AsyncIterable<string>> {
+  const { workspace, filters } = await readFilters(ctx, reader, query);
+  return (async function* () {
+    yield `${AUDIT_CSV_HEADER}\n`;
+    let before: { created_at: string; id: string } | undefined;
+    for (;;) {
+      const rows = await repo.listEntries(ctx.db, workspace, filters, { limit: CSV_BATCH, before });
+      for (const row of rows) {
+        const cells = [
+          row.created_at,
+          row.action,
+          row.actor_type,
+          row.actor_id,
+          row.actor_name,
+          row.target_id,
+          row.ip,
+          row.request_id,
+          row.environment,
+          row.organization_id,
+          row.owner_id,
+          row.details,
+        ];
+        yield `${cells.map((cell) => csvField(cell ?? '')).join(',')}\n`;
+      }
+      if (rows.length < CSV_BATCH) return;
+      before = rows[rows.length - 1];
+    }
+  })();
+}
+
+/** Deletes entries older than AUDIT_RETENTION_DAYS, `batch` at a time (short transactions); how many went. */
+export async function purgeAuditLog(ctx: ServiceContext, options: { retentionDays: number; batch: number }): Promise<number> {
+  const cutoff = new Date(ctx.clock.now().getTime() - options.retentionDays * 86_400_000).toISOString();
+  let deleted = 0;
+  for (;;) {
+    const count = await repo.deleteEntriesBefore(ctx.db, cutoff, options.batch);
+    deleted += count;
+    if (count < options.batch) return deleted;
+  }
 }

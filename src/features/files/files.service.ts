@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { refusePrivateHost } from '../../lib/outbound.js';
 import { countCreatedInScope, PLAN_LIMITS, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { emit, eventOf, type FilePayload } from '../events/index.js';
+import { recordAudit } from '../audit/index.js';
 import { baseUrlFor, bumpPageVersion, requireTag, requireWritable, tagSummary, type TagRow } from '../tags/index.js';
 import { bodyError, fetchUrl, type FetchOptions } from './fetch-url.js';
 import { extensionOf, ruleForMime, ruleForName, verifyContent, type TypeRule } from './file-types.js';
@@ -73,6 +74,8 @@ function accountOf(row: { owner_id: string; organization_id: string | null }): s
 
 /** Who uploads where, under which limits. Built before any byte of the body is read. */
 export interface UploadTarget {
+  /** Who uploads: the audit log's actor of file.uploaded. */
+  actor: Actor;
   tag: TagRow;
   maxBytes: number;
   storageLimit: number;
@@ -107,7 +110,7 @@ export async function prepareUpload(
   requireWritable(tag, actor);
   const { usedBytes, limitBytes, maxFileBytes } = await storageOf(ctx, actor, tag);
   if (usedBytes >= limitBytes) throw storageExceeded();
-  return { tag, maxBytes: maxFileBytes, storageLimit: limitBytes, storageLeft: limitBytes - usedBytes };
+  return { actor, tag, maxBytes: maxFileBytes, storageLimit: limitBytes, storageLeft: limitBytes - usedBytes };
 }
 
 /** A file received and checked, waiting in a temp file to be committed or discarded. */
@@ -200,6 +203,7 @@ export async function commitUpload(
       if (!(await repo.reserveStorage(trx, accountOf(tag), tag.environment, row.size, target.storageLimit, now))) throw storageExceeded();
       await repo.insertFile(trx, row);
       await emit(trx, eventOf(tag, 'file.uploaded', { tag: tagSummary(tag), file: view }, now));
+      await recordAudit(ctx, trx, target.actor, { action: 'file.uploaded', targetId: row.id, environment: row.environment });
     });
   } catch (error) {
     await ctx.blobs.delete(row.id);
@@ -325,6 +329,7 @@ export async function updateFile(
   await transaction(ctx.db, async (trx) => {
     await repo.updateFileRow(trx, file.id, { ...changes, updated_at: updated.updated_at });
     await bumpPageVersion(trx, file.tag_id);
+    await recordAudit(ctx, trx, actor, { action: 'file.updated', targetId: file.id, environment: file.environment });
   });
   return toFileView(ctx.config, updated);
 }
@@ -338,6 +343,7 @@ export async function deleteFile(ctx: ServiceContext, actor: Actor, { id: fileId
     if (!(await repo.deleteFileRow(trx, ctx, file.id))) return false;
     await repo.releaseStorage(trx, accountOf(file), file.environment, file.size, now);
     await emit(trx, eventOf(tag, 'file.deleted', { tag: tagSummary(tag), file: toFileView(ctx.config, file) }, now));
+    await recordAudit(ctx, trx, actor, { action: 'file.deleted', targetId: file.id, environment: file.environment });
     return true;
   });
   if (!deleted) throw notFound('File');

@@ -2,11 +2,13 @@ import type { ServiceContext } from '../../context.js';
 import { isForeignKeyViolation } from '../../db/database.js';
 import type { FoldersTable } from '../../db/schema.js';
 import { checkFields, invalidRequest, validationError } from '../../errors.js';
+import { transaction } from '../../db/transaction.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import * as repo from './folders.repository.js';
+import { recordAudit } from '../audit/index.js';
 
 export interface FolderView {
   id: string;
@@ -44,7 +46,10 @@ export async function createFolder(ctx: ServiceContext, actor: Actor, input: { n
     created_at: now,
     updated_at: now,
   };
-  await repo.insertFolder(ctx.db, row);
+  await transaction(ctx.db, async (trx) => {
+    await repo.insertFolder(trx, row);
+    await recordAudit(ctx, trx, actor, { action: 'folder.created', targetId: row.id, environment: row.environment });
+  });
   return toFolderView(row);
 }
 
@@ -72,7 +77,10 @@ export async function updateFolder(ctx: ServiceContext, actor: Actor, input: { i
   const changes: Partial<FoldersTable> = { updated_at: isoNow(ctx.clock) };
   if (name !== undefined) changes.name = name;
   if (input.parent_id !== undefined) changes.parent_id = input.parent_id;
-  await repo.updateFolderRow(ctx.db, folder.id, changes);
+  await transaction(ctx.db, async (trx) => {
+    await repo.updateFolderRow(trx, folder.id, changes);
+    await recordAudit(ctx, trx, actor, { action: 'folder.updated', targetId: folder.id, environment: folder.environment });
+  });
   return toFolderView({ ...folder, ...changes });
 }
 
@@ -92,7 +100,10 @@ async function rejectCycle(ctx: ServiceContext, scope: Scope, folderId: string, 
 export async function deleteFolder(ctx: ServiceContext, actor: Actor, input: { id: string }): Promise<void> {
   const folder = requireAccess(await repo.findFolder(ctx.db, input.id), scopeOf(actor), 'Folder');
   try {
-    await repo.deleteFolderRow(ctx.db, folder.id);
+    await transaction(ctx.db, async (trx) => {
+      await repo.deleteFolderRow(trx, folder.id);
+      await recordAudit(ctx, trx, actor, { action: 'folder.deleted', targetId: folder.id, environment: folder.environment });
+    });
   } catch (error) {
     if (!isForeignKeyViolation(error)) throw error;
     if ((await repo.countChildFolders(ctx.db, folder.id)) > 0) {

@@ -9,6 +9,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, isShortId, newId, randomBase62 } from '../../lib/ids.js';
+import { recordAudit } from '../audit/index.js';
 import { emit, eventOf, type QrPayload, type TagPayload, type TagSummary } from '../events/index.js';
 import { requireOwnFolder } from '../folders/index.js';
 import { checkChosenShortId, shortIdTaken, takenFrom } from './addresses.js';
@@ -237,6 +238,7 @@ async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: 
   await repo.insertTag(trx, row);
   const view = toTagView(ctx.config, { ...row, owner_email: actor.email });
   await emit(trx, eventOf(row, 'tag.created', { tag: view }, now));
+  await recordAudit(ctx, trx, actor, { action: 'tag.created', targetId: id, environment: row.environment });
   return freshRead(ctx, view, row);
 }
 
@@ -431,6 +433,12 @@ export async function updateTag(
       await takeChosenShortId(trx, tag.id, fields.short_id, now, 'short_id');
     await repo.updateTagRow(trx, tag.id, changes);
     await emit(trx, eventOf(tag, 'tag.updated', { tag: view }, now));
+    await recordAudit(ctx, trx, actor, {
+      action: 'tag.updated',
+      targetId: tag.id,
+      environment: tag.environment,
+      details: { fields: Object.keys(input).join(',') },
+    });
   });
   return freshRead(ctx, view, tag);
 }
@@ -454,23 +462,26 @@ export async function previewTag(
 export async function deleteTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): Promise<void> {
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
-  await removeTag(ctx, tag, { announce: true });
+  await removeTag(ctx, tag, actor);
 }
 
 /**
  * The one deletion of a tag: what other features keep for it (its files, its analytics), then
- * its row, in one transaction. `announce` emits tag.deleted; expired sandbox data goes silently.
+ * its row, in one transaction. Deleted `by` someone, it emits tag.deleted and is audited;
+ * expired sandbox data (no one) goes silently.
  * Before it, each feature deletes what may go early in short transactions of its own (a tag's
  * raw views: hundreds of thousands of rows in one transaction held SQLite, and with it the
  * server's one thread, for seconds); the tag's row goes last, so a deletion cut short leaves a
  * whole tag that can be deleted again.
  */
-async function removeTag(ctx: ServiceContext, tag: repo.TagRow, options: { announce: boolean }): Promise<void> {
+async function removeTag(ctx: ServiceContext, tag: repo.TagRow, by: Actor | undefined): Promise<void> {
   for (const dependent of ctx.tagDependents) await dependent.deleteBeforeTag?.(ctx, tag);
   await transaction(ctx.db, async (trx) => {
     for (const dependent of ctx.tagDependents) await dependent.deleteWithTag(ctx, trx, tag);
     await repo.deleteTagRow(trx, tag.id);
-    if (options.announce) await emit(trx, eventOf(tag, 'tag.deleted', { tag: tagSummary(tag) }, isoNow(ctx.clock)));
+    if (!by) return;
+    await emit(trx, eventOf(tag, 'tag.deleted', { tag: tagSummary(tag) }, isoNow(ctx.clock)));
+    await recordAudit(ctx, trx, by, { action: 'tag.deleted', targetId: tag.id, environment: tag.environment });
   });
 }
 
@@ -479,7 +490,7 @@ export async function purgeTestTagsCreatedBefore(ctx: ServiceContext, before: st
   const ids = await repo.findTestTagIdsCreatedBefore(ctx.db, before);
   for (const id of ids) {
     const tag = await repo.findTagById(ctx.db, id);
-    if (tag) await removeTag(ctx, tag, { announce: false });
+    if (tag) await removeTag(ctx, tag, undefined);
   }
   return ids.length;
 }

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { isPrivateHost, refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
 import { PLAN_LIMITS, requireAccess, scopeOf, type Actor } from '../accounts/index.js';
 import { eventSamples, type EventType } from '../events/index.js';
+import { recordAudit } from '../audit/index.js';
 import { lockAccount } from '../../db/locks.js';
 import * as repo from './webhooks.repository.js';
 import { postJson, type SendResult } from './sender.js';
@@ -182,6 +183,7 @@ export async function createWebhook(
       }
     }
     await repo.insertWebhook(trx, row);
+    await recordAudit(ctx, trx, actor, { action: 'webhook.created', targetId: row.id, environment: row.environment });
   });
   return toWebhookView(ctx, row);
 }
@@ -211,7 +213,11 @@ export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...
   if (checked.secret !== undefined) changes.secret = checked.secret;
   if (checked.headers !== undefined) changes.headers = JSON.stringify(checked.headers);
   if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
-  await repo.updateWebhookRow(ctx.db, row.id, changes);
+  await transaction(ctx.db, async (trx) => {
+    await repo.updateWebhookRow(trx, row.id, changes);
+    const details = { fields: Object.keys(input).join(',') };
+    await recordAudit(ctx, trx, actor, { action: 'webhook.updated', targetId: row.id, environment: row.environment, details });
+  });
   return { ...toWebhookView(ctx, { ...row, ...changes }), stats: await repo.webhookStats(ctx.db, row.id) };
 }
 
@@ -223,7 +229,10 @@ export function rotateWebhookSecret(ctx: ServiceContext, actor: Actor, { id }: {
 /** Deleting a webhook removes its deliveries too, so pending ones are never sent. */
 export async function deleteWebhook(ctx: ServiceContext, actor: Actor, { id }: { id: string }): Promise<void> {
   const row = await requireWebhook(ctx.db, actor, id);
-  await repo.deleteWebhookRow(ctx.db, row.id);
+  await transaction(ctx.db, async (trx) => {
+    await repo.deleteWebhookRow(trx, row.id);
+    await recordAudit(ctx, trx, actor, { action: 'webhook.deleted', targetId: row.id, environment: row.environment });
+  });
 }
 
 export async function listDeliveries(
@@ -409,7 +418,15 @@ export async function sendTestEvent(ctx: ServiceContext, actor: Actor, { webhook
     ...newDelivery(webhook.id, { id: eventId, type: event, payload }, now, { test: true }),
     claimed_until: manualLeaseEnd(ctx, now),
   };
-  await repo.insertDelivery(ctx.db, delivery);
+  await transaction(ctx.db, async (trx) => {
+    await repo.insertDelivery(trx, delivery);
+    await recordAudit(ctx, trx, actor, {
+      action: 'webhook.tested',
+      targetId: webhook.id,
+      environment: webhook.environment,
+      details: { event, delivery_id: delivery.id },
+    });
+  });
   const result = await sendAttempt(ctx, webhook, delivery);
   const recorded = await recordAttempt(ctx, delivery, result, false);
   return {
@@ -436,9 +453,12 @@ export async function retryDelivery(
   const { webhook, delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   if (delivery.status !== 'failed') throw invalidRequest(`Only failed deliveries can be retried; this one is ${delivery.status}`);
   const now = isoNow(ctx.clock);
-  if (!(await repo.claimFailedDelivery(ctx.db, delivery.id, { now, leaseUntil: manualLeaseEnd(ctx, now) }))) {
-    throw invalidRequest('Only failed deliveries can be retried; this one is being retried already');
-  }
+  const claimed = await transaction(ctx.db, async (trx) => {
+    if (!(await repo.claimFailedDelivery(trx, delivery.id, { now, leaseUntil: manualLeaseEnd(ctx, now) }))) return false;
+    await recordAudit(ctx, trx, actor, { action: 'delivery.retried', targetId: delivery.id, environment: webhook.environment });
+    return true;
+  });
+  if (!claimed) throw invalidRequest('Only failed deliveries can be retried; this one is being retried already');
   const result = await sendAttempt(ctx, webhook, delivery);
   return withAttempts(ctx.db, await recordAttempt(ctx, delivery, result, false));
 }
