@@ -5,7 +5,7 @@ import type { WindowRule } from '../../lib/rate-limit/window.js';
 import { renderMessage } from '../components/message.js';
 import { csrfFor, field, html, queryParam, seeOther, submitForm, type Screen } from '../screen.js';
 import { renderForgotPassword, renderLinkProblem, renderResetPassword, renderVerifyEmail } from './password-reset.js';
-import { TOO_MANY } from './sign-in.routes.js';
+import { TOO_MANY } from './throttle.js';
 
 const HOUR = 60 * 60 * 1000;
 /** Reset links asked for per client address in an hour: beyond, the form answers 429. */
