@@ -10,6 +10,7 @@ import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { Services } from '../services.js';
 import { analyticsRoutes } from './analytics.js';
 import { analyticsShareRoutes } from './analytics-shares.js';
+import { auditLogRoutes } from './audit-log.js';
 import { fileRoutes } from './files.js';
 import { folderRoutes } from './folders.js';
 import { meRoutes } from './me.js';
@@ -65,6 +66,7 @@ export async function registerApi(app: FastifyInstance, services: Services): Pro
       await v1.register(webhookRoutes(services));
       await v1.register(analyticsRoutes(services));
       await v1.register(analyticsShareRoutes(services));
+      await v1.register(auditLogRoutes(services));
     },
     { prefix: '/v1' },
   );

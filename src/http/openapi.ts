@@ -297,6 +297,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         { name: 'Files', description: 'Files attached to tags: uploads, downloads, image variants' },
         { name: 'Webhooks', description: 'Webhook subscriptions and their deliveries' },
         { name: 'Analytics', description: 'Views, reports, access logs and exports' },
+        { name: 'Audit log', description: 'Who changed what: every change through the API, the dashboard and the command line' },
         { name: 'Events', description: 'The bodies the service POSTs to webhook receivers' },
       ],
       components: {

@@ -38,7 +38,7 @@ describe('tagsvc command line', () => {
     const created = await cli('key', 'create', '--email', email, '--name', 'sandbox', '--test');
     expect(created.key).toMatch(/^svc_test_/);
     expect(created.environment).toBe('test');
-    expect(created.permissions).toHaveLength(8);
+    expect(created.permissions).toHaveLength(9);
   });
 
   it('disable takes effect on the next request, enable restores the key', async () => {

@@ -8,6 +8,8 @@ export const PERMISSIONS = [
   'webhooks:read',
   'webhooks:write',
   'analytics:read',
+  // The audit log (GET /v1/audit-log): who changed what; analytics:read does not give it.
+  'audit:read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
