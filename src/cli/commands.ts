@@ -130,7 +130,7 @@ function addOrganizationCommands(program: Command): void {
   )
     .requiredOption('--org <id>', 'the organization’s id (org_…)')
     .requiredOption('--email <email>', 'the user’s email address')
-    .requiredOption('--role <role>', 'admin or member');
+    .requiredOption('--role <role>', 'admin, editor or viewer');
 }
 
 function addKeyCommands(program: Command): void {

@@ -1,13 +1,31 @@
 import formbody from '@fastify/formbody';
 import { parseCookie as parseCookies } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findSignedInUser, hasAnyUser, PENDING_SIGN_IN_COOKIE, SESSION_COOKIE, type SignedInUser } from '../features/accounts/index.js';
+import {
+  actorOfUser,
+  findSignedInUser,
+  hasAnyUser,
+  PENDING_SIGN_IN_COOKIE,
+  SESSION_COOKIE,
+  type Permission,
+  type SignedInUser,
+} from '../features/accounts/index.js';
 import { ApiError, InsufficientStorage, isOutsideFault } from '../errors.js';
 import { logOutsideFault } from '../http/error-handler.js';
 import { fieldWithNul } from '../lib/text-fields.js';
 import { assetRoutes } from './assets.js';
 import type { ServiceContext } from '../context.js';
-import { csrfFor, field, html, seeOther, sentence, type DashboardRequestState, type Screen, type ScreenContext } from './screen.js';
+import {
+  csrfFor,
+  field,
+  html,
+  seeOther,
+  sentence,
+  signedInUser,
+  type DashboardRequestState,
+  type Screen,
+  type ScreenContext,
+} from './screen.js';
 import { accountScreen } from './account/account.routes.js';
 import { TWO_FACTOR_PATH, twoFactorScreen } from './account/two-factor.routes.js';
 import { adminArea, adminScreen } from './admin/admin.routes.js';
@@ -38,6 +56,21 @@ import { renderMessage } from './components/message.js';
 const PUBLIC_SCREENS: Screen[] = [signInScreens, secondFactorScreens, passwordResetScreens];
 
 /**
+ * A screen only a workspace whose permissions hold `permission` reaches: to a member whose role
+ * lacks it (an editor's webhooks), its pages answer 404 as pages that do not exist, before any
+ * service is asked (which would refuse with 403).
+ */
+function needs(permission: Permission, screen: Screen): Screen {
+  return (app, context) =>
+    app.register(async (scope) => {
+      scope.addHook('preHandler', async (request) => {
+        if (!actorOfUser(signedInUser(request)).permissions.includes(permission)) throw new ApiError('not_found', 'Page not found');
+      });
+      screen(scope, context);
+    });
+}
+
+/**
  * Every screen of a signed-in user; a new one is registered here and, when it has a page of its
  * own, in NAV_ITEMS (components/layout.tsx).
  */
@@ -52,7 +85,7 @@ const SIGNED_IN_SCREENS: Screen[] = [
   tagQrScreen,
   analyticsScreen,
   sharesScreen,
-  webhooksScreen,
+  needs('webhooks:read', webhooksScreen),
   keysScreen,
   organizationsScreen,
   accountScreen,

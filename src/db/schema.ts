@@ -9,7 +9,7 @@ import type { ColumnType, Generated } from 'kysely';
 export type Plan = 'free' | 'pro' | 'enterprise';
 export type Environment = 'live' | 'test';
 export type KeyScope = 'personal' | 'organization';
-export type OrgRole = 'owner' | 'admin' | 'member';
+export type OrgRole = 'owner' | 'admin' | 'editor' | 'viewer';
 
 export interface UsersTable {
   id: string;

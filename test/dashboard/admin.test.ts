@@ -238,7 +238,7 @@ describe('dashboard admin area', () => {
   it('lists every organization with its owner, members and plan', async () => {
     const actor = accounts.actorOfUser({ ...alice, plan: 'pro' });
     const org = await accounts.createOrganization(t.services, actor, { name: 'Acme <Labs>' });
-    await accounts.addMember(t.services, actor, { organizationId: org.id, email: bob.email, role: 'member' });
+    await accounts.addMember(t.services, actor, { organizationId: org.id, email: bob.email, role: 'viewer' });
 
     const { context, page } = await newPage(holder.browser, { viewport: { width: 1280, height: 900 } });
     await signInBrowser(page, t.baseUrl, owner.email);

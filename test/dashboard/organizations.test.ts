@@ -43,10 +43,10 @@ describe('dashboard organizations', () => {
     await expect(page.locator('.field-error', { hasText: 'No account has this email.' }).isVisible()).resolves.toBe(true);
 
     await page.getByLabel('Email').fill(bob.email);
-    await page.getByLabel('Role').selectOption('member');
+    await page.getByLabel('Role').selectOption('viewer');
     await page.getByRole('button', { name: 'Add member' }).click();
     await page.waitForURL(`${orgUrl}?done=added`);
-    await expect(memberRow(page, bob.email).getByText('Member', { exact: true }).first().isVisible()).resolves.toBe(true);
+    await expect(memberRow(page, bob.email).getByText('Viewer', { exact: true }).first().isVisible()).resolves.toBe(true);
     await expect(memberRow(page, alice.email).getByText('Owner').first().isVisible()).resolves.toBe(true);
 
     await memberRow(page, bob.email).getByLabel(`Change ${bob.email} to`).selectOption('admin');
@@ -74,7 +74,7 @@ describe('dashboard organizations', () => {
   it('an admin creates an organization key on the API Keys page; a member is not offered it and a forged POST is refused', async () => {
     const org = await accounts.createOrganization(t.services, actorOf(alice), { name: 'Keys Inc' });
     await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
-    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: carol.email, role: 'member' });
+    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: carol.email, role: 'viewer' });
 
     const { context, page } = await newPage(holder.browser);
     await signInBrowser(page, t.baseUrl, bob.email);
@@ -117,7 +117,7 @@ describe('dashboard organizations', () => {
     const refused = await post(t, `/dashboard/organizations/${org.id}/members`, jar, {
       _csrf: csrfOf(form),
       email: bob.email,
-      role: 'member',
+      role: 'viewer',
     });
     expect(refused.status).toBe(403);
   });
@@ -125,7 +125,7 @@ describe('dashboard organizations', () => {
   it('an admin renames the organization; the owner hands it over and stays as an admin', async () => {
     const org = await accounts.createOrganization(t.services, actorOf(alice), { name: 'Old Name' });
     await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: bob.email, role: 'admin' });
-    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: carol.email, role: 'member' });
+    await accounts.addMember(t.services, actorOf(alice), { organizationId: org.id, email: carol.email, role: 'viewer' });
     const orgUrl = `${t.baseUrl}/dashboard/organizations/${org.id}`;
 
     const { context, page } = await newPage(holder.browser);
@@ -191,7 +191,7 @@ describe('dashboard organizations', () => {
     for (const [path, fields] of [
       [`/dashboard/keys/${key.id}/disable`, {}],
       [`/dashboard/organizations/${org.id}/members`, { email: mallory.email, role: 'admin' }],
-      [`/dashboard/organizations/${org.id}/members/${alice.userId}/role`, { role: 'member' }],
+      [`/dashboard/organizations/${org.id}/members/${alice.userId}/role`, { role: 'viewer' }],
       [`/dashboard/organizations/${org.id}/name`, { name: 'Taken' }],
       [`/dashboard/organizations/${org.id}/owner`, { user_id: mallory.userId, confirmed: 'yes' }],
     ] as const) {

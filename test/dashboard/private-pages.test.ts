@@ -34,7 +34,7 @@ describe('private and organization tag pages', () => {
   beforeAll(async () => {
     privateTag = await createTag(owner.key, 'Owner only', 'private');
     const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: owner.email, plan: 'pro' });
-    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: member.email, role: 'member' });
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: member.email, role: 'viewer' });
     const orgKey = await createKey(t, owner.email, { organizationId: org.id });
     orgTag = await createTag(orgKey.key, 'Acme only', 'organization');
     // A short id no tag has: a deleted tag's.

@@ -19,7 +19,7 @@ describe('dashboard workspaces', () => {
     [alice, bob] = [await createAccount(t, 'pro'), await createAccount(t, 'pro')];
     // The operator puts the organization on Enterprise: its plan, not Alice's, governs in it.
     org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme', ownerEmail: alice.email, plan: 'enterprise' });
-    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: bob.email, role: 'member' });
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: bob.email, role: 'viewer' });
   });
 
   const titlesFor = async (key: string) =>
@@ -108,11 +108,16 @@ describe('dashboard workspaces', () => {
     await context.close();
   });
 
-  it('a plain member is not offered the organization, and cannot choose it by a forged form or cookie', async () => {
+  it('someone outside the organization is not offered it, and cannot choose it by a forged form or cookie', async () => {
     const ownerKey = (await createKey(t, alice.email, { organizationId: org.id })).key;
     await request(t, 'POST', '/v1/tags', { key: ownerKey, body: { title: 'Acme internal' } });
+    // A viewer is offered it and reads its tags; an outsider is not.
+    const bobs = await signInHttp(t, bob.email);
+    bobs.cookies.set('tagsvc_workspace', `live:${org.id}`);
+    expect((await get(t, '/dashboard/tags', bobs)).text).toContain('Acme internal');
 
-    const jar = await signInHttp(t, bob.email);
+    const outsider = await createAccount(t, 'pro');
+    const jar = await signInHttp(t, outsider.email);
     const page = await get(t, '/dashboard/tags', jar);
     expect(page.text).not.toContain(org.id);
     const forged = await post(t, '/dashboard/workspace', jar, {

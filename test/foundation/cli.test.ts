@@ -91,7 +91,7 @@ describe('tagsvc command line', () => {
     const org = await cli('org', 'create', '--name', 'Acme', '--owner', email, '--plan', 'enterprise');
     expect(org).toMatchObject({ name: 'Acme', plan: 'enterprise', owner: { email } });
     await cli('org', 'add-member', '--org', org.id, '--email', 'admin@example.com', '--role', 'admin');
-    await cli('org', 'add-member', '--org', org.id, '--email', 'member@example.com', '--role', 'member');
+    await cli('org', 'add-member', '--org', org.id, '--email', 'member@example.com', '--role', 'editor');
     const byAdmin = await cli('key', 'create', '--email', 'admin@example.com', '--name', 'org key', '--org', org.id);
     expect(byAdmin.scope).toBe('organization');
     const me = await request(t, 'GET', '/v1/me', { key: byAdmin.key });

@@ -27,12 +27,12 @@ describe('organizations and keys administered by users', () => {
   it('lets a user found an organization and run its membership; outsiders see nothing', async () => {
     const org = await accounts.createOrganization(t.services, actor(alice), { name: 'Acme' });
     expect(org.plan).toBe('pro');
-    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: bob.email, role: 'member' });
+    await accounts.addMember(t.services, actor(alice), { organizationId: org.id, email: bob.email, role: 'editor' });
     const read = await accounts.getOrganization(t.services, actor(bob), { organizationId: org.id });
-    expect(read.role).toBe('member');
+    expect(read.role).toBe('editor');
     expect(read.members.map((m) => [m.email, m.role])).toEqual([
       [alice.email, 'owner'],
-      [bob.email, 'member'],
+      [bob.email, 'editor'],
     ]);
     await expect(
       accounts.addMember(t.services, actor(bob), { organizationId: org.id, email: carol.email, role: 'admin' }),
@@ -46,8 +46,13 @@ describe('organizations and keys administered by users', () => {
       accounts.changeMemberRole(t.services, actor(carol), { organizationId: org.id, userId: bob.userId, role: 'admin' }),
     ).rejects.toMatchObject({ code: 'not_found' });
     await expect(
-      accounts.changeMemberRole(t.services, actor(alice), { organizationId: org.id, userId: alice.userId, role: 'member' }),
+      accounts.changeMemberRole(t.services, actor(alice), { organizationId: org.id, userId: alice.userId, role: 'viewer' }),
     ).rejects.toMatchObject({ code: 'validation_error' });
+    for (const role of ['owner', 'member', 'Editor']) {
+      await expect(
+        accounts.changeMemberRole(t.services, actor(alice), { organizationId: org.id, userId: bob.userId, role }),
+      ).rejects.toMatchObject({ code: 'validation_error', details: { field: 'role' } });
+    }
     expect((await accounts.listOrganizations(t.services, actor(carol))).map((o) => o.id)).not.toContain(org.id);
   });
 

@@ -1,10 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import type { SignedInUser } from '../../features/accounts/index.js';
+import { actorOfUser, administers, type SignedInUser } from '../../features/accounts/index.js';
 import { FAVICON_PATH } from '../../features/pages/index.js';
 import { assetPath } from '../assets.js';
 import { CsrfField } from './forms.js';
 import { workspaceValue, type Workspaces } from '../workspace/workspaces.js';
+import { ROLE_DESCRIPTIONS, ROLE_LABELS } from './roles.js';
 
 /** htmx may not inject its indicator <style> (the CSP forbids inline styles) nor evaluate code. */
 const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false });
@@ -14,7 +15,7 @@ export const NAV_ITEMS = [
   { href: '/dashboard', label: 'Home' },
   { href: '/dashboard/tags', label: 'Tags' },
   { href: '/dashboard/analytics', label: 'Analytics' },
-  { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/webhooks', label: 'Webhooks', needs: 'webhooks:read' },
   { href: '/dashboard/keys', label: 'API Keys' },
   { href: '/dashboard/organizations', label: 'Organizations' },
 ] as const;
@@ -24,8 +25,11 @@ const ACCOUNT_HREF = '/dashboard/account';
 /** The instance owner's Admin area (admin/admin.routes.ts): in the owner's nav only, last. */
 const ADMIN_NAV_ITEM = { href: '/dashboard/admin', label: 'Admin' } as const;
 
+/** The nav of a user in their workspace: a page their role there may not reach (`needs`) is left out. */
 function navItemsOf(user: SignedInUser) {
-  return user.isOwner ? [...NAV_ITEMS, ADMIN_NAV_ITEM] : NAV_ITEMS;
+  const { permissions } = actorOfUser(user);
+  const items = NAV_ITEMS.filter((item) => !('needs' in item) || permissions.includes(item.needs));
+  return user.isOwner ? [...items, ADMIN_NAV_ITEM] : items;
 }
 
 export interface PageContext {
@@ -168,6 +172,12 @@ function WorkspaceBar({ csrf, path, workspaces }: { csrf: string; path: string; 
           <p class="workspace-note">
             Test data: what you do here reaches only test keys’ data, never live pages. Test tags are deleted {workspaces.testDataDays} days
             after they are made.
+          </p>
+        )}
+        {current.organization && !administers(current.organization.role) && (
+          <p class="workspace-note">
+            You are {current.organization.role === 'editor' ? 'an' : 'a'} {ROLE_LABELS[current.organization.role].toLowerCase()} in{' '}
+            {current.organization.name}: {ROLE_DESCRIPTIONS[current.organization.role]}
           </p>
         )}
       </div>

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   actorOfUser,
   addMember,
+  administers,
   changeMemberRole,
   createOrganization,
   getOrganization,
@@ -147,7 +148,7 @@ export const organizationsScreen: Screen = (app, context) => {
     if (!isConfirmed(request.body)) {
       const org = await getOrganization(context, actorOfUser(user), { organizationId: id });
       const member = org.members.find((m) => m.user_id === userId);
-      if (!member || org.role === 'member') throw new ApiError('not_found', 'Member not found');
+      if (!member || !org.role || !administers(org.role)) throw new ApiError('not_found', 'Member not found');
       return askFirst(context, request, reply, user, '/dashboard/organizations', {
         title: `Remove ${member.email}?`,
         text: `They leave ${org.name}, and their API keys for it stop working at once.`,

@@ -1,22 +1,14 @@
-import type { SignedInUser } from '../../features/accounts/index.js';
+import { administers, type SignedInUser } from '../../features/accounts/index.js';
+import type { OrgRole } from '../../db/schema.js';
 import { Alert, ConfirmButton, CsrfField, ErrorSummary, Field, fieldId, SelectField } from '../components/forms.js';
 import { PlanBadge, renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, When } from '../components/table.js';
+import { RoleBadge, RoleGuide, ROLE_DESCRIPTIONS, ROLE_LABELS, ROLE_OPTIONS } from '../components/roles.js';
 
 type Context = PageContext & { user: SignedInUser };
 
-const ROLE_LABELS: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
-const ROLE_OPTIONS = [
-  { value: 'member', label: 'Member' },
-  { value: 'admin', label: 'Admin' },
-];
-
-function Role({ role }: { role: string }) {
-  return <span class={`badge badge-role-${role}`}>{ROLE_LABELS[role] ?? role}</span>;
-}
-
 export interface OrganizationsPage {
-  organizations: ReadonlyArray<{ id: string; name: string; plan: string; role: string; created_at: string }>;
+  organizations: ReadonlyArray<{ id: string; name: string; plan: string; role: OrgRole; created_at: string }>;
   form?: { name: string; errors: Record<string, string> };
 }
 
@@ -42,7 +34,7 @@ export function renderOrganizations(context: Context, page: OrganizationsPage): 
                     <a href={`/dashboard/organizations/${encodeURIComponent(org.id)}`}>{org.name}</a>
                   </th>
                   <td data-label="Your role">
-                    <Role role={org.role} />
+                    <RoleBadge role={org.role} />
                   </td>
                   <td data-label="Plan">
                     <PlanBadge plan={org.plan} />
@@ -84,8 +76,8 @@ export interface OrganizationPage {
     name: string;
     plan: string;
     created_at: string;
-    role: string | null;
-    members: ReadonlyArray<{ user_id: string; email: string; role: string; created_at: string }>;
+    role: OrgRole | null;
+    members: ReadonlyArray<{ user_id: string; email: string; role: OrgRole; created_at: string }>;
   };
   notice?: string;
   form?: { email: string; role: string; errors: Record<string, string> };
@@ -183,7 +175,7 @@ function MemberActions({
 /** /dashboard/organizations/{id}: members and roles; owners and admins manage them. */
 export function renderOrganization(context: Context, page: OrganizationPage): string {
   const { organization: org } = page;
-  const administers = org.role === 'owner' || org.role === 'admin';
+  const manages = org.role !== null && administers(org.role);
   const base = `/dashboard/organizations/${encodeURIComponent(org.id)}`;
   const errors = page.form?.errors ?? {};
   return renderAppPage(
@@ -195,25 +187,25 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
       </p>
       <h1>{org.name}</h1>
       <p class="lead">
-        <PlanBadge plan={org.plan} /> Your role: {ROLE_LABELS[org.role ?? ''] ?? 'None'}
+        <PlanBadge plan={org.plan} /> Your role: {org.role ? ROLE_LABELS[org.role] : 'None'}
       </p>
       {page.notice && <Alert kind="success">{page.notice}</Alert>}
       <div class="stack-cards">
         <section class="card" aria-labelledby="members-heading">
           <h2 id="members-heading">Members</h2>
-          <DataTable label="Members" headings={administers ? ['Email', 'Role', 'Since', 'Actions'] : ['Email', 'Role', 'Since']}>
+          <DataTable label="Members" headings={manages ? ['Email', 'Role', 'Since', 'Actions'] : ['Email', 'Role', 'Since']}>
             {org.members.map((member) => (
               <tr key={member.user_id}>
                 <th scope="row" data-label="Email">
                   {member.email}
                 </th>
                 <td data-label="Role">
-                  <Role role={member.role} />
+                  <RoleBadge role={member.role} />
                 </td>
                 <td data-label="Since">
                   <When at={member.created_at} />
                 </td>
-                {administers && (
+                {manages && (
                   <td data-label="Actions" class="cell-actions">
                     <MemberActions csrf={context.csrf} base={base} member={member} />
                   </td>
@@ -222,15 +214,16 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
             ))}
           </DataTable>
         </section>
-        {administers ? (
+        {manages ? (
           <section class="card" aria-labelledby="add-member-heading">
             <h2 id="add-member-heading">Add a member</h2>
-            <p>They need an account on this instance already. Admins manage members and the organization’s API keys.</p>
+            <p>They need an account on this instance already.</p>
+            <RoleGuide />
             <ErrorSummary errors={errors} intro="No member was added." order={['email', 'role']} />
             <form method="post" action={`${base}/members`} class="stack form-narrow">
               <CsrfField token={context.csrf} />
               <Field name="email" label="Email" type="email" autocomplete="off" value={page.form?.email} error={errors.email} />
-              <SelectField name="role" label="Role" options={ROLE_OPTIONS} value={page.form?.role ?? 'member'} error={errors.role} />
+              <SelectField name="role" label="Role" options={ROLE_OPTIONS} value={page.form?.role ?? 'editor'} error={errors.role} />
               <button type="submit" class="button button-primary">
                 Add member
               </button>
@@ -239,10 +232,13 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
         ) : (
           <section class="card" aria-labelledby="about-heading">
             <h2 id="about-heading">Your membership</h2>
-            <p>Members use the organization’s tags. Its owner and admins manage members and API keys.</p>
+            <p>
+              {org.role && ROLE_DESCRIPTIONS[org.role]} Choose “{org.name}” in the workspace switcher to work in it. Its owner and admins
+              manage members and API keys.
+            </p>
           </section>
         )}
-        {administers && <Settings csrf={context.csrf} base={base} page={page} />}
+        {manages && <Settings csrf={context.csrf} base={base} page={page} />}
       </div>
     </>,
   );

@@ -1,16 +1,12 @@
 import type { FastifyReply } from 'fastify';
-import { actorOfUser, listOrganizations, type Plan, type SignedInUser, type Workspace } from '../../features/accounts/index.js';
+import { actorOfUser, listOrganizations, type SignedInUser, type Workspace } from '../../features/accounts/index.js';
 import { cookieOptions, setCookie } from '../security.js';
 
 /** The cookie holding the chosen workspace: `live:personal`, `test:org_…` and so on. */
 export const WORKSPACE_COOKIE = 'tagsvc_workspace';
 
-/** An organization the user may act for in the dashboard. */
-export interface WorkspaceOrganization {
-  id: string;
-  name: string;
-  plan: Plan;
-}
+/** An organization the user may act for in the dashboard, with their role in it. */
+export type WorkspaceOrganization = NonNullable<Workspace['organization']>;
 
 /** The workspaces a page offers and the one it shows. */
 export interface Workspaces {
@@ -28,10 +24,10 @@ export function workspaceValue(workspace: { environment: Workspace['environment'
 }
 
 /**
- * The workspaces of a signed-in user: their own data and that of each organization they own or
- * administer (those whose keys they may make: a member acts for an organization only through a
- * key its owner or an admin gave them), each live or test. `chosen` is the cookie's value; one
- * naming anything else (a former organization, a forged value) gives the user's own live data.
+ * The workspaces of a signed-in user: their own data and that of each organization they belong
+ * to, each live or test; what they may do in one is their role's (ROLE_PERMISSIONS). `chosen` is
+ * the cookie's value; one naming anything else (a former organization, a forged value) gives the
+ * user's own live data.
  */
 export async function workspacesOf(
   context: Parameters<typeof listOrganizations>[0],
@@ -39,9 +35,7 @@ export async function workspacesOf(
   chosen: string | undefined,
 ): Promise<Workspaces> {
   const memberships = await listOrganizations(context, actorOfUser(user));
-  const organizations: WorkspaceOrganization[] = memberships
-    .filter((membership) => membership.role === 'owner' || membership.role === 'admin')
-    .map(({ id, name, plan }) => ({ id, name, plan: plan as Plan }));
+  const organizations: WorkspaceOrganization[] = memberships.map(({ id, name, plan, role }) => ({ id, name, plan, role }));
   return { current: parseWorkspace(chosen, organizations), organizations, testDataDays: context.config.sandboxRetentionDays };
 }
 

@@ -25,6 +25,7 @@ import * as userTimeZone from './0023_user_time_zone.js';
 import * as mail from './0024_mail.js';
 import * as auditLog from './0025_audit_log.js';
 import * as twoFactor from './0026_two_factor.js';
+import * as memberRoles from './0027_member_roles.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_mail': mail,
   '0025_audit_log': auditLog,
   '0026_two_factor': twoFactor,
+  '0027_member_roles': memberRoles,
 };

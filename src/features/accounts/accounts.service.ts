@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
-import type { ApiKeysTable, Environment, KeyScope, OrgRole } from '../../db/schema.js';
+import type { ApiKeysTable, Environment, KeyScope } from '../../db/schema.js';
 import { ApiError, checkFields, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -11,7 +11,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import { queueEmailVerification, requireVerifiedEmail } from './account-tokens.js';
 import * as repo from './accounts.repository.js';
 import { displayPrefix, generateKeyValue, hashKeyValue } from './key-format.js';
-import { isPermission, PERMISSIONS, type Permission } from './permissions.js';
+import { administers, GIVEN_ROLES, isGivenRole, isPermission, PERMISSIONS, type Permission } from './permissions.js';
 import { isPlan, type Plan } from './plans.js';
 
 import { isOperator, type AccountActor, type Actor } from './actor.js';
@@ -127,14 +127,20 @@ export async function createOrganization(
   return { id: org.id, name, plan, owner: { id: owner.id, email: owner.email }, created_at: now };
 }
 
+/** A role an owner or admin may give: admin, editor or viewer. */
+export function givenRole(role: string) {
+  if (!isGivenRole(role)) throw validationError('role', `role must be ${GIVEN_ROLES.join(', ')}`);
+  return role;
+}
+
 export async function addMember(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; email: string; role: string }) {
   const { db, clock } = ctx;
-  if (input.role !== 'admin' && input.role !== 'member') throw validationError('role', 'role must be admin or member');
+  const role = givenRole(input.role);
   const org = await requireOrganization(db, actor, input.organizationId, 'administer');
   const user = await requireUser(db, input.email);
   const existing = await repo.findMembership(db, org.id, user.id);
   if (existing?.role === 'owner') throw validationError('role', 'the owner keeps the owner role');
-  await repo.upsertMember(db, { organization_id: org.id, user_id: user.id, role: input.role as OrgRole, created_at: isoNow(clock) });
+  await repo.upsertMember(db, { organization_id: org.id, user_id: user.id, role, created_at: isoNow(clock) });
   return { organization_id: org.id, user_id: user.id, email: user.email, role: input.role };
 }
 
@@ -230,7 +236,7 @@ export async function createKey(ctx: ServiceContext, actor: AccountActor, input:
   if (input.organizationId) {
     const membership = await repo.findMembership(db, input.organizationId, user.id);
     if (!membership) throw notFound(`Organization ${input.organizationId}`);
-    if (membership.role === 'member') {
+    if (!administers(membership.role)) {
       throw new ApiError('forbidden', 'only an owner or admin of the organization can create its keys');
     }
   }
@@ -289,7 +295,7 @@ async function administersKey(db: Db, actor: AccountActor, key: ApiKeysTable): P
   if (isOperator(actor)) return true;
   if (key.organization_id === null) return key.user_id === actor.userId;
   const membership = await repo.findMembership(db, key.organization_id, actor.userId);
-  return membership !== undefined && membership.role !== 'member';
+  return membership !== undefined && administers(membership.role);
 }
 
 export async function setKeyEnabled(ctx: ServiceContext, actor: AccountActor, input: { id: string; enabled: boolean }): Promise<KeyView> {
@@ -368,8 +374,8 @@ async function actingUser(db: Db, actor: Actor) {
 
 /**
  * The organization, for an actor who is a member (`read`) or its owner or an admin
- * (`administer`): 404 to anyone outside it, as for one that does not exist; 403 to a member
- * who may only read.
+ * (`administer`): 404 to anyone outside it, as for one that does not exist; 403 to an editor or
+ * viewer.
  */
 async function requireOrganization(db: Db, actor: AccountActor, organizationId: string, access: 'read' | 'administer') {
   const org = await repo.findOrganization(db, organizationId);
@@ -377,7 +383,7 @@ async function requireOrganization(db: Db, actor: AccountActor, organizationId: 
   if (isOperator(actor)) return org;
   const membership = await repo.findMembership(db, org.id, actor.userId);
   if (!membership) throw notFound(`Organization ${organizationId}`);
-  if (access === 'administer' && membership.role === 'member') {
+  if (access === 'administer' && !administers(membership.role)) {
     throw new ApiError('forbidden', 'only an owner or admin of the organization can do this');
   }
   return org;
@@ -436,13 +442,13 @@ export async function changeMemberRole(
   actor: AccountActor,
   input: { organizationId: string; userId: string; role: string },
 ) {
-  if (input.role !== 'admin' && input.role !== 'member') throw validationError('role', 'role must be admin or member');
+  const role = givenRole(input.role);
   const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
   const membership = await repo.findMembership(ctx.db, org.id, input.userId);
   if (!membership) throw notFound('Member');
   if (membership.role === 'owner') throw validationError('role', 'the owner keeps the owner role');
-  await repo.updateMemberRole(ctx.db, org.id, input.userId, input.role as OrgRole);
-  return { organization_id: org.id, user_id: input.userId, role: input.role };
+  await repo.updateMemberRole(ctx.db, org.id, input.userId, role);
+  return { organization_id: org.id, user_id: input.userId, role };
 }
 
 /**

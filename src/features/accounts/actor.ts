@@ -1,6 +1,6 @@
-import type { Environment, KeyScope } from '../../db/schema.js';
+import type { Environment, KeyScope, OrgRole } from '../../db/schema.js';
 import type { RequestOrigin } from '../audit/index.js';
-import { PERMISSIONS, type Permission } from './permissions.js';
+import { PERMISSIONS, ROLE_PERMISSIONS, type Permission } from './permissions.js';
 import type { Plan } from './plans.js';
 
 /**
@@ -20,6 +20,8 @@ export interface Actor {
   plan: Plan;
   /** The API key the request came with; absent for a signed-in dashboard user. */
   key?: ActorKey;
+  /** A signed-in user's role in the organization they act for (ROLE_PERMISSIONS gave the permissions). */
+  role?: OrgRole;
   /** The request acted through (its id and address, for the audit log); set by the front door. */
   origin?: RequestOrigin;
 }
@@ -47,18 +49,19 @@ export function isOperator(actor: AccountActor): actor is Operator {
 }
 
 /**
- * What a signed-in dashboard user acts for: their own data or an organization's (one they own or
- * administer, as an organization key would), live or test. The dashboard keeps the choice.
+ * What a signed-in dashboard user acts for: their own data or an organization's (any they are a
+ * member of, with their role there), live or test. The dashboard keeps the choice.
  */
 export interface Workspace {
   environment: Environment;
-  organization: { id: string; name: string; plan: Plan } | null;
+  organization: { id: string; name: string; plan: Plan; role: OrgRole } | null;
 }
 
 /**
- * A signed-in dashboard user: every permission, in their workspace (themselves and live data
- * when none is chosen); an organization's plan governs when acting for it. The services still
- * decide per call which organizations and keys they reach.
+ * A signed-in dashboard user, in their workspace (themselves and live data when none is chosen):
+ * every permission for their own data, their role's (ROLE_PERMISSIONS) for an organization's,
+ * whose plan then governs. The services still decide per call which organizations and keys they
+ * reach.
  */
 export function actorOfUser(user: { userId: string; email: string; plan: Plan; workspace?: Workspace; origin?: RequestOrigin }): Actor {
   const organization = user.workspace?.organization ?? null;
@@ -69,7 +72,8 @@ export function actorOfUser(user: { userId: string; email: string; plan: Plan; w
     organizationId: organization?.id ?? null,
     organizationName: organization?.name ?? null,
     environment: user.workspace?.environment ?? 'live',
-    permissions: PERMISSIONS,
+    permissions: organization ? ROLE_PERMISSIONS[organization.role] : PERMISSIONS,
     plan: organization?.plan ?? user.plan,
+    ...(organization && { role: organization.role }),
   };
 }

@@ -44,7 +44,17 @@ export {
   type TwoFactorStatus,
 } from './two-factor.service.js';
 export { requestPasswordReset, resetPassword } from './password-reset.js';
-export { isPermission, PERMISSIONS, type Permission } from './permissions.js';
+export {
+  administers,
+  GIVEN_ROLES,
+  isPermission,
+  ORG_ROLES,
+  PERMISSIONS,
+  requireChangeRights,
+  requirePermission,
+  ROLE_PERMISSIONS,
+  type Permission,
+} from './permissions.js';
 export { ENDPOINT_LIMITS_PER_MINUTE, isPlan, PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './plans.js';
 export { countCreatedInScope, inScope, isInScope, requireAccess, scopeOf, type Scope } from './scope.js';
 export {

@@ -4,7 +4,7 @@ import { readSnapshot, type Db } from '../../db/database.js';
 import type { Dimension, ViewsTable } from '../../db/schema.js';
 import { ApiError, forbidden } from '../../errors.js';
 import { getOrCreate } from '../../lib/maps.js';
-import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { PLAN_LIMITS, requirePermission, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { countFilesUploaded } from '../files/index.js';
 import { countTagsCreated, requireTag } from '../tags/index.js';
 import { countInboxViews } from './ingestion.repository.js';
@@ -247,6 +247,7 @@ export async function tagReport(
   actor: Actor,
   { id: tagId, ...query }: { id: string } & DateQuery & Comparison & ZoneQuery & { granularity: Granularity },
 ) {
+  requirePermission(actor, 'analytics:read');
   const zone = checkTimeZone(query.timezone);
   // Reports count every view answered before they start: the inbox is ingested first, and the
   // bot requests counted in memory are added.
@@ -361,6 +362,7 @@ export async function listTagViews(
   actor: Actor,
   { id: tagId, ...query }: { id: string } & DateQuery & { limit: number; offset: number },
 ) {
+  requirePermission(actor, 'analytics:read');
   const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   const period = periodFor(ctx, actor, query);
   const range = instantRange(period);
@@ -417,6 +419,7 @@ export async function listTagLogs(
   actor: Actor,
   { id: tagId, ...query }: { id: string } & DateQuery & { limit: number; offset: number; level: LogLevel },
 ) {
+  requirePermission(actor, 'analytics:read');
   const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   // A malformed request is refused as such (400) before the tag's state is (403).
   const period = periodFor(ctx, actor, query);
@@ -558,6 +561,7 @@ async function overviewTotals(ctx: ServiceContext, scope: Scope, calendar: Calen
 }
 
 export async function overview(ctx: ServiceContext, actor: Actor, query: DateQuery & Comparison & ZoneQuery) {
+  requirePermission(actor, 'analytics:read');
   const zone = checkTimeZone(query.timezone);
   const scope = scopeOf(actor);
   const period = periodFor(ctx, actor, query, zone);
@@ -600,6 +604,7 @@ export async function overview(ctx: ServiceContext, actor: Actor, query: DateQue
 }
 
 export async function realtime(ctx: ServiceContext, actor: Actor, { id: tagId }: { id: string }) {
+  requirePermission(actor, 'analytics:read');
   const [tag] = await Promise.all([requireTag(ctx, actor, tagId), rollUpViews(ctx.db)]);
   if (!PLAN_LIMITS[actor.plan].realtimeAnalytics) throw forbidden('Real-time analytics require the Enterprise plan');
   const now = ctx.clock.now().getTime();

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.js';
-import type { Actor } from '../accounts/index.js';
+import { requirePermission, type Actor } from '../accounts/index.js';
 import { isWebLink, requireTag, type Block } from '../tags/index.js';
 import * as repo from './clicks.repository.js';
 import { Calendar, checkTimeZone, type ZoneQuery } from './calendar.js';
@@ -13,6 +13,7 @@ import { periodFor, type DateQuery } from './period.js';
  * committed before their redirect is answered: a report counts every click answered before it.
  */
 export async function linkClickReport(ctx: ServiceContext, actor: Actor, { id: tagId, ...query }: { id: string } & DateQuery & ZoneQuery) {
+  requirePermission(actor, 'analytics:read');
   const zone = checkTimeZone(query.timezone);
   const tag = await requireTag(ctx, actor, tagId);
   const calendar = new Calendar(zone, periodFor(ctx, actor, query, zone));

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context.js';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import { validationError } from '../../errors.js';
-import { PLAN_LIMITS, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { PLAN_LIMITS, requirePermission, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { requireTag, tagsInScope } from '../tags/index.js';
 import * as repo from './export.repository.js';
 import { requireAccessLogging, toLogRecord, toViewRecord } from './analytics.service.js';
@@ -219,6 +219,7 @@ async function* json(ctx: ServiceContext, exported: Exported, calendar: Calendar
  * Both are streamed.
  */
 export async function prepareExport(ctx: ServiceContext, actor: Actor, query: ExportQuery): Promise<PreparedExport> {
+  requirePermission(actor, 'analytics:read');
   const include = parseInclude(query.include);
   const zone = checkTimeZone(query.timezone);
   const calendar = new Calendar(zone, resolvePeriod(query, ctx.clock, PLAN_LIMITS[actor.plan].analyticsHistoryDays, zone));

@@ -5,7 +5,7 @@ import { checkFields, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost } from '../../lib/outbound.js';
-import { countCreatedInScope, PLAN_LIMITS, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { countCreatedInScope, PLAN_LIMITS, requireAccess, requirePermission, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { emit, eventOf, type FilePayload } from '../events/index.js';
 import { recordAudit } from '../audit/index.js';
 import { baseUrlFor, bumpPageVersion, requireTag, requireWritable, tagSummary, type TagRow } from '../tags/index.js';
@@ -98,6 +98,7 @@ async function storageOf(ctx: ServiceContext, actor: Actor, tag: TagRow): Promis
 
 /** The storage used and allowed where an upload to this tag would go (the dashboard's meter). */
 export async function storageUsage(ctx: ServiceContext, actor: Actor, { tagId }: { tagId: string }): Promise<StorageUsage> {
+  requirePermission(actor, 'files:read');
   return storageOf(ctx, actor, await requireTag(ctx, actor, tagId));
 }
 
@@ -106,6 +107,7 @@ export async function prepareUpload(
   actor: Actor,
   { tagId: tagIdOrShortId }: { tagId: string },
 ): Promise<UploadTarget> {
+  requirePermission(actor, 'files:write');
   const tag = await requireTag(ctx, actor, tagIdOrShortId);
   requireWritable(tag, actor);
   const { usedBytes, limitBytes, maxFileBytes } = await storageOf(ctx, actor, tag);
@@ -252,6 +254,7 @@ export async function uploadFromUrl(
   actor: Actor,
   { tagId: tagIdOrShortId, ...input }: { tagId: string } & FromUrlInput,
 ): Promise<FileView> {
+  requirePermission(actor, 'files:write');
   if (input.name !== undefined) requireValidName(input.name, 'name');
   if (input.description != null) requireValidDescription(input.description);
   const target = await prepareUpload(ctx, actor, { tagId: tagIdOrShortId });
@@ -290,6 +293,7 @@ export async function requireFile(ctx: ServiceContext, actor: Actor, { id: fileI
 }
 
 export async function getFile(ctx: ServiceContext, actor: Actor, input: { id: string }): Promise<FileView> {
+  requirePermission(actor, 'files:read');
   return toFileView(ctx.config, await requireFile(ctx, actor, input));
 }
 
@@ -298,6 +302,7 @@ export async function listFiles(
   actor: Actor,
   { tagId: tagIdOrShortId, limit, offset }: { tagId: string; limit: number; offset: number },
 ) {
+  requirePermission(actor, 'files:read');
   const tag = await requireTag(ctx, actor, tagIdOrShortId);
   const { total, rows } = await repo.listFilesOfTag(ctx.db, tag.id, limit, offset);
   return { total, files: rows.map((row) => toFileView(ctx.config, row)) };
@@ -316,6 +321,7 @@ export async function updateFile(
   actor: Actor,
   { id: fileId, ...input }: { id: string } & FileFields,
 ): Promise<FileView> {
+  requirePermission(actor, 'files:write');
   const checked = await checkFields({
     name: () => (input.name === undefined ? undefined : requireValidName(input.name, 'name')),
     description: () => (input.description == null ? input.description : requireValidDescription(input.description)),
@@ -335,6 +341,7 @@ export async function updateFile(
 }
 
 export async function deleteFile(ctx: ServiceContext, actor: Actor, { id: fileId }: { id: string }): Promise<void> {
+  requirePermission(actor, 'files:write');
   const { file, tag } = await requireWritableFile(ctx, actor, fileId);
   const now = isoNow(ctx.clock);
   const deleted = await transaction(ctx.db, async (trx) => {

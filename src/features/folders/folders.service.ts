@@ -6,7 +6,7 @@ import { transaction } from '../../db/transaction.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { cleanLabel } from '../../lib/text-fields.js';
-import { isInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { isInScope, requireAccess, requirePermission, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import * as repo from './folders.repository.js';
 import { recordAudit } from '../audit/index.js';
 
@@ -30,6 +30,7 @@ export async function requireOwnFolder(ctx: ServiceContext, scope: Scope, folder
 }
 
 export async function createFolder(ctx: ServiceContext, actor: Actor, input: { name: string; parent_id?: string | null }) {
+  requirePermission(actor, 'tags:write');
   const scope = scopeOf(actor);
   const { name } = await checkFields({
     parent: () => input.parent_id && requireOwnFolder(ctx, scope, input.parent_id, 'parent_id'),
@@ -54,10 +55,12 @@ export async function createFolder(ctx: ServiceContext, actor: Actor, input: { n
 }
 
 export async function getFolder(ctx: ServiceContext, actor: Actor, input: { id: string }) {
+  requirePermission(actor, 'tags:read');
   return toFolderView(requireAccess(await repo.findFolder(ctx.db, input.id), scopeOf(actor), 'Folder'));
 }
 
 export async function listFolders(ctx: ServiceContext, actor: Actor, query: { parent_id?: string; limit: number; offset: number }) {
+  requirePermission(actor, 'tags:read');
   const { total, rows } = await repo.listFolders(ctx.db, scopeOf(actor), {
     parentId: query.parent_id,
     limit: query.limit,
@@ -67,6 +70,7 @@ export async function listFolders(ctx: ServiceContext, actor: Actor, query: { pa
 }
 
 export async function updateFolder(ctx: ServiceContext, actor: Actor, input: { id: string; name?: string; parent_id?: string | null }) {
+  requirePermission(actor, 'tags:write');
   const scope = scopeOf(actor);
   const folder = requireAccess(await repo.findFolder(ctx.db, input.id), scope, 'Folder');
   const parentId = input.parent_id;
@@ -98,6 +102,7 @@ async function rejectCycle(ctx: ServiceContext, scope: Scope, folderId: string, 
  * folders.parent_id) refuse the deletion of one that still holds tags or folders, atomically.
  */
 export async function deleteFolder(ctx: ServiceContext, actor: Actor, input: { id: string }): Promise<void> {
+  requirePermission(actor, 'tags:delete');
   const folder = requireAccess(await repo.findFolder(ctx.db, input.id), scopeOf(actor), 'Folder');
   try {
     await transaction(ctx.db, async (trx) => {

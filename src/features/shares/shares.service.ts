@@ -5,7 +5,7 @@ import { transaction } from '../../db/transaction.js';
 import { isoNow } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
-import { actorOfOwner, type Actor } from '../accounts/index.js';
+import { actorOfOwner, requireChangeRights, requirePermission, type Actor } from '../accounts/index.js';
 import { tagReport, type DateQuery } from '../analytics/index.js';
 import { recordAudit } from '../audit/index.js';
 import { checkPasswordLength, findTag, requireTag, rfc3339Instant, type TagRow } from '../tags/index.js';
@@ -64,6 +64,8 @@ export function checkShareFields(ctx: ServiceContext, input: ShareInput) {
 }
 
 export async function createShare(ctx: ServiceContext, actor: Actor, { id, ...input }: { id: string } & ShareInput): Promise<ShareView> {
+  requirePermission(actor, 'analytics:read');
+  requireChangeRights(actor);
   const tag = await requireTag(ctx, actor, id);
   const { expires_at: expiresAt, password } = await checkShareFields(ctx, input);
   const shareId = newId('shr');
@@ -86,12 +88,15 @@ export async function createShare(ctx: ServiceContext, actor: Actor, { id, ...in
 
 /** The tag's shares, oldest first, expired ones too (their address answers 404). */
 export async function listShares(ctx: ServiceContext, actor: Actor, { id }: { id: string }): Promise<ShareView[]> {
+  requirePermission(actor, 'analytics:read');
   const tag = await requireTag(ctx, actor, id);
   return (await repo.listSharesOfTag(ctx.db, tag.id)).map((share) => toShareView(ctx, share));
 }
 
 /** Revokes a share: its address answers 404 from now on. Another tag's share is not found. */
 export async function deleteShare(ctx: ServiceContext, actor: Actor, { id, share_id: shareId }: { id: string; share_id: string }) {
+  requirePermission(actor, 'analytics:read');
+  requireChangeRights(actor);
   const tag = await requireTag(ctx, actor, id);
   const deleted =
     isId('shr', shareId) &&

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { exactCache, type CacheSnapshot } from '../../perf/exact-cache.js';
 import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
 import type { Environment, ReadPermission, TagsTable, WritePermission } from '../../db/schema.js';
-import { countCreatedInScope, requireAccess, scopeOf, type Actor, type Scope } from '../accounts/index.js';
+import { countCreatedInScope, requireAccess, requirePermission, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { ApiError, checkFields, DependencyUnavailable, forbidden, validationError, whenGiven } from '../../errors.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { cleanLabel } from '../../lib/text-fields.js';
@@ -243,6 +243,7 @@ async function insertNewTag(trx: Db, ctx: ServiceContext, actor: Actor, fields: 
 }
 
 export async function createTag(ctx: ServiceContext, actor: Actor, input: TagInput): Promise<TagRead> {
+  requirePermission(actor, 'tags:write');
   requireTitle(input, '');
   const fields = await resolveFields(ctx, scopeOf(actor), input, '');
   return transaction(ctx.db, (trx) => insertNewTag(trx, ctx, actor, fields, ''));
@@ -287,6 +288,7 @@ export async function findBatchProblems(ctx: ServiceContext, actor: Actor, { tag
 
 /** All or nothing: every item is validated before anything is written, then one transaction. */
 export async function createTags(ctx: ServiceContext, actor: Actor, { tags: inputs }: { tags: TagInput[] }) {
+  requirePermission(actor, 'tags:write');
   const scope = scopeOf(actor);
   const resolved: ResolvedFields[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -379,10 +381,12 @@ export function requireWritable(tag: repo.TagRow, actor: Actor): void {
 
 /** The tag's view: the same object for as long as its row is cached unchanged (never mutate it). */
 export function getTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): MaybePromise<TagRead> {
+  requirePermission(actor, 'tags:read');
   return andThen(requireTag(ctx, actor, idOrShortId), (row) => cachedView(ctx, row));
 }
 
 export async function listTags(ctx: ServiceContext, actor: Actor, query: Omit<repo.TagListQuery, 'folderId'> & { folder?: string }) {
+  requirePermission(actor, 'tags:read');
   const scope = scopeOf(actor);
   if (query.folder) await requireOwnFolder(ctx, scope, query.folder, 'folder');
   const { total, rows } = await repo.listTags(ctx.db, scope, { ...query, folderId: query.folder });
@@ -416,6 +420,7 @@ export async function updateTag(
   actor: Actor,
   { id: idOrShortId, ...input }: { id: string } & TagInput,
 ): Promise<TagRead> {
+  requirePermission(actor, 'tags:write');
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
   const fields = await resolveFields(ctx, scopeOf(actor), input, '', tag);
@@ -453,6 +458,7 @@ export async function previewTag(
   actor: Actor,
   { id: idOrShortId, title, content }: { id: string; title: string; content: unknown[] },
 ): Promise<{ title: string; blocks: Block[]; short_id: string }> {
+  requirePermission(actor, 'tags:write');
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
   const fields = await resolveFields(ctx, scopeOf(actor), { title, content }, '', tag);
@@ -460,6 +466,7 @@ export async function previewTag(
 }
 
 export async function deleteTag(ctx: ServiceContext, actor: Actor, { id: idOrShortId }: { id: string }): Promise<void> {
+  requirePermission(actor, 'tags:delete');
   const tag = await requireTag(ctx, actor, idOrShortId);
   requireWritable(tag, actor);
   await removeTag(ctx, tag, actor);

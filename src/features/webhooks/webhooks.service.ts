@@ -6,7 +6,7 @@ import { cleanLabel } from '../../lib/text-fields.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { isPrivateHost, refusePrivateHost, type OutboundAgents } from '../../lib/outbound.js';
-import { PLAN_LIMITS, requireAccess, scopeOf, type Actor } from '../accounts/index.js';
+import { PLAN_LIMITS, requireAccess, requirePermission, scopeOf, type Actor } from '../accounts/index.js';
 import { eventSamples, type EventType } from '../events/index.js';
 import { recordAudit } from '../audit/index.js';
 import { lockAccount } from '../../db/locks.js';
@@ -155,6 +155,7 @@ export async function createWebhook(
   actor: Actor,
   input: Required<Pick<WebhookInput, 'name' | 'url' | 'events'>> & WebhookInput,
 ) {
+  requirePermission(actor, 'webhooks:write');
   const scope = scopeOf(actor);
   // Every field is given, so every checked value is there.
   const checked = await checkWebhookFields(ctx, { ...input, headers: input.headers ?? {}, secret: input.secret ?? generateSecret() });
@@ -189,21 +190,25 @@ export async function createWebhook(
 }
 
 export async function listWebhooks(ctx: ServiceContext, actor: Actor, query: { enabled?: boolean; limit: number; offset: number }) {
+  requirePermission(actor, 'webhooks:read');
   const { total, rows } = await repo.listWebhooks(ctx.db, scopeOf(actor), query);
   return { total, webhooks: rows.map((row) => toWebhookView(ctx, row)) };
 }
 
 export async function getWebhook(ctx: ServiceContext, actor: Actor, { id }: { id: string }) {
+  requirePermission(actor, 'webhooks:read');
   const row = await requireWebhook(ctx.db, actor, id);
   return { ...toWebhookView(ctx, row), stats: await repo.webhookStats(ctx.db, row.id) };
 }
 
 /** A webhook's current signing secret, in clear (an idempotent replay of its creation shows it). */
 export async function currentWebhookSecret(ctx: ServiceContext, actor: Actor, { id }: { id: string }): Promise<string> {
+  requirePermission(actor, 'webhooks:write');
   return webhookSecretInClear(ctx, (await requireWebhook(ctx.db, actor, id)).secret);
 }
 
 export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...input }: { id: string } & WebhookInput) {
+  requirePermission(actor, 'webhooks:write');
   const row = await requireWebhook(ctx.db, actor, id);
   const checked = await checkWebhookFields(ctx, input);
   const changes: Partial<WebhooksTable> = { updated_at: isoNow(ctx.clock) };
@@ -223,11 +228,13 @@ export async function updateWebhook(ctx: ServiceContext, actor: Actor, { id, ...
 
 /** A new generated signing secret; deliveries from now on (retries included) are signed with it. */
 export function rotateWebhookSecret(ctx: ServiceContext, actor: Actor, { id }: { id: string }) {
+  requirePermission(actor, 'webhooks:write');
   return updateWebhook(ctx, actor, { id, secret: generateSecret() });
 }
 
 /** Deleting a webhook removes its deliveries too, so pending ones are never sent. */
 export async function deleteWebhook(ctx: ServiceContext, actor: Actor, { id }: { id: string }): Promise<void> {
+  requirePermission(actor, 'webhooks:write');
   const row = await requireWebhook(ctx.db, actor, id);
   await transaction(ctx.db, async (trx) => {
     await repo.deleteWebhookRow(trx, row.id);
@@ -240,6 +247,7 @@ export async function listDeliveries(
   actor: Actor,
   { id, ...query }: { id: string; status?: DeliveryStatus; limit: number; offset: number },
 ) {
+  requirePermission(actor, 'webhooks:read');
   const row = await requireWebhook(ctx.db, actor, id);
   const { total, rows } = await repo.listDeliveries(ctx.db, row.id, query);
   return { total, deliveries: rows.map(toDeliveryView) };
@@ -251,6 +259,7 @@ export async function listDeliveries(
  * left out.
  */
 export async function latestDeliveries(ctx: ServiceContext, actor: Actor, { ids }: { ids: string[] }) {
+  requirePermission(actor, 'webhooks:read');
   const rows = await repo.latestDeliveries(ctx.db, scopeOf(actor), ids);
   return new Map(rows.map((row) => [row.webhook_id, toDeliveryView(row)]));
 }
@@ -263,6 +272,7 @@ async function requireDelivery(ctx: ServiceContext, actor: Actor, webhookId: str
 }
 
 export async function getDelivery(ctx: ServiceContext, actor: Actor, { webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
+  requirePermission(actor, 'webhooks:read');
   const { delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   return withAttempts(ctx.db, delivery);
 }
@@ -410,6 +420,7 @@ export function newDelivery(
  * staying pending for ever.
  */
 export async function sendTestEvent(ctx: ServiceContext, actor: Actor, { webhookId, event }: { webhookId: string; event: EventType }) {
+  requirePermission(actor, 'webhooks:write');
   const webhook = await requireWebhook(ctx.db, actor, webhookId);
   const now = isoNow(ctx.clock);
   const eventId = newId('evt');
@@ -450,6 +461,7 @@ export async function retryDelivery(
   actor: Actor,
   { webhookId, deliveryId }: { webhookId: string; deliveryId: string },
 ) {
+  requirePermission(actor, 'webhooks:write');
   const { webhook, delivery } = await requireDelivery(ctx, actor, webhookId, deliveryId);
   if (delivery.status !== 'failed') throw invalidRequest(`Only failed deliveries can be retried; this one is ${delivery.status}`);
   const now = isoNow(ctx.clock);
