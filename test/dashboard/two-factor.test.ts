@@ -112,6 +112,20 @@ describe('two-factor sign-in', () => {
 
     const home = await get(t, '/dashboard/account/two-factor', second.jar);
     expect(home.text).toContain('8 of 10 unused.');
+
+    // SECRET_KEY changed without the old one in SECRET_KEY_PREVIOUS: the app's secret cannot be
+    // opened, but a recovery code still signs in (and the password turns the app off).
+    const secretKey = t.config.secretKey;
+    t.config.secretKey = 'another secret key of at least 32 characters';
+    try {
+      const third = await passwordStep(t, user.email);
+      expect((await post(t, '/dashboard/login/second-factor', third.jar, { _csrf: third.csrf, code: '123456' })).status).toBe(401);
+      expect((await post(t, '/dashboard/login/second-factor', third.jar, { _csrf: third.csrf, recovery_code: codes[5]! })).status).toBe(
+        303,
+      );
+    } finally {
+      t.config.secretKey = secretKey;
+    }
   });
 
   it('ends a pending sign-in after five wrong codes, and one left too long', async () => {

@@ -7,7 +7,7 @@ import { ApiError, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { recordAudit, type AuditAction, type AuditEntry, type RequestOrigin } from '../audit/index.js';
-import { inClear, keyring, seal } from '../../lib/sealed-secrets.js';
+import { inClear, keyring, seal, UnknownSealingKey } from '../../lib/sealed-secrets.js';
 import * as accountsRepo from './accounts.repository.js';
 import { isTwoFactorRequired } from './instance-admin.service.js';
 import { actorOfUser } from './actor.js';
@@ -38,6 +38,24 @@ const keysOf = (ctx: Pick<ServiceContext, 'config'>) => keyring(PURPOSE, ctx.con
 export function ownAudit(user: SignedInUser, action: AuditAction, details?: AuditEntry['details']) {
   const actor = actorOfUser({ ...user, workspace: undefined });
   return { actor, entry: { action, targetId: user.userId, workspace: { userId: user.userId, organizationId: null }, details } };
+}
+
+/**
+ * An authenticator secret in clear, or undefined when it was sealed under a SECRET_KEY this
+ * process does not have (SECRET_KEY_PREVIOUS dropped too early): logged, and the app then
+ * works as if it were not set up, so recovery codes and passkeys still sign in.
+ */
+function openSecret(ctx: ServiceContext, stored: string): string | undefined {
+  try {
+    return inClear(keysOf(ctx), stored);
+  } catch (error) {
+    if (!(error instanceof UnknownSealingKey)) throw error;
+    ctx.log.error(
+      { kid: error.kid },
+      `an authenticator secret is ${error.message}: add the SECRET_KEY that sealed it to SECRET_KEY_PREVIOUS`,
+    );
+    return undefined;
+  }
 }
 
 function totpOf(secret: string, email: string): OTPAuth.TOTP {
@@ -138,8 +156,8 @@ export async function beginTotpEnrolment(ctx: ServiceContext, user: SignedInUser
 /** The enrolment waiting for its first code, or undefined. */
 export async function totpEnrolment(ctx: ServiceContext, user: SignedInUser): Promise<TotpEnrolment | undefined> {
   const row = await repo.findTotp(ctx.db, user.userId);
-  if (!row || row.confirmed_at !== null) return undefined;
-  const secret = inClear(keysOf(ctx), row.secret);
+  const secret = row && row.confirmed_at === null ? openSecret(ctx, row.secret) : undefined;
+  if (secret === undefined) return undefined;
   const uri = totpOf(secret, user.email).toString();
   const qrSvg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { secret, uri, qrSvg };
@@ -148,8 +166,9 @@ export async function totpEnrolment(ctx: ServiceContext, user: SignedInUser): Pr
 /** Confirms the enrolment with its first code; returns the ten recovery codes, shown once. */
 export async function confirmTotp(ctx: ServiceContext, user: SignedInUser, input: { code: string }): Promise<string[]> {
   const row = await repo.findTotp(ctx.db, user.userId);
-  if (!row || row.confirmed_at !== null) throw new ApiError('forbidden', 'there is no authenticator app being set up');
-  const step = stepOfCode(totpOf(inClear(keysOf(ctx), row.secret), user.email), input.code, ctx.clock.now().getTime());
+  const secret = row && row.confirmed_at === null ? openSecret(ctx, row.secret) : undefined;
+  if (secret === undefined) throw new ApiError('forbidden', 'there is no authenticator app being set up');
+  const step = stepOfCode(totpOf(secret, user.email), input.code, ctx.clock.now().getTime());
   const { actor, entry } = ownAudit(user, 'user.two_factor_enabled', { method: 'totp' });
   return transaction(ctx.db, async (trx) => {
     if (step === undefined || !(await repo.takeTotpStep(trx, user.userId, step, isoNow(ctx.clock)))) {
@@ -163,8 +182,9 @@ export async function confirmTotp(ctx: ServiceContext, user: SignedInUser, input
 /** Whether `code` is the user's current authenticator code, taken (it will not work again). */
 async function takeTotpCode(ctx: ServiceContext, userId: string, email: string, code: string): Promise<boolean> {
   const row = await repo.findTotp(ctx.db, userId);
-  if (!row?.confirmed_at) return false;
-  const step = stepOfCode(totpOf(inClear(keysOf(ctx), row.secret), email), code, ctx.clock.now().getTime());
+  const secret = row?.confirmed_at ? openSecret(ctx, row.secret) : undefined;
+  if (secret === undefined) return false;
+  const step = stepOfCode(totpOf(secret, email), code, ctx.clock.now().getTime());
   return step !== undefined && (await repo.takeTotpStep(ctx.db, userId, step, isoNow(ctx.clock)));
 }
 
