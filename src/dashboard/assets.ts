@@ -40,6 +40,7 @@ const STYLES = [
   () => fromPackage('uplot/dist/uPlot.min.css'),
   () => clientFile('webhooks/webhooks.css'),
   () => clientFile('admin/admin.css'),
+  () => clientFile('audit/audit.css'),
   () => clientFile('auth/two-factor.css'),
 ];
 

@@ -41,6 +41,7 @@ import { secondFactorScreens } from './auth/second-factor.routes.js';
 import { passwordResetScreens } from './auth/password-reset.routes.js';
 import { webhooksScreen } from './webhooks/webhooks.routes.js';
 import { workspaceScreen } from './workspace/workspace.routes.js';
+import { auditScreen } from './audit/audit.routes.js';
 import { tagAddressScreen } from './tags/tag-address.routes.js';
 import { tagEditorScreen } from './tags/tag-editor.routes.js';
 import { tagsScreen } from './tags/tags.routes.js';
@@ -88,6 +89,7 @@ const SIGNED_IN_SCREENS: Screen[] = [
   needs('webhooks:read', webhooksScreen),
   keysScreen,
   organizationsScreen,
+  auditScreen,
   accountScreen,
   twoFactorScreen,
   workspaceScreen,

@@ -18,6 +18,7 @@ export const NAV_ITEMS = [
   { href: '/dashboard/webhooks', label: 'Webhooks', needs: 'webhooks:read' },
   { href: '/dashboard/keys', label: 'API Keys' },
   { href: '/dashboard/organizations', label: 'Organizations' },
+  { href: '/dashboard/audit-log', label: 'Audit log', needs: 'audit:read' },
 ] as const;
 
 /** The account page is reached from the header's email (or "Account" on phones), not the nav. */
