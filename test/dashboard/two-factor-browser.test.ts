@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { createAccount } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
-import { screenshots, signInBrowser, watchConsole } from './support.js';
+import { PASSWORD, screenshots, signInBrowser, watchConsole } from './support.js';
 
 /**
  * Two-factor sign-in in Chromium: passkeys through its virtual authenticator (DevTools
@@ -39,6 +39,15 @@ async function addVirtualAuthenticator(page: Page): Promise<void> {
 async function signOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(`${base}/dashboard/login?signed_out`);
+}
+
+/** Signs out, then in again with the password: the second step asks for the second factor. */
+async function signOutAndGivePassword(page: Page, email: string): Promise<void> {
+  await signOut(page);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${base}/dashboard/login/second-factor`);
 }
 
 describe('two-factor sign-in in the browser', () => {
@@ -78,11 +87,7 @@ describe('two-factor sign-in in the browser', () => {
     await page.waitForURL(`${base}/dashboard`);
 
     // After the password, the passkey is the second factor.
-    await signOut(page);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${base}/dashboard/login/second-factor`);
+    await signOutAndGivePassword(page, user.email);
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.waitForURL(`${base}/dashboard`);
@@ -112,11 +117,7 @@ describe('two-factor sign-in in the browser', () => {
     await page.getByRole('link', { name: 'I have saved them' }).click();
     await page.waitForURL(`${base}/dashboard/account/two-factor`);
 
-    await signOut(page);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${base}/dashboard/login/second-factor`);
+    await signOutAndGivePassword(page, user.email);
     await expectAccessible(page);
     await screenshots(page, 'two-factor-second-step');
     t.clock.advance(30_000);

@@ -2,6 +2,7 @@ import { Alert, ConfirmButton, CopyButton, CsrfField, ErrorSummary, Field, Submi
 import { renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, When } from '../components/table.js';
 import { PASSKEY_SCRIPTS, PasskeyForm } from '../auth/passkey-form.js';
+import { CodeField } from '../auth/sign-in.js';
 import type { SignedInUser, TotpEnrolment, TwoFactorStatus } from '../../features/accounts/index.js';
 
 /** The two-factor page (/dashboard/account/two-factor): the authenticator app, passkeys and recovery codes. */
@@ -213,15 +214,7 @@ export function renderTotpEnrolment(context: View, enrolment: TotpEnrolment, err
           <ErrorSummary errors={error ? { code: error } : {}} intro="The authenticator app was not set up." order={['code']} />
           <form method="post" action={`${PAGE}/totp/confirm`} class="stack">
             <CsrfField token={context.csrf} />
-            <Field
-              name="code"
-              label="Authentication code"
-              autocomplete="one-time-code"
-              inputmode="numeric"
-              hint="6 digits. A new one appears every 30 seconds."
-              error={error}
-              autofocus
-            />
+            <CodeField hint="6 digits. A new one appears every 30 seconds." error={error} />
             <SubmitButton>Turn on</SubmitButton>
           </form>
         </section>

@@ -48,6 +48,13 @@ export function renderSignIn(state: FormState & { signupOpen: boolean; notice?: 
   );
 }
 
+/** The authenticator app's 6-digit code: the browser may fill it in, a phone shows digits. */
+export function CodeField({ hint, error }: { hint: string; error?: string }) {
+  return (
+    <Field name="code" label="Authentication code" autocomplete="one-time-code" inputmode="numeric" hint={hint} error={error} autofocus />
+  );
+}
+
 export interface SecondFactorState {
   csrf: string;
   email: string;
@@ -76,15 +83,7 @@ export function renderSecondFactor(state: SecondFactorState): string {
       {state.totp && (
         <form method="post" action="/dashboard/login/second-factor" class="stack">
           <CsrfField token={state.csrf} />
-          <Field
-            name="code"
-            label="Authentication code"
-            autocomplete="one-time-code"
-            inputmode="numeric"
-            hint="6 digits, from your authenticator app."
-            error={errors.code}
-            autofocus
-          />
+          <CodeField hint="6 digits, from your authenticator app." error={errors.code} />
           <SubmitButton>Verify</SubmitButton>
         </form>
       )}

@@ -41,6 +41,12 @@ function relyingParty(ctx: ServiceContext) {
   return { rpID: url.hostname, origin: url.origin };
 }
 
+/** What an answer must have been made for: this challenge, at PUBLIC_BASE_URL's origin and RP id. */
+function expected(ctx: ServiceContext, challenge: string) {
+  const { rpID, origin } = relyingParty(ctx);
+  return { expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID };
+}
+
 const bindingHash = (binding: string) => createHash('sha256').update(`webauthn\n${binding}`).digest('hex');
 
 async function keepChallenge(ctx: ServiceContext, binding: string, purpose: Purpose, challenge: string, userId: string | null) {
@@ -117,13 +123,7 @@ export async function addPasskey(
   const challenge = await takeChallenge(ctx, binding, 'register');
   const response = parsed<RegistrationResponseJSON>(input.response);
   if (!challenge || challenge.user_id !== user.userId || !response) throw validationError('passkey', NOT_VERIFIED);
-  const { rpID, origin } = relyingParty(ctx);
-  const verified = await verifyRegistrationResponse({
-    response,
-    expectedChallenge: challenge.challenge,
-    expectedOrigin: origin,
-    expectedRPID: rpID,
-  }).catch(() => undefined);
+  const verified = await verifyRegistrationResponse({ response, ...expected(ctx, challenge.challenge) }).catch(() => undefined);
   if (!verified?.verified) throw validationError('passkey', NOT_VERIFIED);
   const { credential } = verified.registrationInfo;
   if (await repo.findPasskey(ctx.db, credential.id)) throw validationError('passkey', 'This passkey is already registered');
@@ -212,12 +212,9 @@ export async function verifyPasskeySignIn(
   const passkey = await repo.findPasskey(ctx.db, response.id);
   if (!passkey || (pendingUserId !== undefined && passkey.user_id !== pendingUserId)) return undefined;
   if ((await accountsRepo.findUserById(ctx.db, passkey.user_id))?.disabled !== 0) return undefined;
-  const { rpID, origin } = relyingParty(ctx);
   const verified = await verifyAuthenticationResponse({
     response,
-    expectedChallenge: challenge.challenge,
-    expectedOrigin: origin,
-    expectedRPID: rpID,
+    ...expected(ctx, challenge.challenge),
     requireUserVerification: purpose === 'passwordless',
     credential: {
       id: passkey.credential_id,
