@@ -98,8 +98,11 @@ describe('email verification with SIGNUP=open', () => {
 describe('email verification without SMTP_URL', () => {
   const t = useApp({ env: { SIGNUP: 'open' } });
 
-  it('says on the API Keys page where the link is', async () => {
+  it('says on the sign-up and API Keys pages where the link is', async () => {
     await createAccount(t);
+    const signup = await get(t, '/dashboard/signup', new CookieJar());
+    expect(signup.text).toContain('We mail you a link to confirm your address.');
+    expect(signup.text).toContain('Mail is not configured on this server');
     const jar = await signUp(t, 'offline@example.com');
     expect((await get(t, '/dashboard/keys', jar)).text).toContain('Mail is not configured on this server');
   });

@@ -9,6 +9,7 @@ import {
   verifyCredentials,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
+import { isMailConfigured } from '../../features/mail/index.js';
 import { csrfFor, field, html, queryParam, seeOther, signInAndRedirect, submitForm, type Screen, type ScreenContext } from '../screen.js';
 import { cookieOptions, setCookie } from '../security.js';
 import { renderMessage } from '../components/message.js';
@@ -105,7 +106,7 @@ export const signInScreens: Screen = (app, context) => {
   app.get('/signup', { schema: { hide: true } }, async (request, reply) => {
     if (!(await isSignupOpen(context))) return signupClosed(request, reply);
     if (request.dashboard.user) return seeOther(reply, '/dashboard');
-    return html(reply, 200, renderSignUp({ csrf: csrfFor(context, request) }));
+    return html(reply, 200, renderSignUp({ csrf: csrfFor(context, request), mailConfigured: isMailConfigured(context) }));
   });
 
   app.post('/signup', { schema: { hide: true } }, async (request, reply) => {
@@ -114,7 +115,7 @@ export const signInScreens: Screen = (app, context) => {
     const { saved: user, errors } = await submitNewAccount(context, request.body, (input) =>
       signUp(context, { ...input, plan: config.signupPlan }),
     );
-    if (errors) return html(reply, 400, renderSignUp({ ...form, fieldErrors: errors }));
+    if (errors) return html(reply, 400, renderSignUp({ ...form, fieldErrors: errors, mailConfigured: isMailConfigured(context) }));
     context.markSetUp();
     return signInAndRedirect(context, request, reply, user.id, '/dashboard');
   });

@@ -1,5 +1,6 @@
 import { Alert, CsrfField, ErrorSummary, Field, NewPasswordFields, SubmitButton } from '../components/forms.js';
 import { renderCardPage } from '../components/layout.js';
+import { MailNotice } from './password-reset.js';
 import { PASSKEY_SCRIPTS, PasskeyForm } from './passkey-form.js';
 
 /** The signed-out screens: sign-in, first-run setup and sign-up. Each re-renders with its error. */
@@ -153,13 +154,15 @@ export function renderSetup(state: FormState): string {
   );
 }
 
-export function renderSignUp(state: FormState): string {
+export function renderSignUp(state: FormState & { mailConfigured: boolean }): string {
   return renderCardPage(
     state,
     'Create an account',
     <>
       <h1>Create an account</h1>
       <p class="lead">Start publishing tags: pages with short addresses and QR codes.</p>
+      <p>We mail you a link to confirm your address. Until you follow it you can use the dashboard, but not create API keys.</p>
+      <MailNotice configured={state.mailConfigured} />
       <NewAccountForm action="/dashboard/signup" state={state} />
       <p class="switch">
         Already have an account? <a href="/dashboard/login">Sign in</a>
