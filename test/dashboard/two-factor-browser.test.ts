@@ -91,6 +91,20 @@ describe('two-factor sign-in in the browser', () => {
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.waitForURL(`${base}/dashboard`);
+
+    // Removed (after the browser's confirm), it no longer signs in, and sign-in takes the password alone.
+    await page.goto(`${base}/dashboard/account/two-factor`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove Work laptop' }).click();
+    await page.waitForURL(`${base}/dashboard/account/two-factor?done=passkey-removed`);
+    await expect(page.getByText('No passkeys yet.').isVisible()).resolves.toBe(true);
+    await signOut(page);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByText('The passkey could not be verified.').waitFor();
+    await signInBrowser(page, base, user.email);
+
+    const actions = await t.database.db.selectFrom('audit_log').select('action').where('target_id', '=', user.userId).execute();
+    expect(actions.map((row) => row.action)).toEqual(expect.arrayContaining(['user.passkey_added', 'user.passkey_removed']));
     expect(problems).toEqual([]);
     await context.close();
   });
