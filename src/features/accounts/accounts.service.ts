@@ -140,7 +140,15 @@ export async function addMember(ctx: ServiceContext, actor: AccountActor, input:
   const user = await requireUser(db, input.email);
   const existing = await repo.findMembership(db, org.id, user.id);
   if (existing?.role === 'owner') throw validationError('role', 'the owner keeps the owner role');
-  await repo.upsertMember(db, { organization_id: org.id, user_id: user.id, role, created_at: isoNow(clock) });
+  const entry = {
+    action: existing ? 'member.role_changed' : 'member.added',
+    targetId: user.id,
+    workspace: inOrganization(org.id),
+    details: { role },
+  } as const;
+  await withAudit(ctx, actor, entry, (trx) =>
+    repo.upsertMember(trx, { organization_id: org.id, user_id: user.id, role, created_at: isoNow(clock) }),
+  );
   return { organization_id: org.id, user_id: user.id, email: user.email, role: input.role };
 }
 
@@ -447,7 +455,8 @@ export async function changeMemberRole(
   const membership = await repo.findMembership(ctx.db, org.id, input.userId);
   if (!membership) throw notFound('Member');
   if (membership.role === 'owner') throw validationError('role', 'the owner keeps the owner role');
-  await repo.updateMemberRole(ctx.db, org.id, input.userId, role);
+  const entry = { action: 'member.role_changed', targetId: input.userId, workspace: inOrganization(org.id), details: { role } } as const;
+  await withAudit(ctx, actor, entry, (trx) => repo.updateMemberRole(trx, org.id, input.userId, role));
   return { organization_id: org.id, user_id: input.userId, role };
 }
 
