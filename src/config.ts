@@ -36,6 +36,8 @@ export interface Config {
   /** Deliveries per minute per webhook; the spec's 1000 by default. */
   webhookDeliveriesPerMinute: number;
   sandboxRetentionDays: number;
+  /** Days the audit log keeps an entry; the worker deletes older ones (jobs/audit-retention.ts). */
+  auditRetentionDays: number;
   /** `open`: anyone may create an account at /dashboard/signup; `closed`: only the first-run setup and the CLI. */
   signup: 'open' | 'closed';
   /** The plan of accounts made by sign-up. */
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: duration(env, 'WEBHOOK_TIMEOUT', '30s'),
     webhookDeliveriesPerMinute: integer(env, 'WEBHOOK_DELIVERIES_PER_MINUTE', 1000, 1, 10_000_000),
     sandboxRetentionDays: integer(env, 'SANDBOX_RETENTION_DAYS', 30, 1, 3650),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
     signup: signup(env),
     signupPlan: signupPlan(env),
     corsOrigins: corsOrigins(env),

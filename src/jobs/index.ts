@@ -1,6 +1,7 @@
 import { analyticsRetentionJob } from './analytics-retention.js';
 import { analyticsRollupJob } from './analytics-rollup.js';
 import { analyticsSealJob } from './analytics-seal.js';
+import { auditRetentionJob } from './audit-retention.js';
 import { deliveryRetentionJob } from './delivery-retention.js';
 import { filesLeftoversJob } from './files-leftovers.js';
 import { idempotencyPurgeJob } from './idempotency-purge.js';
@@ -13,6 +14,7 @@ import { weeklyReportJob } from './weekly-report.js';
 export const jobs: Job[] = [
   sandboxPurgeJob,
   deliveryRetentionJob,
+  auditRetentionJob,
   analyticsRetentionJob,
   analyticsSealJob,
   analyticsRollupJob,
