@@ -6,7 +6,7 @@ import { MAIL_RETRY_SCHEDULE_MS, queueMail } from '../../src/features/mail/index
 import { mailDeliveryJob } from '../../src/jobs/mail-delivery.js';
 import type { TestApp } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
-import { useMailbox } from '../helpers/mailbox.js';
+import { SMTP_PASSWORD, useMailbox } from '../helpers/mailbox.js';
 
 const LINK = 'http://tagsvc.test/dashboard/reset-password?token=abc&x=<b>';
 
@@ -35,6 +35,17 @@ describe('mail through SMTP_URL', () => {
     expect(await outboxOf(t, 'ada@example.com')).toEqual([{ status: 'sent', attempts: 1, body: '', last_error: null }]);
     await mailDeliveryJob.run(t.services);
     expect(mailbox.to('ada@example.com')).toHaveLength(1);
+  });
+
+  it('keeps a finished mail’s row 30 days', async () => {
+    await queueReset(t, 'kept@example.com');
+    await mailDeliveryJob.run(t.services);
+    t.clock.advance(30 * 24 * 60 * 60 * 1000 - 60_000);
+    await mailDeliveryJob.run(t.services);
+    expect(await outboxOf(t, 'kept@example.com')).toHaveLength(1);
+    t.clock.advance(120_000);
+    await mailDeliveryJob.run(t.services);
+    expect(await outboxOf(t, 'kept@example.com')).toEqual([]);
   });
 
   it('keeps the link sealed while the mail waits', async () => {
@@ -91,6 +102,22 @@ describe('mail through SMTP_URL', () => {
     ]);
     expect(mailbox.to('never@example.com')).toHaveLength(0);
     mailbox.refuseNext = 0;
+  });
+});
+
+describe('mail through SMTP_URL with a wrong password', () => {
+  const mailbox = useMailbox();
+  const t = useApp(() => ({ env: { SMTP_URL: mailbox.url.replace(`:${encodeURIComponent(SMTP_PASSWORD)}@`, ':wrong@') } }));
+
+  it('is refused by the server and tried again later', async () => {
+    await queueReset(t, 'auth@example.com');
+    await mailDeliveryJob.run(t.services);
+    expect(mailbox.received).toEqual([]);
+    expect((await outboxOf(t, 'auth@example.com'))[0]).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_error: expect.stringContaining('Invalid'),
+    });
   });
 });
 
