@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.js';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import { validationError } from '../../errors.js';
+import { csvField } from '../../lib/csv.js';
 import { PLAN_LIMITS, requirePermission, scopeOf, type Actor, type Scope } from '../accounts/index.js';
 import { requireTag, tagsInScope } from '../tags/index.js';
 import * as repo from './export.repository.js';
@@ -84,17 +85,6 @@ async function exportedTags(ctx: ServiceContext, actor: Actor, tagIds: string | 
   return { tags, rows: { tagIds: tags.map((t) => t.id) } };
 }
 
-/**
- * A tag title as a CSV field, quoted when it holds a quote, comma or line break. A title a
- * spreadsheet would take for a formula (=, +, -, @, tab or carriage return first: a title is
- * anyone's text, and "=HYPERLINK(...)" opened in Excel is a link the owner never wrote) starts
- * with an apostrophe, which spreadsheets show as text, as OWASP's advice on CSV injection has it.
- */
-function csvTitle(title: string): string {
-  const text = /^[=+\-@\t\r]/.test(title) ? `'${title}` : title;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 type Count = number | string;
 
 /** A tag's row of a day, as the export writes it. */
@@ -173,7 +163,7 @@ async function* viewPages(ctx: ServiceContext, tagIds: string[], calendar: Calen
 async function* csv(ctx: ServiceContext, exported: Exported, calendar: Calendar) {
   yield `${CSV_HEADER}\n`;
   // Dates, ids and counts never need quoting; titles are quoted once per tag.
-  const titles = new Map(exported.tags.map((t) => [t.id, csvTitle(t.title)]));
+  const titles = new Map(exported.tags.map((t) => [t.id, csvField(t.title)]));
   for await (const rows of dailyPages(ctx, exported, calendar)) {
     let chunk = '';
     for (const row of rows) {
