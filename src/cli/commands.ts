@@ -173,8 +173,11 @@ function addSecretCommands(program: Command): void {
   operatorCommand(
     secrets,
     'rotate',
-    're-encrypt every webhook signing secret with the current SECRET_KEY (then SECRET_KEY_PREVIOUS can go); prints how many',
-    async (ctx) => (await import('../features/webhooks/index.js')).resealWebhookSecrets(ctx),
+    're-encrypt every webhook signing secret and authenticator secret with the current SECRET_KEY (then SECRET_KEY_PREVIOUS can go); prints how many',
+    async (ctx, _options, accounts) => ({
+      ...(await (await import('../features/webhooks/index.js')).resealWebhookSecrets(ctx)),
+      ...(await accounts.resealTotpSecrets(ctx)),
+    }),
   );
 }
 

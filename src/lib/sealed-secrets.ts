@@ -79,3 +79,48 @@ function unseal(keys: Keyring, value: string): string {
     throw new Error(`sealed value does not authenticate under key ${key.kid}: altered or corrupt`);
   }
 }
+
+/** A column of sealed values, read in the order of its key and replaced only where unchanged. */
+export interface SealedColumn {
+  /** Up to `limit` rows whose key sorts after `after`, in key order. */
+  after(after: string, limit: number): Promise<Array<{ key: string; value: string }>>;
+  /** Replaces a value by another form of it, only if it is still `previous` (not changed meanwhile). */
+  replace(key: string, previous: string, next: string): Promise<boolean>;
+}
+
+/** Rows read per statement when re-sealing a column. */
+const RESEAL_BATCH = 500;
+
+/**
+ * Re-seals with the current key every value of `column` sealed with a previous one (or still in
+ * clear): the second step of a SECRET_KEY rotation. A value changed meanwhile was sealed with the
+ * current key by its writer and is left alone; one no key of the ring opens is left as it is, and
+ * counted as `unreadable`.
+ */
+export async function resealColumn(
+  keys: Keyring,
+  column: SealedColumn,
+): Promise<{ total: number; reencrypted: number; unreadable: number }> {
+  let total = 0;
+  let reencrypted = 0;
+  let unreadable = 0;
+  let after = '';
+  for (;;) {
+    const rows = await column.after(after, RESEAL_BATCH);
+    for (const row of rows) {
+      total++;
+      if (isSealedWithCurrentKey(keys, row.value)) continue;
+      let plaintext: string;
+      try {
+        plaintext = inClear(keys, row.value);
+      } catch (error) {
+        if (!(error instanceof UnknownSealingKey)) throw error;
+        unreadable++;
+        continue;
+      }
+      if (await column.replace(row.key, row.value, seal(keys, plaintext))) reencrypted++;
+    }
+    if (rows.length < RESEAL_BATCH) return { total, reencrypted, unreadable };
+    after = rows.at(-1)!.key;
+  }
+}

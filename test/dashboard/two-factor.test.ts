@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as OTPAuth from 'otpauth';
 import * as accounts from '../../src/features/accounts/index.js';
-import { createAccount, type Account, type TestApp } from '../helpers/app.js';
+import { randomBytes } from 'node:crypto';
+import { createAccount, runCli, startTestApp, type Account, type TestApp } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 import { CookieJar, csrfOf, get, isSignedIn, PASSWORD, post, signInHttp } from './support.js';
 
@@ -213,5 +214,54 @@ describe('two factors required by the owner', () => {
     expect(
       (await post(t, '/dashboard/login/second-factor', ownerAgain.jar, { _csrf: ownerAgain.csrf, code: codeAt(t, secret) })).status,
     ).toBe(303);
+  });
+});
+
+describe('authenticator secrets across a SECRET_KEY rotation', () => {
+  const t = useApp();
+
+  it('opens them with SECRET_KEY_PREVIOUS, and `secrets rotate` re-encrypts them under the new key', async () => {
+    const user = await createAccount(t, 'pro');
+    const { secret } = await enrolTotp(t, await signInHttp(t, user.email));
+    const kidOf = async () =>
+      (
+        await t.database.db.selectFrom('totp_credentials').select('secret').where('user_id', '=', user.userId).executeTakeFirstOrThrow()
+      ).secret.split('.')[1];
+    const oldKid = await kidOf();
+    const newKey = randomBytes(32).toString('hex');
+    /** Signs in on `app` with the password and the app's code of the next step (each step's code is taken once). */
+    const signInWithCode = async (app: TestApp) => {
+      app.clock.advance(30_000);
+      const { jar, csrf } = await passwordStep(app, user.email);
+      const response = await post(app, '/dashboard/login/second-factor', jar, { _csrf: csrf, code: codeAt(app, secret) });
+      expect(response.status).toBe(303);
+    };
+
+    const rotating = await startTestApp({ env: { ...t.env, SECRET_KEY: newKey, SECRET_KEY_PREVIOUS: t.env.SECRET_KEY! } });
+    try {
+      rotating.clock.freeze(t.clock.now());
+      await signInWithCode(rotating);
+      const rotated = await runCli(['secrets', 'rotate', '--json'], rotating.env);
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(JSON.parse(rotated.stdout)).toEqual({
+        webhook_secrets: 0,
+        reencrypted: 0,
+        authenticator_secrets: 1,
+        authenticator_reencrypted: 1,
+      });
+      expect(await kidOf()).not.toBe(oldKid);
+    } finally {
+      await rotating.close();
+    }
+
+    // SECRET_KEY_PREVIOUS gone: the app still works.
+    const rotatedOnly = await startTestApp({ env: { ...t.env, SECRET_KEY: newKey } });
+    try {
+      rotatedOnly.clock.freeze(t.clock.now());
+      rotatedOnly.clock.advance(60_000);
+      await signInWithCode(rotatedOnly);
+    } finally {
+      await rotatedOnly.close();
+    }
   });
 });

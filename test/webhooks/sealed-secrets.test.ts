@@ -162,13 +162,20 @@ describe('SECRET_KEY rotation', () => {
 
       const rotated = await runCli(['secrets', 'rotate', '--json'], rotating.env);
       expect(rotated.code, rotated.stderr).toBe(0);
-      expect(JSON.parse(rotated.stdout)).toEqual({ webhook_secrets: 3, reencrypted: 2 });
+      expect(JSON.parse(rotated.stdout)).toEqual({
+        webhook_secrets: 3,
+        reencrypted: 2,
+        authenticator_secrets: 0,
+        authenticator_reencrypted: 0,
+      });
       const rows = await original.database.db.selectFrom('webhooks').select('secret').execute();
       expect(rows.map((row) => kidOf(row.secret))).toEqual([newKid, newKid, newKid]);
       // Nothing left to do: a second run re-encrypts none.
       expect(JSON.parse((await runCli(['secrets', 'rotate', '--json'], rotating.env)).stdout)).toEqual({
         webhook_secrets: 3,
         reencrypted: 0,
+        authenticator_secrets: 0,
+        authenticator_reencrypted: 0,
       });
     } finally {
       await rotating.close();

@@ -33,6 +33,7 @@ export {
   PENDING_SIGN_IN_COOKIE,
   PENDING_SIGN_IN_MS,
   regenerateRecoveryCodes,
+  resealTotpSecrets,
   secondFactorsOf,
   startPendingSignIn,
   takePendingSignIn,

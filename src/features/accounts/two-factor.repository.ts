@@ -34,6 +34,28 @@ export async function takeTotpStep(db: Db, userId: string, step: number, at: str
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Authenticator secrets after `afterUserId`, in user order (re-sealing them all). */
+export function totpSecretsAfter(db: Db, afterUserId: string, limit: number) {
+  return db
+    .selectFrom('totp_credentials')
+    .select(['user_id', 'secret'])
+    .where('user_id', '>', afterUserId)
+    .orderBy('user_id')
+    .limit(limit)
+    .execute();
+}
+
+/** Replaces a stored secret by another form of it, only if it is still `previous` (not changed meanwhile). */
+export async function replaceTotpSecret(db: Db, userId: string, previous: string, secret: string): Promise<boolean> {
+  const result = await db
+    .updateTable('totp_credentials')
+    .set({ secret })
+    .where('user_id', '=', userId)
+    .where('secret', '=', previous)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 export function deleteTotp(db: Db, userId: string) {
   return db.deleteFrom('totp_credentials').where('user_id', '=', userId).execute();
 }

@@ -7,7 +7,7 @@ import { ApiError, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { recordAudit, type AuditAction, type AuditEntry, type RequestOrigin } from '../audit/index.js';
-import { inClear, keyring, seal, UnknownSealingKey } from '../../lib/sealed-secrets.js';
+import { inClear, keyring, resealColumn, seal, UnknownSealingKey } from '../../lib/sealed-secrets.js';
 import * as accountsRepo from './accounts.repository.js';
 import { isTwoFactorRequired } from './instance-admin.service.js';
 import { actorOfUser } from './actor.js';
@@ -177,6 +177,29 @@ export async function confirmTotp(ctx: ServiceContext, user: SignedInUser, input
     await recordAudit(ctx, trx, actor, entry);
     return newRecoveryCodes({ ...ctx, db: trx }, user.userId);
   });
+}
+
+/**
+ * `tagsvc secrets rotate`: re-seals with the current SECRET_KEY every authenticator secret
+ * sealed with a previous one, so SECRET_KEY_PREVIOUS can then be dropped. Secrets no
+ * configured key opens are left as they are, and the command fails naming how many.
+ */
+export async function resealTotpSecrets(
+  ctx: ServiceContext,
+): Promise<{ authenticator_secrets: number; authenticator_reencrypted: number }> {
+  const { total, reencrypted, unreadable } = await resealColumn(keysOf(ctx), {
+    after: async (after, limit) =>
+      (await repo.totpSecretsAfter(ctx.db, after, limit)).map((row) => ({ key: row.user_id, value: row.secret })),
+    replace: (userId, previous, next) => repo.replaceTotpSecret(ctx.db, userId, previous, next),
+  });
+  if (unreadable > 0) {
+    throw new ApiError(
+      'internal_error',
+      `${reencrypted} of ${total} authenticator secrets re-encrypted; ${unreadable} are encrypted with a key that is neither ` +
+        'SECRET_KEY nor in SECRET_KEY_PREVIOUS: add that key to SECRET_KEY_PREVIOUS and run the command again',
+    );
+  }
+  return { authenticator_secrets: total, authenticator_reencrypted: reencrypted };
 }
 
 /** Whether `code` is the user's current authenticator code, taken (it will not work again). */

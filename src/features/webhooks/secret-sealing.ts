@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { ServiceContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { inClear, isSealedWithCurrentKey, keyring, seal, UnknownSealingKey, type Keyring } from '../../lib/sealed-secrets.js';
+import { inClear, keyring, resealColumn, seal, UnknownSealingKey, type Keyring } from '../../lib/sealed-secrets.js';
 import * as repo from './webhooks.repository.js';
 
 /**
@@ -11,7 +11,7 @@ import * as repo from './webhooks.repository.js';
 
 /** The HKDF info of their key: it seals webhook secrets and nothing else. */
 const PURPOSE = 'webhook signing secrets';
-/** Rows read per statement when sealing or re-sealing them all. */
+/** Rows read per statement when sealing the secrets still in clear. */
 const BATCH = 500;
 
 const keyrings = new WeakMap<Config, Keyring>();
@@ -80,30 +80,10 @@ export async function sealPlaintextWebhookSecrets(ctx: Pick<ServiceContext, 'db'
  * configured key opens are left as they are, and the command fails naming how many.
  */
 export async function resealWebhookSecrets(ctx: ServiceContext): Promise<{ webhook_secrets: number; reencrypted: number }> {
-  const keys = keysOf(ctx.config);
-  let total = 0;
-  let reencrypted = 0;
-  let unreadable = 0;
-  let after = '';
-  for (;;) {
-    const rows = await repo.secretsAfter(ctx.db, after, BATCH);
-    for (const row of rows) {
-      total++;
-      if (isSealedWithCurrentKey(keys, row.secret)) continue;
-      let secret: string;
-      try {
-        secret = inClear(keys, row.secret);
-      } catch (error) {
-        if (!(error instanceof UnknownSealingKey)) throw error;
-        unreadable++;
-        continue;
-      }
-      // A secret changed meanwhile was sealed with the current key by its writer.
-      if (await repo.replaceSecret(ctx.db, row.id, row.secret, seal(keys, secret))) reencrypted++;
-    }
-    if (rows.length < BATCH) break;
-    after = rows.at(-1)!.id;
-  }
+  const { total, reencrypted, unreadable } = await resealColumn(keysOf(ctx.config), {
+    after: async (after, limit) => (await repo.secretsAfter(ctx.db, after, limit)).map((row) => ({ key: row.id, value: row.secret })),
+    replace: (id, previous, next) => repo.replaceSecret(ctx.db, id, previous, next),
+  });
   if (unreadable > 0) {
     throw new ApiError(
       'internal_error',
