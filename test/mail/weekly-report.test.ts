@@ -29,8 +29,9 @@ async function runJobs(t: TestApp) {
 }
 
 /**
- * Ada (Asia/Tokyo) owns a personal tag and the organization Acme's tag. The week reported is
- * Monday 23 to Sunday 29 November 2026 in Tokyo; the week before is 16 to 22 November.
+ * Ada (Asia/Tokyo) owns a personal tag and the organization Acme's tag; another reader is on
+ * the Free plan, in UTC. The week reported is Monday 23 to Sunday 29 November 2026 in Tokyo;
+ * the week before is 16 to 22 November.
  */
 describe('the weekly report', () => {
   const mailbox = useMailbox();
@@ -41,7 +42,7 @@ describe('the weekly report', () => {
   beforeAll(async () => {
     t.clock.freeze(new Date('2026-11-02T08:00:00.000Z'));
     ada = await createAccount(t, 'pro');
-    utc = await createAccount(t, 'pro');
+    utc = await createAccount(t, 'free');
     await accounts.setTimeZone(t.services, await signedIn(t, ada), { time_zone: 'Asia/Tokyo' });
     const acme = await accounts.createOrganization(t.services, OPERATOR, { name: 'Acme <Labs>', ownerEmail: ada.email, plan: 'pro' });
     const orgKey = await createKey(t, ada.email, { organizationId: acme.id });
@@ -113,8 +114,9 @@ describe('the weekly report', () => {
     await Promise.all([weeklyReportJob.run(t.services), weeklyReportJob.run(t.services)]);
     await mailDeliveryJob.run(t.services);
     expect(mailbox.to(utc.email)).toHaveLength(1);
+    // Free keeps 7 days: Tuesday to Sunday, and no week before.
     expect(mailbox.to(utc.email)[0]!.message.text).toContain(
-      'Views: 0 (no change; 0 the week before)\nVisitors: 0 (no change; 0 the week before)\nNo tag was viewed.',
+      'Personal\nViews: 0\nVisitors: 0\nCounted from 2026-11-24, the oldest day the plan keeps; no week before to compare.\nNo tag was viewed.\n',
     );
     expect(mailbox.to(ada.email)).toHaveLength(1);
     const rows = await t.database.db

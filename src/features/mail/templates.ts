@@ -6,21 +6,23 @@ import escapeHtml from 'escape-html';
  * links are what the log shows when no SMTP server is configured (mail.service.ts).
  */
 
-/** One workspace's week in the weekly report: figures of the week, and the change from the week before. */
+/** One workspace's week in the weekly report: figures of the week, and of the week before when kept. */
 export interface WeeklyWorkspace {
   name: string;
   views: number;
-  /** Views of the week before. */
-  previousViews: number;
   visitors: number;
-  previousVisitors: number;
   topTags: readonly { title: string; views: number }[];
+  /** The first day counted, when the plan keeps less than the whole week (Free keeps 7 days). */
+  countedFrom?: string;
+  /** The week before's figures; null when the plan does not keep that week. */
+  previous: { views: number; visitors: number } | null;
 }
 
 export interface TemplateData {
   'password-reset': { link: string };
   'email-verification': { link: string };
   'weekly-report': { week: string; dashboardLink: string; accountLink: string; workspaces: readonly WeeklyWorkspace[] };
+  invite: { link: string; organization: string; role: string; inviter: string };
 }
 
 export type TemplateName = keyof TemplateData;
@@ -52,7 +54,7 @@ function linkMail(subject: string, lead: string, label: string, link: string, af
 }
 
 /** `+12 %`, `−5 %`, `new` (nothing the week before) or `no change`. */
-export function changeOf(now: number, before: number): string {
+function changeOf(now: number, before: number): string {
   if (now === before) return 'no change';
   if (before === 0) return 'new';
   const percent = Math.round(((now - before) / before) * 100);
@@ -61,22 +63,29 @@ export function changeOf(now: number, before: number): string {
 
 const viewsOf = (count: number) => `${count} ${count === 1 ? 'view' : 'views'}`;
 
+function figure(label: string, now: number, before: number | undefined): string {
+  return before === undefined ? `${label}: ${now}` : `${label}: ${now} (${changeOf(now, before)}; ${before} the week before)`;
+}
+
 function weeklyLines(workspace: WeeklyWorkspace): string[] {
   const lines = [
-    `Views: ${workspace.views} (${changeOf(workspace.views, workspace.previousViews)}; ${workspace.previousViews} the week before)`,
-    `Visitors: ${workspace.visitors} (${changeOf(workspace.visitors, workspace.previousVisitors)}; ${workspace.previousVisitors} the week before)`,
+    figure('Views', workspace.views, workspace.previous?.views),
+    figure('Visitors', workspace.visitors, workspace.previous?.visitors),
   ];
+  if (workspace.countedFrom) lines.push(`Counted from ${workspace.countedFrom}, the oldest day the plan keeps; no week before to compare.`);
+  else if (!workspace.previous) lines.push('The plan does not keep the week before to compare.');
   if (workspace.topTags.length === 0) return [...lines, 'No tag was viewed.'];
   return [...lines, 'Top tags:', ...workspace.topTags.map((tag, index) => `${index + 1}. ${tag.title}: ${viewsOf(tag.views)}`)];
 }
 
 function weeklyHtml(workspace: WeeklyWorkspace): string {
-  const [views, visitors, ...rest] = weeklyLines(workspace);
+  const lines = weeklyLines(workspace);
+  const list = workspace.topTags.length === 0 ? [] : lines.splice(lines.indexOf('Top tags:'));
   const tags =
-    workspace.topTags.length === 0
-      ? paragraph(rest[0]!)
+    list.length === 0
+      ? ''
       : `<p>Top tags:</p><ol>${workspace.topTags.map((tag) => `<li>${escapeHtml(tag.title)}: ${viewsOf(tag.views)}</li>`).join('')}</ol>`;
-  return `<h2 style="font-size:1.1rem">${escapeHtml(workspace.name)}</h2>${paragraph(views!)}${paragraph(visitors!)}${tags}`;
+  return `<h2 style="font-size:1.1rem">${escapeHtml(workspace.name)}</h2>${lines.map(paragraph).join('')}${tags}`;
 }
 
 const TEMPLATES: { [T in TemplateName]: (data: TemplateData[T]) => RenderedMail } = {
@@ -94,6 +103,17 @@ const TEMPLATES: { [T in TemplateName]: (data: TemplateData[T]) => RenderedMail 
       [
         'Until you do, you can sign in but not create API keys. The link works once, for seven days.',
         'If you did not create an account, ignore this mail.',
+      ],
+    ),
+  invite: ({ link, organization, role, inviter }) =>
+    linkMail(
+      `${inviter} invited you to ${organization} on tagsvc`,
+      `${inviter} invited you to join ${organization} on tagsvc as ${/^[aeiou]/i.test(role) ? 'an' : 'a'} ${role}.`,
+      'Accept the invitation',
+      link,
+      [
+        'The link works for seven days. With no tagsvc account at this address yet, it lets you create one.',
+        'If you did not expect this, ignore this mail: nothing happens until the link is followed.',
       ],
     ),
   'weekly-report': ({ week, dashboardLink, accountLink, workspaces }) => ({

@@ -78,13 +78,14 @@ async function workspacesOf(ctx: ServiceContext, user: Subscriber, period: { sta
         compare: 'previous',
         timezone: zone,
       });
+      const previous = report.previous && report.previous.period.start < report.previous.period.end ? report.previous.totals : undefined;
       figures.push({
         name: space.name,
         views: report.totals.views,
-        previousViews: report.previous?.totals.views ?? 0,
         visitors: report.totals.unique_views,
-        previousVisitors: report.previous?.totals.unique_views ?? 0,
         topTags: report.top_tags.slice(0, TOP_TAGS).map((tag) => ({ title: tag.title, views: tag.views })),
+        ...(report.period.start > period.start && { countedFrom: report.period.start }),
+        previous: previous ? { views: previous.views, visitors: previous.unique_views } : null,
       });
     } catch (error) {
       // A role or plan without analytics: that workspace is not in the report.
