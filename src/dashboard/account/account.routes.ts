@@ -4,7 +4,7 @@ import { isMailConfigured } from '../../features/mail/index.js';
 import { isWeeklyReportEnabled, setWeeklyReport } from '../../features/weekly-report/index.js';
 import { field, html, pageContext, queryParam, signedInUser, seeOther, submitForm, type Screen } from '../screen.js';
 import { renderAccount } from './account.js';
-import { TOO_MANY } from '../auth/sign-in.routes.js';
+import { TOO_MANY } from '../auth/throttle.js';
 import { browserZone } from '../reader-zone.js';
 
 /** /dashboard/account: the profile, the time zone, the weekly report and the password change. */

@@ -17,8 +17,6 @@ import { renderSetup, renderSignIn, renderSignUp } from './sign-in.js';
 import { afterPassword } from './second-factor.routes.js';
 import { TOO_MANY } from './throttle.js';
 
-export { TOO_MANY };
-
 const WRONG_CREDENTIALS = 'Incorrect email or password.';
 const DISABLED = 'This account is disabled. Ask the owner of this instance to enable it again.';
 
