@@ -6,6 +6,7 @@ import { deliveryRetentionJob } from './delivery-retention.js';
 import { filesLeftoversJob } from './files-leftovers.js';
 import { idempotencyPurgeJob } from './idempotency-purge.js';
 import { mailDeliveryJob } from './mail-delivery.js';
+import { mailRetentionJob } from './mail-retention.js';
 import type { Job } from './runner.js';
 import { sandboxPurgeJob } from './sandbox-purge.js';
 import { weeklyReportJob } from './weekly-report.js';
@@ -21,5 +22,6 @@ export const jobs: Job[] = [
   filesLeftoversJob,
   idempotencyPurgeJob,
   mailDeliveryJob,
+  mailRetentionJob,
   weeklyReportJob,
 ];

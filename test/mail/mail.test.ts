@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { transaction } from '../../src/db/transaction.js';
 import { MAIL_RETRY_SCHEDULE_MS, queueMail } from '../../src/features/mail/index.js';
 import { mailDeliveryJob } from '../../src/jobs/mail-delivery.js';
+import { mailRetentionJob } from '../../src/jobs/mail-retention.js';
 import type { TestApp } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 import { SMTP_PASSWORD, useMailbox } from '../helpers/mailbox.js';
@@ -41,10 +42,10 @@ describe('mail through SMTP_URL', () => {
     await queueReset(t, 'kept@example.com');
     await mailDeliveryJob.run(t.services);
     t.clock.advance(30 * 24 * 60 * 60 * 1000 - 60_000);
-    await mailDeliveryJob.run(t.services);
+    await mailRetentionJob.run(t.services);
     expect(await outboxOf(t, 'kept@example.com')).toHaveLength(1);
     t.clock.advance(120_000);
-    await mailDeliveryJob.run(t.services);
+    await mailRetentionJob.run(t.services);
     expect(await outboxOf(t, 'kept@example.com')).toEqual([]);
   });
 

@@ -14,7 +14,16 @@ export function insertMail(db: Db, row: Omit<MailOutboxTable, 'attempts' | 'last
  * next one pushed `leaseMs` ahead before the mails are sent, so another worker (PostgreSQL:
  * SKIP LOCKED meanwhile) leaves them alone, and a worker that dies mid-send retries them later.
  */
-export function claimDueMail(db: Db, now: string, leaseUntil: string, limit: number) {
+export async function claimDueMail(db: Db, now: string, leaseUntil: string, limit: number) {
+  // Most turns find nothing: they ask without a transaction, which on SQLite would take the write lock.
+  const due = await db
+    .selectFrom('mail_outbox')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  if (!due) return [];
   return transaction(db, async (trx) => {
     const rows = await claimSkippingLocked(
       trx,

@@ -86,7 +86,7 @@ async function send(ctx: ServiceContext, recipient: string, subject: string, mai
 }
 
 /**
- * The worker's turn: sends every due mail, a batch at a time, then purges old finished ones.
+ * The worker's turn: sends every due mail, a batch at a time.
  * A failure is retried after the next delay of MAIL_RETRY_SCHEDULE_MS; the last one gives up.
  * Returns how many were sent.
  */
@@ -116,6 +116,10 @@ export async function deliverDueMail(ctx: ServiceContext): Promise<number> {
     }
     if (mails.length < BATCH) break;
   }
-  await repo.purgeFinished(db, new Date(clock.now().getTime() - KEPT_MS).toISOString());
   return sent;
+}
+
+/** Deletes the rows of mails sent or given up more than 30 days ago (the mail-retention job); returns how many. */
+export function purgeFinishedMail(ctx: ServiceContext): Promise<number> {
+  return repo.purgeFinished(ctx.db, new Date(ctx.clock.now().getTime() - KEPT_MS).toISOString());
 }
