@@ -3,7 +3,7 @@ import { createAccount, type TestApp } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 import { useMailbox, type Mailbox } from '../helpers/mailbox.js';
 import { mailDeliveryJob } from '../../src/jobs/mail-delivery.js';
-import { RESET_MAILS_PER_EMAIL_HOUR, RESET_REQUESTS_PER_ADDRESS_HOUR } from '../../src/dashboard/auth/password-reset.routes.js';
+import { RESET_MAILS_PER_EMAIL_HOUR, RESET_REQUESTS_PER_CLIENT_HOUR } from '../../src/dashboard/auth/password-reset.routes.js';
 import { CookieJar, csrfOf, get, isSignedIn, PASSWORD, post, signInHttp } from '../dashboard/support.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -143,7 +143,7 @@ describe('forgot password limits', () => {
   });
 
   it('refuses a client that asks too often, with Retry-After', async () => {
-    for (let i = RESET_MAILS_PER_EMAIL_HOUR + 1; i < RESET_REQUESTS_PER_ADDRESS_HOUR; i++) {
+    for (let i = RESET_MAILS_PER_EMAIL_HOUR + 1; i < RESET_REQUESTS_PER_CLIENT_HOUR; i++) {
       expect((await askForLink(t, `someone${i}@example.com`)).status).toBe(200);
     }
     const refused = await askForLink(t, 'one-more@example.com');

@@ -9,13 +9,13 @@ import { TOO_MANY } from './throttle.js';
 
 const HOUR = 60 * 60 * 1000;
 /** Reset links asked for per client address in an hour: beyond, the form answers 429. */
-export const RESET_REQUESTS_PER_ADDRESS_HOUR = 10;
+export const RESET_REQUESTS_PER_CLIENT_HOUR = 10;
 /** Reset mails per email address in an hour: beyond, the form answers as usual and sends nothing. */
 export const RESET_MAILS_PER_EMAIL_HOUR = 3;
 
 const perClient = (ip: string): WindowRule => ({
   key: `reset:ip:${ip}`,
-  limit: RESET_REQUESTS_PER_ADDRESS_HOUR,
+  limit: RESET_REQUESTS_PER_CLIENT_HOUR,
   windowMs: HOUR,
   bucketMs: 60_000,
 });
