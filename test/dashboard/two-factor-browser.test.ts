@@ -83,6 +83,8 @@ describe('two-factor sign-in in the browser', () => {
 
     // Passwordless: the passkey alone, verified by the device.
     await signOut(page);
+    await expectAccessible(page);
+    await screenshots(page, 'sign-in-with-passkey');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${base}/dashboard`);
 

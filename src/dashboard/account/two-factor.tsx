@@ -90,7 +90,7 @@ function PasskeysCard({
         alone with “Sign in with a passkey”.
       </p>
       {status.passkeys.length > 0 ? (
-        <DataTable label="Your passkeys" headings={['Name', 'Added', 'Last used', '']}>
+        <DataTable label="Your passkeys" headings={['Name', 'Added', 'Last used', 'Actions']}>
           {status.passkeys.map((passkey) => (
             <tr key={passkey.id}>
               <th scope="row" data-label="Name">
@@ -102,14 +102,16 @@ function PasskeysCard({
               <td data-label="Last used">
                 <When at={passkey.last_used_at} />
               </td>
-              <td class="row-actions">
-                <ConfirmButton
-                  csrf={csrf}
-                  action={`${PAGE}/passkeys/${encodeURIComponent(passkey.id)}/remove`}
-                  question={`Remove the passkey “${passkey.name}”? It will no longer sign you in.`}
-                  label={`Remove ${passkey.name}`}
-                  danger
-                />
+              <td data-label="Actions" class="cell-actions">
+                <div class="row-actions">
+                  <ConfirmButton
+                    csrf={csrf}
+                    action={`${PAGE}/passkeys/${encodeURIComponent(passkey.id)}/remove`}
+                    question={`Remove the passkey “${passkey.name}”? It will no longer sign you in.`}
+                    label={`Remove ${passkey.name}`}
+                    danger
+                  />
+                </div>
               </td>
             </tr>
           ))}
