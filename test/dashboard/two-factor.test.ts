@@ -170,6 +170,48 @@ describe('two-factor sign-in', () => {
   });
 });
 
+describe('passkey forms answered without a passkey', () => {
+  const t = useApp();
+
+  it('refuses an answer without its challenge, a forged one, and options without a pending sign-in', async () => {
+    const user = await createAccount(t, 'pro');
+    const jar = new CookieJar();
+    const form = await get(t, '/dashboard/login', jar);
+    const forged = JSON.stringify({ id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: {}, clientExtensionResults: {} });
+    for (const response of ['', 'not json', forged]) {
+      const refused = await post(t, '/dashboard/login/passkey', jar, { _csrf: csrfOf(form), response });
+      expect(refused.status).toBe(401);
+      expect(refused.text).toContain('The passkey could not be verified.');
+    }
+    // With a challenge given out, a forged answer still fails, and uses the challenge up.
+    const options = await post(t, '/dashboard/login/passkey/options', jar, { _csrf: csrfOf(form) });
+    expect(options.status).toBe(200);
+    expect(options.body.challenge).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(options.body.rpId).toBe(new URL(t.config.publicBaseUrl).hostname);
+    expect((await post(t, '/dashboard/login/passkey', jar, { _csrf: csrfOf(form), response: forged })).status).toBe(401);
+    expect(await isSignedIn(t, jar)).toBe(false);
+
+    const noPending = await post(t, '/dashboard/login/second-factor/passkey/options', jar, { _csrf: csrfOf(form) });
+    expect(noPending.status).toBe(401);
+
+    const signedIn = await signInHttp(t, user.email);
+    const page = await get(t, '/dashboard/account/two-factor', signedIn);
+    const registration = await post(t, '/dashboard/account/two-factor/passkeys/options', signedIn, { _csrf: csrfOf(page) });
+    expect(registration.body.authenticatorSelection.residentKey).toBe('required');
+    expect(registration.body.user.name).toBe(user.email);
+    const added = await post(t, '/dashboard/account/two-factor/passkeys', signedIn, {
+      _csrf: csrfOf(page),
+      name: 'Phone',
+      response: forged,
+    });
+    expect(added.status).toBe(400);
+    expect(added.text).toContain('The passkey could not be verified.');
+    const unnamed = await post(t, '/dashboard/account/two-factor/passkeys', signedIn, { _csrf: csrfOf(page), name: ' ', response: forged });
+    expect(unnamed.text).toContain('Give the passkey a name, such as the device it is on.');
+    expect(await t.database.db.selectFrom('passkeys').select('credential_id').execute()).toEqual([]);
+  });
+});
+
 describe('two factors required by the owner', () => {
   const t = useApp();
 
