@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { transaction } from '../../src/db/transaction.js';
 import { purgeAuditLog, recordAudit } from '../../src/features/audit/index.js';
 import { auditRetentionJob } from '../../src/jobs/audit-retention.js';
@@ -49,9 +50,12 @@ describe('audit log retention', () => {
   });
 });
 
-describe('the default retention', () => {
-  const t = useApp();
-  it('is a year', () => {
-    expect(t.config.auditRetentionDays).toBe(365);
+describe('AUDIT_RETENTION_DAYS', () => {
+  const base = { SECRET_KEY: 'k'.repeat(32) };
+  it('is a year unless set, and a whole number of days from 1', () => {
+    expect(loadConfig(base).auditRetentionDays).toBe(365);
+    expect(loadConfig({ ...base, AUDIT_RETENTION_DAYS: '90' }).auditRetentionDays).toBe(90);
+    expect(() => loadConfig({ ...base, AUDIT_RETENTION_DAYS: '0' })).toThrow(/AUDIT_RETENTION_DAYS/);
+    expect(() => loadConfig({ ...base, AUDIT_RETENTION_DAYS: 'a year' })).toThrow(/AUDIT_RETENTION_DAYS/);
   });
 });
