@@ -36,9 +36,10 @@ import { sharesScreen } from './analytics/shares.routes.js';
 import { homeScreen } from './home/home.routes.js';
 import { keysScreen } from './keys/keys.routes.js';
 import { organizationsScreen } from './organizations/organizations.routes.js';
+import { inviteAcceptScreen } from './organizations/invite-accept.routes.js';
 import { signedOut, signInScreens } from './auth/sign-in.routes.js';
-import { secondFactorScreens } from './auth/second-factor.routes.js';
 import { passwordResetScreens } from './auth/password-reset.routes.js';
+import { secondFactorScreens } from './auth/second-factor.routes.js';
 import { webhooksScreen } from './webhooks/webhooks.routes.js';
 import { workspaceScreen } from './workspace/workspace.routes.js';
 import { auditScreen } from './audit/audit.routes.js';
@@ -53,8 +54,8 @@ import { WORKSPACE_COOKIE, workspacesOf } from './workspace/workspaces.js';
 import { CSRF_FIELD } from './components/forms.js';
 import { renderMessage } from './components/message.js';
 
-/** The screens of a signed-out browser: sign-in, sign-out, the first-run setup, sign-up and mailed links. */
-const PUBLIC_SCREENS: Screen[] = [signInScreens, secondFactorScreens, passwordResetScreens];
+/** The screens of a signed-out browser: sign-in, sign-out, the first-run setup, sign-up and mailed links (invitations too). */
+const PUBLIC_SCREENS: Screen[] = [signInScreens, secondFactorScreens, passwordResetScreens, inviteAcceptScreen];
 
 /**
  * A screen only a workspace whose permissions hold `permission` reaches: to a member whose role

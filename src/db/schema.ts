@@ -89,6 +89,22 @@ export interface OrganizationMembersTable {
   created_at: string;
 }
 
+/** An address invited to an organization (migration 0028); only the mailed token's SHA-256 is stored. */
+export interface OrganizationInvitesTable {
+  id: string;
+  organization_id: string;
+  /** Lower-cased, as accounts store addresses. */
+  email: string;
+  role: Exclude<OrgRole, 'owner'>;
+  token_hash: string;
+  /** The user who sent it. */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: ColumnType<string | null, string | null | undefined, string | null>;
+  revoked_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
 export interface ApiKeysTable {
   id: string;
   user_id: string;
@@ -587,6 +603,7 @@ export interface Database {
   users: UsersTable;
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
+  organization_invites: OrganizationInvitesTable;
   api_keys: ApiKeysTable;
   folders: FoldersTable;
   short_ids: ShortIdsTable;

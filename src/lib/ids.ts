@@ -19,7 +19,8 @@ export type IdPrefix =
   | 'shr'
   | 'aud'
   | 'mail'
-  | 'tok';
+  | 'tok'
+  | 'inv';
 
 /*
  * Ids are a prefix and a lower-case ULID: 10 characters of milliseconds, then 80 random bits

@@ -1,18 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  acceptInviteOfUser,
   actorOfUser,
-  addMember,
   administers,
   changeMemberRole,
   createOrganization,
   getOrganization,
+  inviteMember,
+  invitesForUser,
+  listInvites,
   listOrganizations,
   removeMember,
   renameOrganization,
+  revokeInvite,
   transferOrganization,
   type SignedInUser,
 } from '../../features/accounts/index.js';
 import { ApiError } from '../../errors.js';
+import { isMailConfigured } from '../../features/mail/index.js';
 import {
   fieldErrors,
   field,
@@ -26,20 +31,20 @@ import {
   type FormFields,
   type Screen,
 } from '../screen.js';
-import { renderOrganization, renderOrganizations, type OrganizationPage } from './organizations.js';
+import { renderOrganization, renderOrganizations, type OrganizationPage, type OrganizationsPage } from './organizations.js';
 import { askFirst } from '../components/ask-first.js';
 
 type OrgParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; userId: string } };
+type InviteParams = { Params: { id: string; inviteId: string } };
 
-/** The add-member form's fields; an email no account has is refused as not found. */
-const MEMBER_FIELDS: FormFields = (problem) =>
-  problem.code === 'not_found'
-    ? { email: 'No account has this email. They need to sign up or be created first.' }
-    : fieldErrors(problem, ['email', 'role']);
+/** The invite form's fields. */
+const INVITE_FIELDS: FormFields = (problem) => fieldErrors(problem, ['email', 'role']);
 
 const NOTICES: Record<string, string> = {
-  added: 'Member added.',
+  invited: 'Invitation sent. It works for seven days.',
+  revoked: 'Invitation revoked: its link no longer works.',
+  joined: 'You joined the organization. Choose it in the workspace switcher to work in it.',
   changed: 'Role changed.',
   removed: 'Member removed. Their keys for this organization were disabled.',
   renamed: 'Organization renamed.',
@@ -51,25 +56,42 @@ const NOTICES: Record<string, string> = {
  * An organization the user is not a member of answers the dashboard's 404 (the services' own).
  */
 export const organizationsScreen: Screen = (app, context) => {
+  const mailConfigured = isMailConfigured(context);
   const organizationPage = async (
     request: FastifyRequest<OrgParams>,
     reply: FastifyReply,
     user: SignedInUser,
-    page: Omit<OrganizationPage, 'organization'>,
+    page: Omit<OrganizationPage, 'organization' | 'invites' | 'mailConfigured'>,
     status = 200,
   ) => {
-    const organization = await getOrganization(context, actorOfUser(user), { organizationId: request.params.id });
+    const actor = actorOfUser(user);
+    const organization = await getOrganization(context, actor, { organizationId: request.params.id });
+    const invites =
+      organization.role && administers(organization.role) ? await listInvites(context, actor, { organizationId: organization.id }) : [];
     const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
-    return html(reply, status, renderOrganization(view, { organization, ...page }));
+    return html(reply, status, renderOrganization(view, { ...page, organization, invites, mailConfigured }));
   };
   const back = (request: FastifyRequest<OrgParams>, done: string) =>
     `/dashboard/organizations/${encodeURIComponent(request.params.id)}?done=${done}`;
 
-  app.get('/organizations', { schema: { hide: true } }, async (request, reply) => {
-    const user = signedInUser(request);
-    const organizations = await listOrganizations(context, actorOfUser(user));
-    return html(reply, 200, renderOrganizations({ ...pageContext(context, request), user }, { organizations }));
-  });
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser, form?: OrganizationsPage['form']) => {
+    const [organizations, invites] = await Promise.all([listOrganizations(context, actorOfUser(user)), invitesForUser(context, user)]);
+    const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
+    return html(reply, form ? 400 : 200, renderOrganizations(view, { organizations, invites, form }));
+  };
+
+  app.get('/organizations', { schema: { hide: true } }, async (request, reply) => listPage(request, reply, signedInUser(request)));
+
+  // An invitation to the user's verified address, accepted without its link.
+  app.post<{ Params: { inviteId: string } }>(
+    '/organizations/invites/:inviteId/accept',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const user = signedInUser(request);
+      const { organizationId } = await acceptInviteOfUser(context, user, { inviteId: request.params.inviteId });
+      return seeOther(reply, `/dashboard/organizations/${encodeURIComponent(organizationId)}?done=joined`);
+    },
+  );
 
   app.post('/organizations', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
@@ -79,9 +101,7 @@ export const organizationsScreen: Screen = (app, context) => {
       save: () => createOrganization(context, actorOfUser(user), { name }),
     });
     if (!errors) return seeOther(reply, `/dashboard/organizations/${encodeURIComponent(org.id)}`);
-    const organizations = await listOrganizations(context, actorOfUser(user));
-    const view = { ...pageContext(context, request), path: '/dashboard/organizations', user };
-    return html(reply, 400, renderOrganizations(view, { organizations, form: { name, errors } }));
+    return listPage(request, reply, user, { name, errors });
   });
 
   app.get<OrgParams>('/organizations/:id', { schema: { hide: true } }, async (request, reply) => {
@@ -89,18 +109,24 @@ export const organizationsScreen: Screen = (app, context) => {
     return organizationPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
-  app.post<OrgParams>('/organizations/:id/members', { schema: { hide: true } }, async (request, reply) => {
+  app.post<OrgParams>('/organizations/:id/invites', { schema: { hide: true } }, async (request, reply) => {
     const user = signedInUser(request);
     const email = field(request.body, 'email');
     const role = field(request.body, 'role');
     // Outsiders get the 404 before anything about the email is said.
     await getOrganization(context, actorOfUser(user), { organizationId: request.params.id });
     const { errors } = await submitForm({
-      fields: MEMBER_FIELDS,
-      save: () => addMember(context, actorOfUser(user), { organizationId: request.params.id, email, role }),
+      fields: INVITE_FIELDS,
+      save: () => inviteMember(context, actorOfUser(user), { organizationId: request.params.id, email, role }),
     });
     if (errors) return organizationPage(request, reply, user, { form: { email, role, errors } }, 400);
-    return seeOther(reply, back(request, 'added'));
+    return seeOther(reply, back(request, 'invited'));
+  });
+
+  app.post<InviteParams>('/organizations/:id/invites/:inviteId/revoke', { schema: { hide: true } }, async (request, reply) => {
+    const user = signedInUser(request);
+    await revokeInvite(context, actorOfUser(user), { organizationId: request.params.id, inviteId: request.params.inviteId });
+    return seeOther(reply, back(request, 'revoked'));
   });
 
   app.post<OrgParams>('/organizations/:id/name', { schema: { hide: true } }, async (request, reply) => {

@@ -1,18 +1,53 @@
-import { administers, type SignedInUser } from '../../features/accounts/index.js';
+import { administers, type InviteView, type SignedInUser } from '../../features/accounts/index.js';
 import type { OrgRole } from '../../db/schema.js';
-import { Alert, ConfirmButton, CsrfField, ErrorSummary, Field, fieldId, SelectField } from '../components/forms.js';
+import { ActionButton, Alert, ConfirmButton, CsrfField, ErrorSummary, Field, fieldId, SelectField } from '../components/forms.js';
 import { PlanBadge, renderAppPage, type PageContext } from '../components/layout.js';
 import { DataTable, When } from '../components/table.js';
+import { MailNotice } from '../auth/password-reset.js';
 import { RoleBadge, RoleGuide, ROLE_DESCRIPTIONS, ROLE_LABELS, ROLE_OPTIONS } from '../components/roles.js';
 
 type Context = PageContext & { user: SignedInUser };
 
 export interface OrganizationsPage {
   organizations: ReadonlyArray<{ id: string; name: string; plan: string; role: OrgRole; created_at: string }>;
+  /** Open invitations to the user's verified address. */
+  invites: readonly InviteView[];
   form?: { name: string; errors: Record<string, string> };
 }
 
-/** /dashboard/organizations: the user's organizations with their role, and founding one. */
+/** Invitations to the user's address, each accepted with one button. */
+function InvitationsForYou({ csrf, invites }: { csrf: string; invites: readonly InviteView[] }) {
+  return (
+    <section class="card" aria-labelledby="invitations-heading">
+      <h2 id="invitations-heading">Invitations for you</h2>
+      <DataTable label="Invitations for you" headings={['Organization', 'Role', 'Invited by', 'Until', 'Actions']}>
+        {invites.map((invite) => (
+          <tr key={invite.id}>
+            <th scope="row" data-label="Organization">
+              {invite.organization_name}
+            </th>
+            <td data-label="Role">
+              <RoleBadge role={invite.role} />
+            </td>
+            <td data-label="Invited by">{invite.invited_by ?? <span class="muted">Someone no longer here</span>}</td>
+            <td data-label="Until">
+              <When at={invite.expires_at} />
+            </td>
+            <td data-label="Actions" class="cell-actions">
+              <ActionButton
+                csrf={csrf}
+                action={`/dashboard/organizations/invites/${encodeURIComponent(invite.id)}/accept`}
+                label={`Join ${invite.organization_name}`}
+              />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </section>
+  );
+}
+
+/** /dashboard/organizations: invitations to the user, their organizations with their role, and founding one. */
 export function renderOrganizations(context: Context, page: OrganizationsPage): string {
   const errors = page.form?.errors ?? {};
   return renderAppPage(
@@ -21,6 +56,7 @@ export function renderOrganizations(context: Context, page: OrganizationsPage): 
     <>
       <h1>Organizations</h1>
       <p class="lead">Organizations share tags, files and API keys between their members. Owners and admins manage members and keys.</p>
+      {page.invites.length > 0 && <InvitationsForYou csrf={context.csrf} invites={page.invites} />}
       <div class="grid grid-wide-first">
         <section class="card" aria-labelledby="orgs-heading">
           <h2 id="orgs-heading">Your organizations</h2>
@@ -79,6 +115,10 @@ export interface OrganizationPage {
     role: OrgRole | null;
     members: ReadonlyArray<{ user_id: string; email: string; role: OrgRole; created_at: string }>;
   };
+  /** Its open invites (shown to owners and admins). */
+  invites: readonly InviteView[];
+  /** Whether SMTP_URL is set: without it, an invite's link is in the server log. */
+  mailConfigured: boolean;
   notice?: string;
   form?: { email: string; role: string; errors: Record<string, string> };
   /** A refused rename: the name as typed and its error. */
@@ -172,7 +212,43 @@ function MemberActions({
   );
 }
 
-/** /dashboard/organizations/{id}: members and roles; owners and admins manage them. */
+/** The organization's open invites, each revoked with one button. */
+function PendingInvites({ csrf, base, invites }: { csrf: string; base: string; invites: readonly InviteView[] }) {
+  return (
+    <section class="card" aria-labelledby="pending-heading">
+      <h2 id="pending-heading">Pending invitations</h2>
+      {invites.length === 0 ? (
+        <p class="muted">No invitation is waiting for an answer.</p>
+      ) : (
+        <DataTable label="Pending invitations" headings={['Email', 'Role', 'Invited by', 'Until', 'Actions']}>
+          {invites.map((invite) => (
+            <tr key={invite.id}>
+              <th scope="row" data-label="Email">
+                {invite.email}
+              </th>
+              <td data-label="Role">
+                <RoleBadge role={invite.role} />
+              </td>
+              <td data-label="Invited by">{invite.invited_by ?? <span class="muted">Someone no longer here</span>}</td>
+              <td data-label="Until">
+                <When at={invite.expires_at} />
+              </td>
+              <td data-label="Actions" class="cell-actions">
+                <ActionButton
+                  csrf={csrf}
+                  action={`${base}/invites/${encodeURIComponent(invite.id)}/revoke`}
+                  label={`Revoke ${invite.email}`}
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </section>
+  );
+}
+
+/** /dashboard/organizations/{id}: members and roles; owners and admins invite, change and remove them. */
 export function renderOrganization(context: Context, page: OrganizationPage): string {
   const { organization: org } = page;
   const manages = org.role !== null && administers(org.role);
@@ -215,20 +291,27 @@ export function renderOrganization(context: Context, page: OrganizationPage): st
           </DataTable>
         </section>
         {manages ? (
-          <section class="card" aria-labelledby="add-member-heading">
-            <h2 id="add-member-heading">Add a member</h2>
-            <p>They need an account on this instance already.</p>
-            <RoleGuide />
-            <ErrorSummary errors={errors} intro="No member was added." order={['email', 'role']} />
-            <form method="post" action={`${base}/members`} class="stack form-narrow">
-              <CsrfField token={context.csrf} />
-              <Field name="email" label="Email" type="email" autocomplete="off" value={page.form?.email} error={errors.email} />
-              <SelectField name="role" label="Role" options={ROLE_OPTIONS} value={page.form?.role ?? 'editor'} error={errors.role} />
-              <button type="submit" class="button button-primary">
-                Add member
-              </button>
-            </form>
-          </section>
+          <>
+            <section class="card" aria-labelledby="invite-heading">
+              <h2 id="invite-heading">Invite someone</h2>
+              <p>
+                We mail them a link that works for seven days. It lets them join with their account, or create one at that address, even
+                while sign-up is closed.
+              </p>
+              <MailNotice configured={page.mailConfigured} />
+              <RoleGuide />
+              <ErrorSummary errors={errors} intro="No invitation was sent." order={['email', 'role']} />
+              <form method="post" action={`${base}/invites`} class="stack form-narrow">
+                <CsrfField token={context.csrf} />
+                <Field name="email" label="Email" type="email" autocomplete="off" value={page.form?.email} error={errors.email} />
+                <SelectField name="role" label="Role" options={ROLE_OPTIONS} value={page.form?.role ?? 'editor'} error={errors.role} />
+                <button type="submit" class="button button-primary">
+                  Send invitation
+                </button>
+              </form>
+            </section>
+            <PendingInvites csrf={context.csrf} base={base} invites={page.invites} />
+          </>
         ) : (
           <section class="card" aria-labelledby="about-heading">
             <h2 id="about-heading">Your membership</h2>

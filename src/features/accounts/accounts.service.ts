@@ -15,19 +15,12 @@ import { administers, GIVEN_ROLES, isGivenRole, isPermission, PERMISSIONS, type 
 import { isPlan, type Plan } from './plans.js';
 
 import { isOperator, type AccountActor, type Actor } from './actor.js';
+import { normalizeEmail, requireOrganization } from './organization-access.js';
 
 /**
  * Account administration. The operator (the command line) may administer every account; a
  * signed-in user administers their own keys and those of the organizations they own or admin.
  */
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function normalizeEmail(email: string): string {
-  const normalized = email.trim().toLowerCase();
-  if (!EMAIL_PATTERN.test(normalized)) throw validationError('email', `"${email}" is not an email address`);
-  return normalized;
-}
 
 function requirePlan(plan: string): Plan {
   if (!isPlan(plan)) throw validationError('plan', `plan must be free, pro or enterprise, got "${plan}"`);
@@ -378,23 +371,6 @@ async function actingUser(db: Db, actor: Actor) {
   const user = await repo.findUserById(db, actor.userId);
   if (!user) throw notFound('User');
   return user;
-}
-
-/**
- * The organization, for an actor who is a member (`read`) or its owner or an admin
- * (`administer`): 404 to anyone outside it, as for one that does not exist; 403 to an editor or
- * viewer.
- */
-async function requireOrganization(db: Db, actor: AccountActor, organizationId: string, access: 'read' | 'administer') {
-  const org = await repo.findOrganization(db, organizationId);
-  if (!org) throw notFound(`Organization ${organizationId}`);
-  if (isOperator(actor)) return org;
-  const membership = await repo.findMembership(db, org.id, actor.userId);
-  if (!membership) throw notFound(`Organization ${organizationId}`);
-  if (access === 'administer' && !administers(membership.role)) {
-    throw new ApiError('forbidden', 'only an owner or admin of the organization can do this');
-  }
-  return org;
 }
 
 /** The organizations a user belongs to, with their role in each. */

@@ -15,7 +15,21 @@ export {
   type AdminUserView,
 } from './instance-admin.service.js';
 export { isEmailVerified, linkState, resendEmailVerification, verifyEmail, type LinkState } from './account-tokens.js';
+export {
+  acceptInvite,
+  acceptInviteOfUser,
+  INVITE_LIFETIME_MS,
+  INVITE_PATH,
+  invitesForUser,
+  inviteMember,
+  listInvites,
+  openInvite,
+  revokeInvite,
+  type InviteState,
+  type InviteView,
+} from './invites.service.js';
 export { actorOfKey, recordKeyUse } from './key-auth.js';
+export { requestPasswordReset, resetPassword } from './password-reset.js';
 export {
   addPasskey,
   passkeyRegistrationOptions,
@@ -44,7 +58,6 @@ export {
   type TotpEnrolment,
   type TwoFactorStatus,
 } from './two-factor.service.js';
-export { requestPasswordReset, resetPassword } from './password-reset.js';
 export {
   administers,
   GIVEN_ROLES,

@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS = [
   'organization.created',
   'organization.renamed',
   'organization.transferred',
+  'member.invited',
+  'member.invite_revoked',
   'member.added',
   'member.role_changed',
   'member.removed',
