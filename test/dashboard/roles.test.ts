@@ -120,7 +120,11 @@ describe('organization roles', () => {
     await expectAccessible(page);
     await screenshots(page, 'roles-editor');
 
-    for (const path of ['/dashboard/webhooks', '/dashboard/webhooks/new']) {
+    // The organization's keys are the owner's and admins': an editor's request for one is the 404 page.
+    const orgKey = await accounts.createKey(t.services, inOrg(owner, 'owner'), { name: 'Acme deploy', organizationId: org.id });
+    await page.goto(`${t.baseUrl}/dashboard/keys`);
+    await expect(page.getByText('Acme deploy').count()).resolves.toBe(0);
+    for (const path of ['/dashboard/webhooks', '/dashboard/webhooks/new', `/dashboard/keys/${orgKey.id}/edit`]) {
       const answer = await page.goto(`${t.baseUrl}${path}`);
       expect(answer?.status(), path).toBe(404);
       await expect(page.getByRole('heading', { name: 'Page not found' }).isVisible()).resolves.toBe(true);
