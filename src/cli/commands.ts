@@ -84,7 +84,7 @@ async function passwordOf(options: Options, command: Command): Promise<string> {
 }
 
 function addUserCommands(program: Command): void {
-  const user = program.command('user').description('create users, set passwords, disable and enable users');
+  const user = program.command('user').description('create users, set passwords, reset two-factor sign-in, disable and enable users');
   withPasswordInput(
     operatorCommand(
       user,
@@ -106,6 +106,12 @@ function addUserCommands(program: Command): void {
       passwordOf,
     ).requiredOption('--email <email>', 'the user’s email address'),
   );
+  operatorCommand(
+    user,
+    'reset-two-factor',
+    'turn off a user’s two-factor sign-in (a lost phone and recovery codes): app, passkeys and recovery codes go, sessions end',
+    (ctx, o, accounts) => accounts.resetTwoFactor(ctx, accounts.OPERATOR, { email: String(o.email) }),
+  ).requiredOption('--email <email>', 'the user’s email address');
   for (const [name, disabled] of [
     ['disable', true],
     ['enable', false],

@@ -155,6 +155,27 @@ describe('two-factor sign-in', () => {
     expect(await isSignedIn(t, slow.jar)).toBe(false);
   });
 
+  it('tagsvc user reset-two-factor takes every second factor away and signs the user out', async () => {
+    const user = await createAccount(t, 'pro');
+    const jar = await signInHttp(t, user.email);
+    await enrolTotp(t, jar);
+    const result = await runCli(['user', 'reset-two-factor', '--email', user.email, '--json'], t.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      id: user.userId,
+      email: user.email,
+      authenticator_removed: true,
+      passkeys_removed: 0,
+      sessions_ended: 1,
+    });
+    expect(await isSignedIn(t, jar)).toBe(false);
+    expect(await isSignedIn(t, await signInHttp(t, user.email))).toBe(true);
+    expect(await auditActions(t, user.userId)).toContain('user.two_factor_disabled');
+    const unknown = await runCli(['user', 'reset-two-factor', '--email', 'ghost@example.com', '--json'], t.env);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr).error.code).toBe('not_found');
+  });
+
   it('turns the app off with the password, after which sign-in takes the password alone', async () => {
     const user = await createAccount(t, 'pro');
     const jar = await signInHttp(t, user.email);

@@ -48,6 +48,7 @@ export {
   PENDING_SIGN_IN_MS,
   regenerateRecoveryCodes,
   resealTotpSecrets,
+  resetTwoFactor,
   secondFactorsOf,
   startPendingSignIn,
   takePendingSignIn,

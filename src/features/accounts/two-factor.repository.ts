@@ -119,6 +119,20 @@ export async function deletePasskey(db: Db, userId: string, credentialId: string
   return Number(result.numDeletedRows) === 1;
 }
 
+/** Removes every second factor of the user, and their pending sign-ins; how many passkeys there were. */
+export async function deleteSecondFactors(db: Db, userId: string): Promise<{ authenticator: boolean; passkeys: number }> {
+  const authenticator = await db
+    .deleteFrom('totp_credentials')
+    .where('user_id', '=', userId)
+    .where('confirmed_at', 'is not', null)
+    .executeTakeFirst();
+  await db.deleteFrom('totp_credentials').where('user_id', '=', userId).execute();
+  const passkeys = await db.deleteFrom('passkeys').where('user_id', '=', userId).executeTakeFirst();
+  await db.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  await db.deleteFrom('pending_sign_ins').where('user_id', '=', userId).execute();
+  return { authenticator: Number(authenticator.numDeletedRows) > 0, passkeys: Number(passkeys.numDeletedRows) };
+}
+
 /** Whether the user has a second factor: a confirmed authenticator or a passkey. */
 export async function secondFactorsOf(db: Db, userId: string): Promise<{ totp: boolean; passkeys: number }> {
   const [totp, passkeys] = await Promise.all([

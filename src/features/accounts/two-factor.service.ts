@@ -10,7 +10,8 @@ import { recordAudit, type AuditAction, type AuditEntry, type RequestOrigin } fr
 import { inClear, keyring, resealColumn, seal, UnknownSealingKey } from '../../lib/sealed-secrets.js';
 import * as accountsRepo from './accounts.repository.js';
 import { isTwoFactorRequired } from './instance-admin.service.js';
-import { actorOfUser } from './actor.js';
+import { actorOfUser, isOperator, type AccountActor } from './actor.js';
+import { deleteSessionsOfUser } from './sessions.repository.js';
 import { hashToken, type SignedInUser } from './sessions.js';
 import * as repo from './two-factor.repository.js';
 
@@ -260,6 +261,36 @@ export async function regenerateRecoveryCodes(ctx: ServiceContext, user: SignedI
   const { totp, passkeys } = await repo.secondFactorsOf(ctx.db, user.userId);
   if (!totp && passkeys === 0) throw new ApiError('forbidden', 'set up an authenticator app or a passkey first');
   return transaction(ctx.db, (trx) => newRecoveryCodes({ ...ctx, db: trx }, user.userId));
+}
+
+/**
+ * The operator's way back in for someone who lost both their second factors and their recovery
+ * codes (`tagsvc user reset-two-factor`): the authenticator app, passkeys and recovery codes go,
+ * and every session of the user ends. Their password alone signs in again; while the owner
+ * requires two factors, it leads straight to setting one up.
+ */
+export async function resetTwoFactor(ctx: ServiceContext, actor: AccountActor, input: { email: string }) {
+  if (!isOperator(actor)) throw new ApiError('forbidden', 'only the operator can do this');
+  const user = await accountsRepo.findUserByEmail(ctx.db, input.email.trim().toLowerCase());
+  if (!user) throw new ApiError('not_found', `User ${input.email} not found`);
+  const entry = {
+    action: 'user.two_factor_disabled',
+    targetId: user.id,
+    workspace: { userId: user.id, organizationId: null },
+    details: { reset: true },
+  } as const;
+  return transaction(ctx.db, async (trx) => {
+    const removed = await repo.deleteSecondFactors(trx, user.id);
+    const [ended] = await deleteSessionsOfUser(trx, user.id);
+    await recordAudit(ctx, trx, actor, entry);
+    return {
+      id: user.id,
+      email: user.email,
+      authenticator_removed: removed.authenticator,
+      passkeys_removed: removed.passkeys,
+      sessions_ended: Number(ended?.numDeletedRows ?? 0),
+    };
+  });
 }
 
 /** Whether signing in as this user takes a second factor, and which ones they have. */
