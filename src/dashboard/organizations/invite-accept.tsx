@@ -1,6 +1,7 @@
 import type { InviteState, InviteView } from '../../features/accounts/index.js';
 import { Alert, CsrfField, ErrorSummary, NewPasswordFields, SubmitButton } from '../components/forms.js';
 import { renderCardPage } from '../components/layout.js';
+import { renderMessage } from '../components/message.js';
 import { ROLE_DESCRIPTIONS, ROLE_LABELS } from '../components/roles.js';
 
 /** The page an invitation's mailed link opens: who invites, to what role, and how to accept. */
@@ -14,19 +15,7 @@ const ENDED: Record<Exclude<InviteState, 'valid'>, { title: string; text: string
 
 export function renderInviteEnded(csrf: string, state: Exclude<InviteState, 'valid'>) {
   const { title, text } = ENDED[state];
-  return renderCardPage(
-    { csrf },
-    title,
-    <>
-      <h1>{title}</h1>
-      <p class="lead">{text}</p>
-      <p>
-        <a class="button button-primary" href="/dashboard/login">
-          Sign in
-        </a>
-      </p>
-    </>,
-  );
+  return renderMessage(csrf, title, text, { href: '/dashboard/login', label: 'Sign in' });
 }
 
 export interface InvitePage {

@@ -15,34 +15,54 @@ export interface OrganizationsPage {
   form?: { name: string; errors: Record<string, string> };
 }
 
-/** Invitations to the user's address, each accepted with one button. */
-function InvitationsForYou({ csrf, invites }: { csrf: string; invites: readonly InviteView[] }) {
+/**
+ * A table of invitations: to the user (named by organization, each joined with one button) or
+ * of an organization (named by address, each revoked with one button).
+ */
+function InviteTable({ csrf, invites, of }: { csrf: string; invites: readonly InviteView[]; of: 'user' | { base: string } }) {
+  const forUser = of === 'user';
+  const label = forUser ? 'Invitations for you' : 'Pending invitations';
   return (
-    <section class="card" aria-labelledby="invitations-heading">
-      <h2 id="invitations-heading">Invitations for you</h2>
-      <DataTable label="Invitations for you" headings={['Organization', 'Role', 'Invited by', 'Until', 'Actions']}>
-        {invites.map((invite) => (
-          <tr key={invite.id}>
-            <th scope="row" data-label="Organization">
-              {invite.organization_name}
-            </th>
-            <td data-label="Role">
-              <RoleBadge role={invite.role} />
-            </td>
-            <td data-label="Invited by">{invite.invited_by ?? <span class="muted">Someone no longer here</span>}</td>
-            <td data-label="Until">
-              <When at={invite.expires_at} />
-            </td>
-            <td data-label="Actions" class="cell-actions">
+    <DataTable label={label} headings={[forUser ? 'Organization' : 'Email', 'Role', 'Invited by', 'Until', 'Actions']}>
+      {invites.map((invite) => (
+        <tr key={invite.id}>
+          <th scope="row" data-label={forUser ? 'Organization' : 'Email'}>
+            {forUser ? invite.organization_name : invite.email}
+          </th>
+          <td data-label="Role">
+            <RoleBadge role={invite.role} />
+          </td>
+          <td data-label="Invited by">{invite.invited_by ?? <span class="muted">Someone no longer here</span>}</td>
+          <td data-label="Until">
+            <When at={invite.expires_at} />
+          </td>
+          <td data-label="Actions" class="cell-actions">
+            {forUser ? (
               <ActionButton
                 csrf={csrf}
                 action={`/dashboard/organizations/invites/${encodeURIComponent(invite.id)}/accept`}
                 label={`Join ${invite.organization_name}`}
               />
-            </td>
-          </tr>
-        ))}
-      </DataTable>
+            ) : (
+              <ActionButton
+                csrf={csrf}
+                action={`${of.base}/invites/${encodeURIComponent(invite.id)}/revoke`}
+                label={`Revoke ${invite.email}`}
+              />
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/** Invitations to the user's address. */
+function InvitationsForYou({ csrf, invites }: { csrf: string; invites: readonly InviteView[] }) {
+  return (
+    <section class="card" aria-labelledby="invitations-heading">
+      <h2 id="invitations-heading">Invitations for you</h2>
+      <InviteTable csrf={csrf} invites={invites} of="user" />
     </section>
   );
 }
@@ -212,7 +232,7 @@ function MemberActions({
   );
 }
 
-/** The organization's open invites, each revoked with one button. */
+/** The organization's open invites. */
 function PendingInvites({ csrf, base, invites }: { csrf: string; base: string; invites: readonly InviteView[] }) {
   return (
     <section class="card" aria-labelledby="pending-heading">
@@ -220,29 +240,7 @@ function PendingInvites({ csrf, base, invites }: { csrf: string; base: string; i
       {invites.length === 0 ? (
         <p class="muted">No invitation is waiting for an answer.</p>
       ) : (
-        <DataTable label="Pending invitations" headings={['Email', 'Role', 'Invited by', 'Until', 'Actions']}>
-          {invites.map((invite) => (
-            <tr key={invite.id}>
-              <th scope="row" data-label="Email">
-                {invite.email}
-              </th>
-              <td data-label="Role">
-                <RoleBadge role={invite.role} />
-              </td>
-              <td data-label="Invited by">{invite.invited_by ?? <span class="muted">Someone no longer here</span>}</td>
-              <td data-label="Until">
-                <When at={invite.expires_at} />
-              </td>
-              <td data-label="Actions" class="cell-actions">
-                <ActionButton
-                  csrf={csrf}
-                  action={`${base}/invites/${encodeURIComponent(invite.id)}/revoke`}
-                  label={`Revoke ${invite.email}`}
-                />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
+        <InviteTable csrf={csrf} invites={invites} of={{ base }} />
       )}
     </section>
   );

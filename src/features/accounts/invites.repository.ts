@@ -8,28 +8,22 @@ export function insertInvite(db: Db, invite: Insertable<OrganizationInvitesTable
   return db.insertInto('organization_invites').values(invite).execute();
 }
 
-/** The invite a link's token hash opens, with its organization's name and its sender's address. */
-export function findInviteByTokenHash(db: Db, tokenHash: string) {
-  return db
-    .selectFrom('organization_invites as i')
-    .innerJoin('organizations as o', 'o.id', 'i.organization_id')
-    .leftJoin('users as u', 'u.id', 'i.invited_by')
-    .selectAll('i')
-    .select(['o.name as organization_name', 'u.email as inviter_email'])
-    .where('i.token_hash', '=', tokenHash)
-    .executeTakeFirst();
-}
-
-const pending = (now: string) => (db: Db) =>
+/** Invites with their organization's name and their sender's address. */
+const named = (db: Db) =>
   db
     .selectFrom('organization_invites as i')
     .innerJoin('organizations as o', 'o.id', 'i.organization_id')
     .leftJoin('users as u', 'u.id', 'i.invited_by')
     .selectAll('i')
-    .select(['o.name as organization_name', 'u.email as inviter_email'])
-    .where('i.accepted_at', 'is', null)
-    .where('i.revoked_at', 'is', null)
-    .where('i.expires_at', '>', now);
+    .select(['o.name as organization_name', 'u.email as inviter_email']);
+
+/** The invite a link's token hash opens. */
+export function findInviteByTokenHash(db: Db, tokenHash: string) {
+  return named(db).where('i.token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+const pending = (now: string) => (db: Db) =>
+  named(db).where('i.accepted_at', 'is', null).where('i.revoked_at', 'is', null).where('i.expires_at', '>', now);
 
 /** An organization's invites still open at `now`, newest first. */
 export function listPendingInvites(db: Db, organizationId: string, now: string) {
