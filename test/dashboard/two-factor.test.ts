@@ -262,6 +262,12 @@ describe('two factors required by the owner', () => {
       expect(response.status, path).toBe(303);
       expect(response.headers.get('location')).toBe('/dashboard/account/two-factor');
     }
+    // The owner's list of users says who has a second factor.
+    const list = (await get(t, '/dashboard/admin/users', ownerJar)).text;
+    const twoFactorOf = (email: string) => new RegExp(`${email}[\\s\\S]*?data-label="Two-factor"><span[^>]*>(On|Off)<`).exec(list)?.[1];
+    expect(twoFactorOf(owner.email)).toBe('On');
+    expect(twoFactorOf(user.email)).toBe('Off');
+
     const enrolPage = await get(t, '/dashboard/account/two-factor', jar);
     expect(enrolPage.text).toContain('This instance requires two-factor sign-in.');
     await enrolTotp(t, jar);

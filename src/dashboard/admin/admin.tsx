@@ -214,6 +214,9 @@ function UserRow({ csrf, user, state }: { csrf: string; user: AdminUserView; sta
       <td data-label="Status">
         <UserStatus user={user} />
       </td>
+      <td data-label="Two-factor">
+        <span class={user.two_factor ? 'state state-on' : 'state state-off'}>{user.two_factor ? 'On' : 'Off'}</span>
+      </td>
       <td data-label="Actions" class="cell-actions">
         {user.owner ? (
           <span class="muted">You</span>
@@ -270,7 +273,7 @@ export function renderAdminUsers(context: Context, page: AdminUsersPage): string
         {page.users.length === 0 ? (
           <p class="muted">{page.search ? 'No user’s email contains this text.' : 'No users yet.'}</p>
         ) : (
-          <DataTable label="Accounts" headings={['Email', 'Plan', 'Created', 'Last sign-in', 'Status', 'Actions']}>
+          <DataTable label="Accounts" headings={['Email', 'Plan', 'Created', 'Last sign-in', 'Status', 'Two-factor', 'Actions']}>
             {page.users.map((user) => (
               <UserRow key={user.id} csrf={context.csrf} user={user} state={state} />
             ))}

@@ -33,6 +33,21 @@ export async function listUsersPage(db: Db, search: string, page: { limit: numbe
   const [rows, count] = await Promise.all([
     users
       .select(['id', 'email', 'plan', 'created_at', 'last_sign_in_at', 'is_owner', 'disabled'])
+      // Whether the user has a second factor (migration 0026): a confirmed authenticator app or a passkey.
+      .select((eb) =>
+        eb
+          .or([
+            eb.exists(
+              eb
+                .selectFrom('totp_credentials as t')
+                .select('t.user_id')
+                .whereRef('t.user_id', '=', 'users.id')
+                .where('t.confirmed_at', 'is not', null),
+            ),
+            eb.exists(eb.selectFrom('passkeys as p').select('p.user_id').whereRef('p.user_id', '=', 'users.id')),
+          ])
+          .as('two_factor'),
+      )
       .orderBy('created_at')
       .orderBy('id')
       .limit(page.limit)

@@ -34,9 +34,14 @@ export interface AdminUserView {
   last_sign_in_at: string | null;
   owner: boolean;
   disabled: boolean;
+  /** Whether they have a second factor: an authenticator app or a passkey. */
+  two_factor: boolean;
 }
 
-type AdminUserRow = Pick<Selectable<UsersTable>, 'id' | 'email' | 'plan' | 'created_at' | 'last_sign_in_at' | 'is_owner' | 'disabled'>;
+type AdminUserRow = Pick<Selectable<UsersTable>, 'id' | 'email' | 'plan' | 'created_at' | 'last_sign_in_at' | 'is_owner' | 'disabled'> & {
+  /** 0/1 on SQLite, a boolean on PostgreSQL. */
+  two_factor: unknown;
+};
 
 /** Field by field: a whole users row also holds the password hash. */
 function toAdminUserView(row: AdminUserRow): AdminUserView {
@@ -48,13 +53,16 @@ function toAdminUserView(row: AdminUserRow): AdminUserView {
     last_sign_in_at: row.last_sign_in_at,
     owner: row.is_owner === 1,
     disabled: row.disabled === 1,
+    two_factor: Boolean(row.two_factor),
   };
 }
 
 /** One user, by id. */
 export async function getAnyUser(ctx: ServiceContext, actor: AccountActor, input: { userId: string }): Promise<AdminUserView> {
   await requireInstanceAdmin(ctx.db, actor);
-  return toAdminUserView(await targetUser(ctx.db, input));
+  const user = await targetUser(ctx.db, input);
+  const { totp, passkeys } = await secondFactorsOf(ctx.db, user.id);
+  return toAdminUserView({ ...user, two_factor: totp || passkeys > 0 });
 }
 
 /** A page of every user, oldest first; `search` keeps those whose email contains it. */
