@@ -21,6 +21,9 @@ declare module 'fastify' {
 
 const LAST_USED_INTERVAL_MS = 60_000;
 
+/** Methods that change nothing. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 function keyFromHeaders(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   if (authorization) {
@@ -84,8 +87,10 @@ export class Authenticator {
     permission: RoutePermission,
     bucket: EndpointBucket | undefined,
   ): MaybePromise<void> {
-    // A copy per request: the cached actor is shared, the request it acts through is this one.
-    request.actor = { ...actor, origin: { requestId: request.id, ip: request.ip } };
+    // A change gets a copy of the cached actor carrying the request it came through, for the
+    // audit log. A read writes nothing: it keeps the cached actor itself, by which reads cache
+    // their serialized bodies (GET /v1/me).
+    request.actor = READS.has(request.method) ? actor : { ...actor, origin: { requestId: request.id, ip: request.ip } };
     try {
       this.authorize(request, actor, permission);
     } catch (error) {
