@@ -1,10 +1,37 @@
 import type { Db } from '../../db/database.js';
 import type { AuditLogTable } from '../../db/schema.js';
+import { bulkInsert, type BulkInsert } from '../../perf/bulk-insert.js';
 
 /** All the SQL of the audit log. */
 
+const COLUMNS = [
+  'id',
+  'created_at',
+  'organization_id',
+  'owner_id',
+  'environment',
+  'actor_type',
+  'actor_id',
+  'actor_name',
+  'action',
+  'target_id',
+  'ip',
+  'request_id',
+  'details',
+] as const satisfies readonly (keyof AuditLogTable)[];
+
+/**
+ * An entry's INSERT as SQL text (perf/bulk-insert.ts): every change of the service pays for it,
+ * and building Kysely's query tree for thirteen columns cost more than the write itself.
+ */
+const ENTRY: BulkInsert<AuditLogTable> = {
+  table: 'audit_log',
+  columns: COLUMNS,
+  values: (entry) => COLUMNS.map((column) => entry[column]),
+};
+
 export async function insertEntry(db: Db, entry: AuditLogTable): Promise<void> {
-  await db.insertInto('audit_log').values(entry).execute();
+  await bulkInsert(db, ENTRY, [entry]);
 }
 
 /** Whose entries a reader sees: one organization's, one user's own space's, or the whole instance's. */
