@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
-import { createKey, request } from '../helpers/app.js';
+import { createAccount, createKey, request } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
 import { CookieJar, csrfOf, get, post, signInHttp, PASSWORD } from '../dashboard/support.js';
 
@@ -64,7 +64,7 @@ describe('the Audit log page', () => {
     expect(lines[2]).toContain(',tag.created,key,');
   });
 
-  it('shows an organization’s log in its workspace, and never to another workspace', async () => {
+  it('shows an organization’s log to its owner and admins, and never to another workspace', async () => {
     const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Initech', ownerEmail: alice.email, plan: 'enterprise' });
     const orgKey = await createKey(t, alice.email, { organizationId: org.id, name: 'initech ci' });
     const created = await request(t, 'POST', '/v1/tags', { key: orgKey.key, body: { title: 'Initech lobby' } });
@@ -77,6 +77,17 @@ describe('the Audit log page', () => {
     expect(orgLog.text).toContain('the organization Initech');
     const personal = await get(t, '/dashboard/audit-log', await signInHttp(t, alice.email));
     expect(personal.text).not.toContain(tagId);
+
+    // An editor works in the organization's workspace but does not read its log: no nav item, a 404.
+    const carol = await createAccount(t, 'pro');
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: carol.email, role: 'editor' });
+    const carols = await signInHttp(t, carol.email);
+    carols.cookies.set('tagsvc_workspace', `live:${org.id}`);
+    const editorHome = await get(t, '/dashboard/tags', carols);
+    expect(editorHome.status).toBe(200);
+    expect(editorHome.text).not.toContain('href="/dashboard/audit-log"');
+    expect((await get(t, '/dashboard/audit-log', carols)).status).toBe(404);
+    expect((await get(t, '/dashboard/audit-log/export.csv', carols)).status).toBe(404);
 
     // Bob is not a member: his cookie naming the organization gives him his own workspace.
     const bobs = await signInHttp(t, bob.email);
