@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { INVITE_LIFETIME_MS, OPERATOR } from '../../src/features/accounts/index.js';
 import { mailDeliveryJob } from '../../src/jobs/mail-delivery.js';
+import { INVITES_PER_HOUR } from '../../src/dashboard/organizations/organizations.routes.js';
 import { createAccount, type Account, type TestApp } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 import { useMailbox, type Mailbox } from '../helpers/mailbox.js';
@@ -175,6 +176,52 @@ describe('organization invitations', () => {
     expect(
       (await post(t, `${orgPath()}/invites`, outsider, { _csrf: csrfOf(outsiderPage), email: 'z@example.com', role: 'viewer' })).status,
     ).toBe(404);
+  });
+
+  it('stops working when its sender stops administering; an unverified sender and too many invitations are refused', async () => {
+    const admin = await createAccount(t, 'pro');
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: admin.email, role: 'admin' });
+    const adminJar = await signInHttp(t, admin.email);
+    const page = await get(t, orgPath(), adminJar);
+    await post(t, `${orgPath()}/invites`, adminJar, { _csrf: csrfOf(page), email: 'friend-of-admin@example.com', role: 'admin' });
+    const path = await invitationPath(t, mailbox, 'friend-of-admin@example.com');
+    await accounts.changeMemberRole(t.services, OPERATOR, { organizationId: org.id, userId: admin.userId, role: 'editor' });
+    expect((await get(t, path, new CookieJar())).text).toContain('This invitation was withdrawn');
+
+    const unverified = await accounts.signUp(t.services, {
+      email: 'unverified-owner@example.com',
+      password: 'a good password',
+      plan: 'pro',
+    });
+    const own = await accounts.createOrganization(t.services, OPERATOR, {
+      name: 'Unproven',
+      ownerEmail: unverified.email,
+      plan: 'pro',
+    });
+    const as = accounts.actorOfUser({ userId: unverified.id, email: unverified.email, plan: 'pro' });
+    await expect(
+      accounts.inviteMember(t.services, as, { organizationId: own.id, email: 'target@example.com', role: 'viewer' }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+
+    const sender = await createAccount(t, 'pro');
+    const limited = await accounts.createOrganization(t.services, OPERATOR, { name: 'Busy', ownerEmail: sender.email, plan: 'pro' });
+    const jar = await signInHttp(t, sender.email);
+    const form = await get(t, `/dashboard/organizations/${limited.id}`, jar);
+    const send = (i: number) =>
+      post(t, `/dashboard/organizations/${limited.id}/invites`, jar, {
+        _csrf: csrfOf(form),
+        email: `many-${i}@example.com`,
+        role: 'viewer',
+      });
+    for (let i = 0; i < INVITES_PER_HOUR; i++) expect((await send(i)).status).toBe(303);
+    const refused = await send(INVITES_PER_HOUR);
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain(`You sent ${INVITES_PER_HOUR} invitations in the last hour`);
+    expect(
+      await accounts.listInvites(t.services, accounts.actorOfUser({ ...sender, plan: 'pro' }), { organizationId: limited.id }),
+    ).toHaveLength(INVITES_PER_HOUR);
   });
 
   it('in the browser: the owner invites, the invitee creates an account from the mailed link and lands in the organization', async () => {

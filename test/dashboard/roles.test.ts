@@ -95,6 +95,22 @@ describe('organization roles', () => {
     await expect(Promise.resolve(getTag(t.services, as, { id: tag.id }))).resolves.toMatchObject({ title: 'Read by the viewer' });
   });
 
+  it('an admin made editor or viewer loses the organization keys they made, as a removed member does', async () => {
+    const admin = await createAccount(t, 'pro');
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: admin.email, role: 'admin' });
+    const key = (await createKey(t, admin.email, { organizationId: org.id })).key;
+    expect((await request(t, 'GET', '/v1/webhooks', { key })).status).toBe(200);
+    await accounts.changeMemberRole(t.services, inOrg(owner, 'owner'), { organizationId: org.id, userId: admin.userId, role: 'viewer' });
+    expect((await request(t, 'GET', '/v1/webhooks', { key })).status).toBe(401);
+    const entry = await t.database.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'member.role_changed')
+      .where('target_id', '=', admin.userId)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(entry.details!)).toEqual({ role: 'viewer', previous_role: 'admin' });
+  });
+
   it('leaves the API’s rules as they were: an organization key acts by its own permissions', async () => {
     const full = (await createKey(t, owner.email, { organizationId: org.id })).key;
     expect((await request(t, 'POST', '/v1/tags', { key: full, body: { title: 'By key' } })).status).toBe(201);

@@ -6,6 +6,7 @@ import { createAccount, type TestApp } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 import { useMailbox } from '../helpers/mailbox.js';
 import { CookieJar, csrfOf, get, post, signInHttp } from '../dashboard/support.js';
+import { VERIFICATION_MAILS_PER_HOUR } from '../../src/dashboard/keys/keys.routes.js';
 
 const NEW_PASSWORD = 'newcomer password';
 
@@ -83,6 +84,19 @@ describe('email verification with SIGNUP=open', () => {
     const token = /name="token" value="([^"]+)"/.exec(page.text)![1]!;
     expect((await post(t, '/dashboard/verify-email', elsewhere, { _csrf: csrfOf(page), token })).status).toBe(303);
     expect((await createKeyThroughPage(t, jar)).status).toBe(200);
+  });
+
+  it('sends at most VERIFICATION_MAILS_PER_HOUR links an hour for one account', async () => {
+    const email = 'many-links@example.com';
+    const jar = await signUp(t, email);
+    const keys = await get(t, '/dashboard/keys', jar);
+    for (let i = 0; i < VERIFICATION_MAILS_PER_HOUR + 2; i++) {
+      const resent = await post(t, '/dashboard/keys/verification', jar, { _csrf: csrfOf(keys) });
+      expect(resent.headers.get('location')).toBe('/dashboard/keys?verification=sent');
+    }
+    await mailDeliveryJob.run(t.services);
+    // The sign-up's own mail, then the resent ones up to the limit.
+    expect(mailbox.to(email)).toHaveLength(1 + VERIFICATION_MAILS_PER_HOUR);
   });
 
   it('counts accounts made by the command line as verified', async () => {

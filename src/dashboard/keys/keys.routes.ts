@@ -60,6 +60,9 @@ function ownProblems(values: { permissions: readonly string[] }): Record<string,
   return values.permissions.length === 0 ? { permissions: 'Choose at least one permission.' } : {};
 }
 
+/** Verification links a user may ask for in an hour; beyond, the page answers as usual and sends nothing. */
+export const VERIFICATION_MAILS_PER_HOUR = 3;
+
 /** The allow list as typed: addresses and ranges, one per line or separated by commas. */
 const ipList = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
@@ -98,8 +101,11 @@ export const keysScreen: Screen = (app, context) => {
     return keysPage(request, reply, user, { notice: NOTICES[queryParam(request, 'done') ?? ''] });
   });
 
+  // A few links an hour per user: each is a mail to an address nobody has proven is theirs.
   app.post('/keys/verification', { schema: { hide: true } }, async (request, reply) => {
-    await resendEmailVerification(context, signedInUser(request));
+    const user = signedInUser(request);
+    const rule = { key: `verify:user:${user.userId}`, limit: VERIFICATION_MAILS_PER_HOUR, windowMs: 3_600_000, bucketMs: 60_000 };
+    if ((await context.limits.check([rule], context.clock.now().getTime(), true)).allowed) await resendEmailVerification(context, user);
     return seeOther(reply, '/dashboard/keys?verification=sent');
   });
 

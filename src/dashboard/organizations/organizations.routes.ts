@@ -38,6 +38,9 @@ type OrgParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; userId: string } };
 type InviteParams = { Params: { id: string; inviteId: string } };
 
+/** Invitations one user may send in an hour, across organizations. */
+export const INVITES_PER_HOUR = 30;
+
 /** The invite form's fields. */
 const INVITE_FIELDS: FormFields = (problem) => fieldErrors(problem, ['email', 'role']);
 
@@ -115,6 +118,14 @@ export const organizationsScreen: Screen = (app, context) => {
     const role = field(request.body, 'role');
     // Outsiders get the 404 before anything about the email is said.
     await getOrganization(context, actorOfUser(user), { organizationId: request.params.id });
+    // Each invitation is a mail in the instance's name: a few dozen an hour per sender.
+    const rule = { key: `invite:user:${user.userId}`, limit: INVITES_PER_HOUR, windowMs: 3_600_000, bucketMs: 60_000 };
+    const allowed = await context.limits.check([rule], context.clock.now().getTime(), true);
+    if (!allowed.allowed) {
+      const minutes = Math.max(1, Math.ceil(allowed.windows[0]!.retryAfterMs / 60_000));
+      const errors = { email: `You sent ${INVITES_PER_HOUR} invitations in the last hour: try again in ${minutes} minutes.` };
+      return organizationPage(request, reply, user, { form: { email, role, errors } }, 429);
+    }
     const { errors } = await submitForm({
       fields: INVITE_FIELDS,
       save: () => inviteMember(context, actorOfUser(user), { organizationId: request.params.id, email, role }),

@@ -10,6 +10,7 @@ import { recordAudit, withAudit, type AuditAction, type AuditEntry } from '../au
 import { hashPassword } from '../../lib/passwords.js';
 import { queueEmailVerification, requireVerifiedEmail } from './account-tokens.js';
 import * as repo from './accounts.repository.js';
+import * as invites from './invites.repository.js';
 import { displayPrefix, generateKeyValue, hashKeyValue } from './key-format.js';
 import { administers, GIVEN_ROLES, isGivenRole, isPermission, PERMISSIONS, type Permission } from './permissions.js';
 import { isPlan, type Plan } from './plans.js';
@@ -431,8 +432,17 @@ export async function changeMemberRole(
   const membership = await repo.findMembership(ctx.db, org.id, input.userId);
   if (!membership) throw notFound('Member');
   if (membership.role === 'owner') throw validationError('role', 'the owner keeps the owner role');
-  const entry = { action: 'member.role_changed', targetId: input.userId, workspace: inOrganization(org.id), details: { role } } as const;
-  await withAudit(ctx, actor, entry, (trx) => repo.updateMemberRole(trx, org.id, input.userId, role));
+  const details = { role, previous_role: membership.role };
+  await transaction(ctx.db, async (trx) => {
+    await repo.updateMemberRole(trx, org.id, input.userId, role);
+    if (!administers(role)) await dropAdministration(ctx, trx, org.id, input.userId);
+    await recordAudit(ctx, trx, actor, {
+      action: 'member.role_changed',
+      targetId: input.userId,
+      workspace: inOrganization(org.id),
+      details,
+    });
+  });
   return { organization_id: org.id, user_id: input.userId, role };
 }
 
@@ -441,6 +451,17 @@ export async function changeMemberRole(
  * are disabled with it, in one transaction: they acted for the organization through the
  * membership, and must not outlive it.
  */
+/**
+ * What a member loses with the right to administer (removed, or made editor or viewer): their
+ * keys for the organization stop working (they acted for it through the membership, and an
+ * editor or viewer holds none) and the invitations they sent stop opening it.
+ */
+async function dropAdministration(ctx: ServiceContext, trx: Db, organizationId: string, userId: string) {
+  const now = isoNow(ctx.clock);
+  await repo.disableKeysOfMember(trx, organizationId, userId, now);
+  await invites.revokeInvitesSentBy(trx, organizationId, userId, now);
+}
+
 export async function removeMember(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; userId: string }) {
   const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
   const membership = await repo.findMembership(ctx.db, org.id, input.userId);
@@ -448,7 +469,7 @@ export async function removeMember(ctx: ServiceContext, actor: AccountActor, inp
   if (membership.role === 'owner') throw validationError('user_id', 'the owner cannot be removed');
   await transaction(ctx.db, async (trx) => {
     await repo.deleteMember(trx, org.id, input.userId);
-    await repo.disableKeysOfMember(trx, org.id, input.userId, isoNow(ctx.clock));
+    await dropAdministration(ctx, trx, org.id, input.userId);
     await recordAudit(ctx, trx, actor, { action: 'member.removed', targetId: input.userId, workspace: inOrganization(org.id) });
   });
   return { organization_id: org.id, user_id: input.userId, removed: true };

@@ -48,6 +48,18 @@ export function revokeInvites(db: Db, where: { organizationId: string; email?: s
   return query.executeTakeFirst();
 }
 
+/** Ends the open invites `userId` sent for the organization: they no longer administer it. */
+export function revokeInvitesSentBy(db: Db, organizationId: string, userId: string, at: string) {
+  return db
+    .updateTable('organization_invites')
+    .set({ revoked_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('invited_by', '=', userId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
 /** Marks the invite accepted, if no one did first (or revoked it); whether this call did. */
 export async function markAccepted(db: Db, id: string, at: string): Promise<boolean> {
   const result = await db

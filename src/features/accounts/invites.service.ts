@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { recordAudit, type RequestOrigin } from '../audit/index.js';
 import { queueMail } from '../mail/index.js';
+import { requireVerifiedEmail } from './account-tokens.js';
 import { findUserMailState, markEmailVerified } from './account-tokens.repository.js';
 import * as accountsRepo from './accounts.repository.js';
 import { givenRole, requireNewPassword } from './accounts.service.js';
@@ -66,6 +67,8 @@ const inOrganization = (organizationId: string) => ({ userId: null, organization
 
 export async function inviteMember(ctx: ServiceContext, actor: Actor, input: { organizationId: string; email: string; role: string }) {
   const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
+  // Mail goes out in the instance's name: only from an address proven to be the sender's.
+  await requireVerifiedEmail(ctx.db, actor.userId);
   const { email, role } = await checkFields({
     email: async () => {
       const email = normalizeEmail(input.email);
@@ -162,7 +165,10 @@ export async function acceptInvite(
   input: { token: string; user?: { userId: string; email: string }; password?: string; origin?: RequestOrigin },
 ): Promise<{ state: InviteState; userId?: string; organizationId?: string }> {
   if (input.user === undefined) requireNewPassword(input.password ?? '');
-  // Hashed before the transaction: scrypt is slow, and nothing in it depends on the rows.
+  // The link first: scrypt holds a thread of the pool for tens of milliseconds, spent only for
+  // a link that works; hashed before the transaction, which checks the link again.
+  const opened = stateOf(ctx, await findByToken(ctx.db, input.token));
+  if (opened !== 'valid') return { state: opened };
   const passwordHash = input.user === undefined ? await hashPassword(input.password!) : undefined;
   return transaction(ctx.db, async (trx) => {
     const row = await findByToken(trx, input.token);

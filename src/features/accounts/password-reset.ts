@@ -5,7 +5,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import { recordAudit, type RequestOrigin } from '../audit/index.js';
 import { queueMail } from '../mail/index.js';
 import * as tokensRepo from './account-tokens.repository.js';
-import { issueToken, linkTo, spendLink, type LinkState } from './account-tokens.js';
+import { findLink, issueToken, linkTo, spendLink, type LinkState } from './account-tokens.js';
 import * as accountsRepo from './accounts.repository.js';
 import { requireNewPassword } from './accounts.service.js';
 import * as sessionsRepo from './sessions.repository.js';
@@ -41,6 +41,9 @@ export async function resetPassword(
   input: { token: string; password: string; origin?: RequestOrigin },
 ): Promise<{ state: LinkState; email?: string }> {
   requireNewPassword(input.password);
+  // The link first: scrypt holds a thread of the pool for tens of milliseconds, spent only for a link that works.
+  const opened = await findLink(ctx.db, ctx, 'password_reset', input.token);
+  if (opened.state !== 'valid') return { state: opened.state };
   const passwordHash = await hashPassword(input.password);
   return transaction(ctx.db, async (trx) => {
     const found = await spendLink(trx, ctx, 'password_reset', input.token);
