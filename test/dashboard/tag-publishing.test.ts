@@ -147,7 +147,7 @@ describe('dashboard: publishing a tag', () => {
 
     // Without scripts the form is in UTC, and says so.
     const plain = await get(t, `/dashboard/tags/${tag.id}/edit`, aliceJar);
-    expect(plain.text).toMatch(/name="publish_at" type="datetime-local" value="2027-07-01T07:00"/);
+    expect(plain.text).toMatch(/name="publish_at" type="datetime-local" autocomplete="off" value="2027-07-01T07:00"/);
     expect(plain.text).toContain('<span data-time-zone-label>UTC</span>');
 
     await page.getByLabel('Draft').check();

@@ -15,7 +15,7 @@ export interface FieldProps {
   /** The control's id; `field-<name>` unless a page holds several fields of one name. */
   id?: string;
   label: string;
-  type?: 'date' | 'email' | 'password' | 'text' | 'url' | 'number' | 'color';
+  type?: 'date' | 'datetime-local' | 'email' | 'password' | 'text' | 'url' | 'number' | 'color';
   autocomplete: string;
   /** Bounds of a number field. */
   min?: number;
@@ -29,6 +29,8 @@ export interface FieldProps {
   required?: boolean;
   /** The keyboard a phone shows: digits only for a one-time code. */
   inputmode?: 'numeric';
+  /** A datetime-local's value as the instant it names (data-instant), for the page's script to show in another zone. */
+  instant?: string;
 }
 
 /** The ids a control's hint and error get, and its aria-describedby. */
@@ -69,6 +71,7 @@ export function Field({
   min,
   max,
   inputmode,
+  instant,
 }: FieldProps) {
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
@@ -83,6 +86,7 @@ export function Field({
         autocomplete={autocomplete}
         inputMode={inputmode}
         value={value}
+        data-instant={instant}
         required={required}
         autofocus={autofocus}
         aria-invalid={error ? 'true' : undefined}

@@ -73,21 +73,19 @@ function TimeField({
   hint: string;
   error?: string;
 }) {
-  const id = fieldId(name);
+  const instant = value ? instantOfWallTime(value, zone)?.toISOString() : undefined;
   return (
-    <div class={error ? 'field field-invalid' : 'field'}>
-      <label for={id}>{label}</label>
-      <input
-        id={id}
-        name={name}
-        type="datetime-local"
-        value={value}
-        data-instant={value ? instantOfWallTime(value, zone)?.toISOString() : undefined}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-      />
-      <FieldMessages id={id} hint={hint} error={error} />
-    </div>
+    <Field
+      name={name}
+      label={label}
+      type="datetime-local"
+      autocomplete="off"
+      value={value}
+      required={false}
+      instant={instant}
+      hint={hint}
+      error={error}
+    />
   );
 }
 
