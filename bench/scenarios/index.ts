@@ -11,7 +11,7 @@ import { pageLocked } from './page-locked.js';
 import { pageRecording } from './page-recording.js';
 import { pageThemed } from './page-themed.js';
 import { qrRenderPng, qrRenderSvg } from './qr-render.js';
-import { page, tag, tagQr } from './tags.js';
+import { page, tag, tagQr, tagUpdate } from './tags.js';
 import { thumbnails } from './thumbnails.js';
 import { webhooksFanout, webhooksIdle } from './webhooks.js';
 
@@ -24,6 +24,7 @@ export const scenarios: Scenario[] = [
   limiterMemory,
   limiterRedis,
   tag,
+  tagUpdate,
   page,
   pageLocked,
   pageThemed,

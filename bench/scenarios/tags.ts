@@ -1,5 +1,5 @@
 import type { BaselineScenario } from '../lib/scenario.js';
-import { createBenchTag } from './tag-fixture.js';
+import { createBenchTag, pageBody } from './tag-fixture.js';
 
 /** GET /v1/tags/{id}: one tag read by its owner, the API's most common call. */
 export const tag: BaselineScenario = {
@@ -39,5 +39,25 @@ export const tagQr: BaselineScenario = {
   async prepare(context) {
     const { id, key } = await createBenchTag(context);
     return { method: 'GET', path: `/v1/tags/${id}/qr?format=png&size=512`, headers: { authorization: `Bearer ${key}` } };
+  },
+};
+
+/**
+ * PUT /v1/tags/{id}: the same update over and over, a tag's most common change. Each request
+ * writes the row, its tag.updated event and its audit log entry in one transaction (#35: the
+ * audit entry may add at most 10 % to the CPU of an update).
+ */
+export const tagUpdate: BaselineScenario = {
+  kind: 'baseline',
+  name: 'tag-update',
+  description: 'authenticated PUT /v1/tags/{id} (title and 4 content blocks; row, event and audit entry)',
+  async prepare(context) {
+    const { id, key } = await createBenchTag(context);
+    return {
+      method: 'PUT',
+      path: `/v1/tags/${id}`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(pageBody('Conference room B — equipment, booking and access')),
+    };
   },
 };
