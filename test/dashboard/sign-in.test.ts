@@ -34,6 +34,7 @@ describe('dashboard sign-in', () => {
       'Webhooks',
       'API Keys',
       'Organizations',
+      'Audit log',
     ]);
     await expect(page.getByRole('banner').getByText(account.email).isVisible()).resolves.toBe(true);
     await expect(page.getByRole('banner').getByText('Pro').isVisible()).resolves.toBe(true);
