@@ -103,6 +103,8 @@ await call(
   client.DELETE('/v1/tags/{id}/analytics/shares/{share_id}', { params: { path: { id: tag.id, share_id: share.data!.data.id } } }),
 );
 
+await call('listAuditLog', client.GET('/v1/audit-log'));
+
 await call('deleteFile', client.DELETE('/v1/files/{file_id}', { params: file }));
 await call('deleteTag', client.DELETE('/v1/tags/{id}', { params: id }));
 await call('deleteFolder', client.DELETE('/v1/folders/{id}', { params: folderId }));
