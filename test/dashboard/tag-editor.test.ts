@@ -137,7 +137,8 @@ describe('dashboard tag editor', () => {
     expect((await contentOf(tag.id)).content).toMatchObject([{ type: 'image', file_id: file.id, alt: 'The terrace at noon' }]);
     await page.goto(`${t.baseUrl}/t/${tag.short_id}`);
     const shown = page.getByRole('img', { name: 'The terrace at noon' });
-    await expect(shown.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).resolves.toBe(40);
+    // A lazy image need not have loaded when the page's load event fires: wait for it.
+    await expect.poll(() => shown.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(40);
     expect(problems).toEqual([]);
     await context.close();
   });
