@@ -11,7 +11,7 @@ export interface PasswordFormState {
   weeklyReport?: WeeklyReportState;
 }
 
-export interface TimeZoneFormState {
+interface TimeZoneFormState {
   /** The browser's zone, from its tz cookie; unknown without scripts. */
   browser?: string;
   /** The value sent, when the form was refused. */

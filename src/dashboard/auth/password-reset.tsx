@@ -5,7 +5,7 @@ import { renderCardPage } from '../components/layout.js';
 /** The screens a mailed link leads to (forgot password, verify an address), and the form that asks for one. */
 
 /** What the screens that send mail add while SMTP_URL is not set: the mail goes to the server's log. */
-export const MAIL_NOT_CONFIGURED =
+const MAIL_NOT_CONFIGURED =
   'Mail is not configured on this server, so no mail leaves it: ask the operator for the link, which is in the server log.';
 
 export function MailNotice({ configured }: { configured: boolean }) {

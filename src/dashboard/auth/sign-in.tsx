@@ -56,7 +56,7 @@ export function CodeField({ hint, error }: { hint: string; error?: string }) {
   );
 }
 
-export interface SecondFactorState {
+interface SecondFactorState {
   csrf: string;
   email: string;
   totp: boolean;

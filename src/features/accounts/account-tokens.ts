@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import type { AccountTokensTable } from '../../db/schema.js';
@@ -9,13 +8,14 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit, type RequestOrigin } from '../audit/index.js';
 import { queueMail } from '../mail/index.js';
 import * as repo from './account-tokens.repository.js';
+import { hashToken, newSecretToken } from './secret-tokens.js';
 
 /**
  * Single-use links mailed to a user: a password reset (one hour) and an address to verify
  * (seven days). The token is 32 random bytes; only its SHA-256 is stored, so a copy of the
  * database opens no link. A link is spent by the one request that changes something with it.
  */
-export type TokenPurpose = AccountTokensTable['purpose'];
+type TokenPurpose = AccountTokensTable['purpose'];
 
 const LIFETIME_MS: Record<TokenPurpose, number> = {
   password_reset: 60 * 60 * 1000,
@@ -28,18 +28,16 @@ const KEPT_AFTER_END_MS = 30 * 24 * 60 * 60 * 1000;
 /** What following a link finds: a link that works, or why it does not. */
 export type LinkState = 'valid' | 'used' | 'expired' | 'unknown';
 
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
-
 /** A new link's token for the user, stored (hashed) in `trx`. */
 export async function issueToken(trx: Db, ctx: Pick<ServiceContext, 'clock'>, userId: string, purpose: TokenPurpose): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
+  const token = newSecretToken();
   const now = ctx.clock.now();
   await repo.deleteAccountTokensExpiredBefore(trx, new Date(now.getTime() - KEPT_AFTER_END_MS).toISOString());
   await repo.insertAccountToken(trx, {
     id: newId('tok'),
     user_id: userId,
     purpose,
-    token_hash: hashOf(token),
+    token_hash: hashToken(token),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + LIFETIME_MS[purpose]).toISOString(),
   });
@@ -56,7 +54,7 @@ const looksLikeToken = (token: string) => token.length > 0 && token.length <= 12
 
 /** The link's token row when it works, else why not. A disabled user's links do not work. */
 export async function findLink(db: Db, ctx: Pick<ServiceContext, 'clock'>, purpose: TokenPurpose, token: string) {
-  const row = looksLikeToken(token) ? await repo.findAccountToken(db, hashOf(token), purpose) : undefined;
+  const row = looksLikeToken(token) ? await repo.findAccountToken(db, hashToken(token), purpose) : undefined;
   if (!row || row.disabled === 1) return { state: 'unknown' as const };
   if (row.used_at !== null) return { state: 'used' as const };
   if (ctx.clock.now().getTime() >= Date.parse(row.expires_at)) return { state: 'expired' as const };

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import type { Selectable } from 'kysely';
@@ -16,6 +15,7 @@ import * as accountsRepo from './accounts.repository.js';
 import { givenRole, requireNewPassword } from './accounts.service.js';
 import type { Actor } from './actor.js';
 import * as repo from './invites.repository.js';
+import { hashToken, newSecretToken } from './secret-tokens.js';
 import { normalizeEmail, requireOrganization } from './organization-access.js';
 
 /**
@@ -60,8 +60,6 @@ function toInviteView(row: InviteRow): InviteView {
   };
 }
 
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
-
 /** An invite's entries belong to its organization's log. */
 const inOrganization = (organizationId: string) => ({ userId: null, organizationId });
 
@@ -80,14 +78,14 @@ export async function inviteMember(ctx: ServiceContext, actor: Actor, input: { o
     },
     role: () => givenRole(input.role),
   });
-  const token = randomBytes(32).toString('base64url');
+  const token = newSecretToken();
   const now = ctx.clock.now();
   const row = {
     id: newId('inv'),
     organization_id: org.id,
     email,
     role,
-    token_hash: hashOf(token),
+    token_hash: hashToken(token),
     invited_by: actor.userId,
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + INVITE_LIFETIME_MS).toISOString(),
@@ -139,7 +137,7 @@ function stateOf(ctx: Pick<ServiceContext, 'clock'>, row: InviteRow | undefined)
 
 // Tokens are 43 characters; anything much longer is not one, and is not worth hashing.
 const findByToken = (db: Db, token: string) =>
-  token.length > 0 && token.length <= 128 ? repo.findInviteByTokenHash(db, hashOf(token)) : Promise.resolve(undefined);
+  token.length > 0 && token.length <= 128 ? repo.findInviteByTokenHash(db, hashToken(token)) : Promise.resolve(undefined);
 
 /** The invite a link opens, and whether an account has its address (the page asks to sign in, or to create one). */
 export async function openInvite(

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { parseCookie as parseCookieHeader } from 'cookie';
 import type { ServiceContext } from '../../context.js';
 import type { ReadPermission } from '../../db/schema.js';
@@ -13,6 +12,7 @@ import { isOperator, OPERATOR, type AccountActor, type Workspace } from './actor
 import type { Plan } from './plans.js';
 import { recordAudit, withAudit, type AuditPerson, type RequestOrigin } from '../audit/index.js';
 import * as accountsRepo from './accounts.repository.js';
+import { hashToken, newSecretToken } from './secret-tokens.js';
 import * as repo from './sessions.repository.js';
 
 /**
@@ -45,10 +45,6 @@ export interface SignedInUser {
   origin?: RequestOrigin;
 }
 
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
 /** The session token of a Cookie header, or undefined. */
 export function sessionTokenFromCookies(cookieHeader: string | undefined): string | undefined {
   if (!cookieHeader) return undefined;
@@ -70,7 +66,7 @@ export async function startSession(
   origin?: RequestOrigin,
 ): Promise<{ token: string; expiresAt: Date }> {
   const { db, clock } = ctx;
-  const token = randomBytes(32).toString('base64url');
+  const token = newSecretToken();
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
   const at = now.toISOString();
@@ -153,7 +149,7 @@ export async function verifyCredentials(
 ): Promise<{ userId: string; disabled: boolean } | undefined> {
   const { db } = ctx;
   const user = await accountsRepo.findUserByEmail(db, email.trim().toLowerCase());
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+  dummyHash ??= hashPassword(newSecretToken());
   const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
   const refused = !user ? 'unknown_email' : !matches ? 'wrong_password' : user.disabled === 1 ? 'disabled' : undefined;
   if (refused) {

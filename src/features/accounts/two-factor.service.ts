@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { ServiceContext } from '../../context.js';
@@ -12,7 +12,8 @@ import * as accountsRepo from './accounts.repository.js';
 import { isTwoFactorRequired } from './instance-admin.service.js';
 import { actorOfUser, isOperator, type AccountActor } from './actor.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
-import { hashToken, type SignedInUser } from './sessions.js';
+import { hashToken, newSecretToken } from './secret-tokens.js';
+import type { SignedInUser } from './sessions.js';
 import * as repo from './two-factor.repository.js';
 
 /**
@@ -25,9 +26,9 @@ import * as repo from './two-factor.repository.js';
 /** How long a browser has between the password and the second factor. */
 export const PENDING_SIGN_IN_MS = 10 * 60_000;
 /** Wrong codes one pending sign-in takes before it ends (the password must be given again). */
-export const PENDING_SIGN_IN_FAILURES = 5;
+const PENDING_SIGN_IN_FAILURES = 5;
 export const PENDING_SIGN_IN_COOKIE = 'tagsvc_sign_in';
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 
 const ISSUER = 'tagsvc';
 /** The HKDF info of the key that seals authenticator secrets, and nothing else. */
@@ -89,7 +90,7 @@ function newRecoveryCode(): string {
 /** A typed code as stored: lower case, without spaces or dashes, 0/1 read for o/i/l. */
 function recoveryCodeHash(code: string): string {
   const plain = code.toLowerCase().replace(/[\s-]/g, '').replace(/o/g, '0').replace(/[il]/g, '1');
-  return createHash('sha256').update(plain).digest('hex');
+  return hashToken(plain);
 }
 
 /** Ten new recovery codes in place of the user's old ones; `ctx.db` is the transaction of the change that makes them. */
@@ -300,7 +301,7 @@ export function secondFactorsOf(ctx: ServiceContext, userId: string) {
 
 /** After the right password: a pending sign-in, whose token the browser keeps until the second factor. */
 export async function startPendingSignIn(ctx: ServiceContext, userId: string): Promise<{ token: string; expiresAt: Date }> {
-  const token = randomBytes(32).toString('base64url');
+  const token = newSecretToken();
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + PENDING_SIGN_IN_MS);
   await repo.insertPendingSignIn(
@@ -327,7 +328,7 @@ export async function findPendingSignIn(ctx: ServiceContext, token: string | und
 }
 
 /** What a second-factor code came to: the user to start a session for, or a wrong code (and whether they may try again). */
-export type CodeOutcome = { userId: string } | { wrong: true; canRetry: boolean };
+type CodeOutcome = { userId: string } | { wrong: true; canRetry: boolean };
 
 /**
  * The second step of a password sign-in with an authenticator or recovery code. A right code
