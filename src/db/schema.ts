@@ -396,6 +396,17 @@ export interface ScopeDayVisitorsTable {
   stale: Generated<number>;
 }
 
+export interface ScopeMonthVisitorsTable {
+  environment: Environment;
+  scope_id: string;
+  /** The UTC month's first day. */
+  month: string;
+  /** A month set (visitor-sets.ts, encodeMonthSet); '' while never built. */
+  visitors: string;
+  /** 1 while the set is to be (re)built from its days' sets: reports ignore it meanwhile. */
+  stale: Generated<number>;
+}
+
 /** scope_id: the organization id for organization rows, else the owner's user id. */
 export interface ScopeDailyTable {
   environment: Environment;
@@ -628,6 +639,7 @@ export interface Database {
   scope_hourly: ScopeHourlyTable;
   scope_monthly_dimensions: ScopeMonthlyDimensionsTable;
   scope_day_visitors: ScopeDayVisitorsTable;
+  scope_month_visitors: ScopeMonthVisitorsTable;
   tag_monthly: TagMonthlyTable;
   tag_monthly_dimensions: TagMonthlyDimensionsTable;
   view_inbox: ViewInboxTable;

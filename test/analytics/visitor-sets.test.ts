@@ -38,4 +38,35 @@ describe('visitor sets', () => {
     counter.addSet(encodeVisitorSet(edges));
     expect(counter.size).toBe(edges.length);
   });
+
+  it('a month set is a bitmap of words where its numbers are dense, a day set where sparse; either adds back exactly its numbers', () => {
+    const monthSetOf = (numbers: number[]) => {
+      const counter = new DistinctVisitors();
+      for (const n of numbers) counter.addNumber(n);
+      return counter.toMonthSet();
+    };
+    const numbersOf = (monthSet: string, more: number[] = []) => {
+      const counter = new DistinctVisitors();
+      counter.addMonthSet(monthSet);
+      for (const n of more) counter.addNumber(n);
+      return counter.size;
+    };
+    // 3,000 of 4,000 numbers far from 0: 125 words from word 31,250 on.
+    const dense = Array.from({ length: 4000 }, (_, i) => 1_000_000 + i).filter((n) => n % 4 !== 0);
+    const denseSet = monthSetOf(dense);
+    expect(denseSet.startsWith('*31250:')).toBe(true);
+    expect(Buffer.from(denseSet.slice('*31250:'.length), 'base64')).toHaveLength(125 * 4);
+    expect(numbersOf(denseSet)).toBe(3000);
+    // Adding back the left-out numbers and some already in.
+    expect(numbersOf(denseSet, [1_000_000, 1_000_001, 1_000_004, 5])).toBe(3003);
+    const sparse = [3, 70_000, 1_000_000, 5_000_000];
+    const sparseSet = monthSetOf(sparse);
+    expect(decodeVisitorSet(sparseSet)).toEqual(sparse);
+    expect(numbersOf(sparseSet, [3, 4])).toBe(5);
+    expect(monthSetOf([])).toBe('');
+    expect(numbersOf('')).toBe(0);
+    const withKeys = new DistinctVisitors();
+    withKeys.addKey('cookie-a');
+    expect(() => withKeys.toMonthSet()).toThrow(/numbered visitors only/);
+  });
 });

@@ -27,6 +27,7 @@ import * as auditLog from './0025_audit_log.js';
 import * as twoFactor from './0026_two_factor.js';
 import * as memberRoles from './0027_member_roles.js';
 import * as invites from './0028_invites.js';
+import * as scopeMonthVisitors from './0029_scope_month_visitors.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0026_two_factor': twoFactor,
   '0027_member_roles': memberRoles,
   '0028_invites': invites,
+  '0029_scope_month_visitors': scopeMonthVisitors,
 };

@@ -24,6 +24,7 @@ import {
 } from './period.js';
 import { Calendar, checkTimeZone, hourKey, type ZoneQuery } from './calendar.js';
 import { DistinctVisitors } from './visitor-sets.js';
+import { scopeVisitors } from './scope-visitors.js';
 import { rollUpViews } from './view-rollup.js';
 
 export type { DateQuery };
@@ -466,62 +467,6 @@ async function topTags(ctx: ServiceContext, scope: Scope, calendar: Calendar) {
   return top.filter(([id]) => titles.has(id)).map(([id, count]) => ({ id, title: titles.get(id)!, views: count }));
 }
 
-/**
- * Distinct visitors of the scope's tags over the period: the scope's closed days' sets (or, for
- * a day whose set is stale, its tags' own sets), and the visitors of days not closed yet. Read
- * on one snapshot, as the sealing moves a day's visitors from its open rows into the sets.
- */
-function scopeVisitors(ctx: ServiceContext, scope: Scope, period: Period): Promise<number> {
-  const days = { from: period.start, to: period.end };
-  return readSnapshot(ctx.db, async (db) => {
-    // The sets a month at a time: each month is dropped once added, while still in the young
-    // generation; a year's sets read at once outlive it, and the old generation's collections
-    // slow the year overviews. The next month's query goes out before this month is added, and
-    // the open rows' query after the first month's, so the database works while the sets are
-    // added.
-    const ranges = setRanges(days);
-    const setsOf = (i: number) => {
-      const rows = visitorStore.scopeDaySets(db, scope, ranges[i]!);
-      rows.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-      return rows;
-    };
-    let next = setsOf(0);
-    const openRows = visitorStore.openScopeVisitorDays(db, scope, days);
-    openRows.catch(() => undefined);
-    const visitors = new DistinctVisitors();
-    const staleDays: string[] = [];
-    for (let i = 0; i < ranges.length; i++) {
-      const rows = await next;
-      if (i + 1 < ranges.length) next = setsOf(i + 1);
-      for (const row of rows) {
-        if (row.stale) staleDays.push(row.day);
-        else visitors.addSet(row.visitors);
-      }
-    }
-    if (staleDays.length > 0) for (const row of await visitorStore.tagSetsOfScopeDays(db, scope, staleDays)) visitors.addSet(row.visitors);
-    for (const row of await openRows) {
-      if (row.number === null) visitors.addKey(row.visitor);
-      else visitors.addNumber(Number(row.number));
-    }
-    return visitors.size;
-  });
-}
-
-/** Days per scope-set read: about a month. */
-const SET_RANGE_DAYS = 31;
-
-/** [from, to) in consecutive ranges of SET_RANGE_DAYS days; one (empty) when from is not before to. */
-function setRanges(days: { from: string; to: string }): Array<{ from: string; to: string }> {
-  const ranges = [];
-  for (let from = days.from; from < days.to;) {
-    const next = new Date(Date.parse(`${from}T00:00:00.000Z`) + SET_RANGE_DAYS * 86_400_000).toISOString().slice(0, 10);
-    const to = next < days.to ? next : days.to;
-    ranges.push({ from, to });
-    from = to;
-  }
-  return ranges.length > 0 ? ranges : [days];
-}
-
 /** The longest history any plan keeps, and a year ahead: the overview's longest daily series. */
 const OVERVIEW_MAX_DAYS = Math.max(...Object.values(PLAN_LIMITS).map((limits) => limits.analyticsHistoryDays)) + 366;
 
@@ -540,7 +485,7 @@ async function overviewTotals(ctx: ServiceContext, scope: Scope, calendar: Calen
   const range = { from: new Date(calendar.from).toISOString(), to: new Date(calendar.to).toISOString() };
   const [daily, uniqueVisitors, tagsCreated, filesUploaded] = await Promise.all([
     scopeCountRows(ctx, scope, calendar),
-    scopeVisitors(ctx, scope, calendar.visitorDays),
+    scopeVisitors(ctx.db, scope, calendar.visitorDays),
     countTagsCreated(ctx, scope, range),
     countFilesUploaded(ctx, scope, range),
   ]);

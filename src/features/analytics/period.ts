@@ -137,12 +137,16 @@ export function daysOf(period: Period, maxDays: number): string[] {
   return days;
 }
 
-/** The first day of the month after `day`'s, or `day` itself when it is a first. */
-function monthStartFrom(day: string): string {
-  if (day.endsWith('-01')) return day;
+/** The first day of the month after `day`'s. */
+export function monthAfter(day: string): string {
   const next = new Date(`${monthOf(day)}T00:00:00Z`);
   next.setUTCMonth(next.getUTCMonth() + 1);
   return next.toISOString().slice(0, 10);
+}
+
+/** The first day of the month after `day`'s, or `day` itself when it is a first. */
+function monthStartFrom(day: string): string {
+  return day.endsWith('-01') ? day : monthAfter(day);
 }
 
 /**

@@ -111,6 +111,8 @@ async function purgeTagBefore(
     const scopeRows = [
       ['scope_daily', 'day', cutoffDay],
       ['scope_day_visitors', 'day', cutoffDay],
+      // A month's visitor set goes with its first day: it would still count the gone days' visitors.
+      ['scope_month_visitors', 'month', cutoffDay],
       ['scope_daily_dimensions', 'day', cutoffDay],
       ['scope_hourly', 'hour', cutoffHour],
       ['scope_monthly_dimensions', 'month', cutoffMonth],

@@ -2,9 +2,11 @@ import type { Db } from '../../db/database.js';
 import * as repo from './visitor-sets.repository.js';
 import { decodeVisitorSet, unionVisitorSet } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
-import { hourOf, toDay } from './period.js';
+import { hourOf, monthOf, toDay } from './period.js';
+import { buildScopeMonthSet } from './scope-visitors.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { transaction } from '../../db/transaction.js';
+import { setImmediate } from 'node:timers/promises';
 
 /**
  * Views are stamped when they arrive and committed within moments, so a day is closed a little
@@ -13,6 +15,8 @@ import { transaction } from '../../db/transaction.js';
 export const DAY_CLOSE_GRACE_MS = 10 * 60_000;
 export const HOUR_ROWS_KEPT_MS = 2 * 3_600_000;
 const TAG_DAYS_PER_PASS = 200;
+/** Month sets built per pass: each reads up to 31 day sets (a few milliseconds of the thread). */
+const SCOPE_MONTHS_PER_PASS = 24;
 
 /**
  * Closes the tag-days before `now - grace`: their visitor rows become a numbered visitor set
@@ -43,6 +47,7 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
   }
   await repo.deleteVisitorHoursBefore(db, hourOf(new Date(nowMs - HOUR_ROWS_KEPT_MS).toISOString()));
   await rebuildStaleScopeDays(db, TAG_DAYS_PER_PASS);
+  await buildClosedScopeMonths(db, monthOf(before), SCOPE_MONTHS_PER_PASS);
   return closed;
 }
 
@@ -79,6 +84,7 @@ async function closeScopeDay(trx: Db, group: { day: string; scopeDay: repo.Scope
   if (scopeDay) {
     const scopeSet = await repo.ensureScopeDaySet(trx, scopeDay);
     await repo.saveScopeDaySet(trx, scopeDay, unionVisitorSet(scopeSet.visitors, numberOf.values()), false);
+    await repo.markScopeMonthStale(trx, scopeDay);
   }
   return open.length;
 }
@@ -110,6 +116,30 @@ export async function rebuildStaleScopeDays(db: Db, limit: number): Promise<numb
           true,
         );
     });
+  }
+  return stale.length;
+}
+
+/**
+ * Builds up to `limit` scope-month sets marked stale, of months before `month` (every day of
+ * which is closed), oldest first, each in its own transaction under its row's lock: the union
+ * of its days' sets. A day set that changes afterwards (a late view's day closed again, a tag
+ * deleted) marks it stale again. A month with no day sets left goes. The thread is given back
+ * between months; a backlog (the months before migration 0029) takes a pass per `limit`.
+ * Returns how many were built (or dropped).
+ */
+async function buildClosedScopeMonths(db: Db, month: string, limit: number): Promise<number> {
+  const stale = await repo.staleScopeMonthsBefore(db, month, limit);
+  for (const key of stale) {
+    await transaction(db, async (trx) => {
+      const current = await repo.lockScopeMonthSet(trx, key);
+      // Built (or gone) meanwhile.
+      if (!current?.stale) return;
+      const set = await buildScopeMonthSet(trx, repo.scopeFromId(key.environment, key.scope_id), key.month);
+      if (set === undefined) await repo.deleteScopeMonthSet(trx, key);
+      else await repo.saveScopeMonthSet(trx, key, set);
+    });
+    await setImmediate();
   }
   return stale.length;
 }

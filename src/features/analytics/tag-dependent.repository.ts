@@ -31,6 +31,12 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
       FROM tag_daily d
       WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.day'), range)} AND scope_day_visitors.environment = d.environment
         AND scope_day_visitors.scope_id = coalesce(d.organization_id, d.owner_id) AND scope_day_visitors.day = d.day`.execute(trx);
+    // And so do the sets of their months (built from the days' sets).
+    await sql`UPDATE scope_month_visitors SET stale = 1
+      FROM tag_daily d
+      WHERE d.tag_id = ${tagId} AND ${within(sql.ref('d.day'), range)} AND scope_month_visitors.environment = d.environment
+        AND scope_month_visitors.scope_id = coalesce(d.organization_id, d.owner_id)
+        AND scope_month_visitors.month = substr(d.day, 1, 7) || '-01'`.execute(trx);
     await sql`UPDATE scope_daily
       SET views = scope_daily.views - d.views, qr_scans = scope_daily.qr_scans - d.qr_scans, bot_views = scope_daily.bot_views - d.bot_views
       FROM tag_daily d

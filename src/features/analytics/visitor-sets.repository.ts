@@ -4,6 +4,7 @@ import { forUpdate } from '../../db/locks.js';
 import type { Database, Environment } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
 import { ofScopeDays } from './reports.repository.js';
+import { monthOf } from './period.js';
 
 /**
  * Distinct visitors: the open rows of days not closed yet, the sets of closed days (tag-days and
@@ -108,6 +109,76 @@ export function staleScopeDays(db: Db, limit: number): Promise<ScopeDay[]> {
 /** The scope's sets of days [from, to), with their stale marks. */
 export function scopeDaySets(db: Db, scope: Scope, days: { from: string; to: string }) {
   return db.selectFrom('scope_day_visitors').select(['day', 'visitors', 'stale']).where(ofScopeDays(scope, days)).execute();
+}
+
+/** The scope's months in [from, to) (first days) whose sets are built and not stale. */
+export function builtScopeMonths(db: Db, scope: Scope, months: { from: string; to: string }) {
+  return db
+    .selectFrom('scope_month_visitors')
+    .select('month')
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
+    .where('month', '>=', months.from)
+    .where('month', '<', months.to)
+    .where('stale', '=', 0)
+    .orderBy('month')
+    .execute();
+}
+
+/** A scope-month: the key of a scope's monthly sets; `month` is the month's first day. */
+export interface ScopeMonth {
+  environment: Environment;
+  scope_id: string;
+  month: string;
+}
+
+const whereScopeMonth = (key: ScopeMonth) => (eb: ExpressionBuilder<Database, 'scope_month_visitors'>) =>
+  eb.and([eb('environment', '=', key.environment), eb('scope_id', '=', key.scope_id), eb('month', '=', key.month)]);
+
+/** The scope's set of a month (its first day); reports read it only when builtScopeMonths lists it. */
+export function scopeMonthSet(db: Db, scope: Scope, month: string) {
+  const key = { environment: scope.environment, scope_id: scope.organizationId ?? scope.userId, month };
+  return db.selectFrom('scope_month_visitors').select('visitors').where(whereScopeMonth(key)).execute();
+}
+
+/**
+ * Marks the set of the scope-day's month to be (re)built, creating its row if absent: the day's
+ * set changed (or is new), so the month's no longer holds all of its visitors.
+ */
+export async function markScopeMonthStale(trx: Db, key: ScopeDay): Promise<void> {
+  await trx
+    .insertInto('scope_month_visitors')
+    .values({ environment: key.environment, scope_id: key.scope_id, month: monthOf(key.day), visitors: '', stale: 1 })
+    .onConflict((oc) => oc.columns(['environment', 'scope_id', 'month']).doUpdateSet({ stale: 1 }))
+    .execute();
+}
+
+/** Scope-months before `month` whose sets are to be (re)built, oldest first. */
+export function staleScopeMonthsBefore(db: Db, month: string, limit: number): Promise<ScopeMonth[]> {
+  return db
+    .selectFrom('scope_month_visitors')
+    .select(['environment', 'scope_id', 'month'])
+    .where('stale', '=', 1)
+    .where('month', '<', month)
+    .orderBy('month')
+    .limit(limit)
+    .execute();
+}
+
+/** Whether the scope-month's set is stale, its row locked (PostgreSQL) until the transaction ends; undefined if it has none. */
+export async function lockScopeMonthSet(trx: Db, key: ScopeMonth) {
+  let query = trx.selectFrom('scope_month_visitors').select('stale').where(whereScopeMonth(key));
+  query = forUpdate(trx, query);
+  return query.executeTakeFirst();
+}
+
+/** Stores the scope-month's built set and clears its stale mark. */
+export async function saveScopeMonthSet(trx: Db, key: ScopeMonth, visitors: string): Promise<void> {
+  await trx.updateTable('scope_month_visitors').set({ visitors, stale: 0 }).where(whereScopeMonth(key)).execute();
+}
+
+export async function deleteScopeMonthSet(trx: Db, key: ScopeMonth): Promise<void> {
+  await trx.deleteFrom('scope_month_visitors').where(whereScopeMonth(key)).execute();
 }
 
 /** The visitor sets of the scope's tags on the given closed days. */

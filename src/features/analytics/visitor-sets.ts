@@ -67,6 +67,26 @@ export function unionVisitorSet(stored: string | undefined, more: Iterable<numbe
 }
 
 /**
+ * A closed month's set of a scope (scope_month_visitors) is stored in the smaller of two
+ * encodings. A dense bitmap: BITMAP_MARK, the index of its first 32-bit word, ':', then the
+ * base64 of the words from there on, little-endian (bit n is visitor n). Numbers are given as
+ * days close, so a month's visitors of a busy scope sit close together: at one visitor in 16
+ * numbers or more the bitmap is the smaller, and adding it is an OR of words, no decoding.
+ * Otherwise (a small scope among many) the day sets' encoding above. The mark is no base64
+ * character, so the two cannot be confused.
+ */
+const BITMAP_MARK = '*';
+
+/** The 32-bit words of base64 text. */
+function wordsOf(text: string): Uint32Array {
+  const bytes = Buffer.from(text, 'base64');
+  if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  const words = new Uint32Array(bytes.byteLength / 4);
+  for (let i = 0; i < words.length; i++) words[i] = bytes.readUInt32LE(i * 4);
+  return words;
+}
+
+/**
  * Counts distinct visitors: numbered ones in a growable bitmap, and visitors not numbered yet
  * (seen only on days not closed yet) by their id. Adding only sets bits; the bits set are
  * counted when the size is asked for. Testing each bit first to count it as it is added is a
@@ -115,6 +135,40 @@ export class DistinctVisitors {
     }
     // Ascending: the last number is the highest.
     if (n >>> 5 > this.highestWord) this.highestWord = n >>> 5;
+  }
+
+  /** Adds every number of a month set (see BITMAP_MARK): a bitmap's words OR-ed in. */
+  addMonthSet(text: string): void {
+    if (!text.startsWith(BITMAP_MARK)) return this.addSet(text);
+    const colon = text.indexOf(':');
+    const first = Number(text.slice(1, colon));
+    const words = wordsOf(text.slice(colon + 1));
+    const last = first + words.length - 1;
+    if (last >= this.bits.length) this.grow(last);
+    const bits = this.bits;
+    for (let i = 0; i < words.length; i++) bits[first + i]! |= words[i]!;
+    if (last > this.highestWord) this.highestWord = last;
+  }
+
+  /** The numbered visitors added, as a month set (see BITMAP_MARK). */
+  toMonthSet(): string {
+    if (this.unnumbered.size > 0) throw new Error('a month set holds numbered visitors only');
+    let first = 0;
+    while (first <= this.highestWord && this.bits[first] === 0) first++;
+    let last = this.highestWord;
+    while (last >= first && this.bits[last] === 0) last--;
+    const words = this.bits.subarray(first, last + 1);
+    // A number takes a day set's encoding 2 bytes at least; a bitmap takes 4 bytes a word.
+    if (words.length > 0 && words.length * 4 < this.size * 2) {
+      const bytes = LITTLE_ENDIAN ? Buffer.from(words.buffer, words.byteOffset, words.byteLength) : Buffer.allocUnsafe(words.byteLength);
+      if (!LITTLE_ENDIAN) words.forEach((word, i) => bytes.writeUInt32LE(word, i * 4));
+      return `${BITMAP_MARK}${first}:${bytes.toString('base64')}`;
+    }
+    const numbers = [];
+    for (let word = first; word <= last; word++) {
+      for (let v = this.bits[word]!; v !== 0; v &= v - 1) numbers.push(word * 32 + 31 - Math.clz32(v & -v));
+    }
+    return encodeVisitorSet(numbers);
   }
 
   addKey(key: string): void {
