@@ -42,6 +42,8 @@ export interface DayRows {
   tag_visitor_days: unknown[][];
   tag_day_visitors: unknown[][];
   scope_day_visitors: unknown[][];
+  /** Filled by the caller as the days move into another month (month-sets.ts). */
+  scope_month_visitors: unknown[][];
   visitors: unknown[][];
 }
 
@@ -322,6 +324,7 @@ export class DayGenerator {
       scope_day_visitors: [...scopeMembers]
         .sort((a, b) => (a[0] < b[0] ? -1 : 1))
         .map(([key, numbers]) => [...key.split('|'), dayKey, encodeVisitorSet(Float64Array.from(numbers).sort())]),
+      scope_month_visitors: [],
       visitors: [],
     };
   }
