@@ -251,6 +251,22 @@ export async function isDatabaseReachable(db: Db): Promise<boolean> {
   }
 }
 
+/**
+ * True for a write refused because `table.column` must be unique: another transaction wrote
+ * the same value between a check and the write (SQLite names the column in its message,
+ * PostgreSQL in the error's detail).
+ */
+export function isUniqueViolation(error: unknown, table: string, column: string): boolean {
+  const {
+    code,
+    message,
+    table: pgTable,
+    detail,
+  } = (error ?? {}) as { code?: unknown; message?: unknown; table?: unknown; detail?: unknown };
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') return typeof message === 'string' && message.includes(`${table}.${column}`);
+  return code === '23505' && pgTable === table && typeof detail === 'string' && detail.startsWith(`Key (${column})=`);
+}
+
 /** True for a write refused by a foreign key (SQLite and PostgreSQL word it differently). */
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

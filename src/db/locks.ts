@@ -6,7 +6,8 @@ import type { Database } from './schema.js';
  * Every lock the services take, in the one order they are taken. A transaction that needs two
  * takes them top to bottom, so two transactions never wait for each other:
  *
- *   1. an account's row (webhook creation: the plan's webhook count)
+ *   1. an account's row (webhook creation: the plan's webhook count; an organization's
+ *      invitations, sent and accepted one at a time)
  *   2. the view rollup (advisory lock): ingestion of the view inbox, tag deletions, the
  *      visitor purge, bot counts added to the rollups
  *   3. a tag's row: `update` for its deletion, `key share` for a beacon of one of its views

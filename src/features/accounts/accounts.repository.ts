@@ -1,13 +1,24 @@
 import { sql, type Insertable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { isUniqueViolation, type Db } from '../../db/database.js';
 import type { ApiKeysTable, OrganizationMembersTable, OrganizationsTable, OrgRole, Plan, UsersTable } from '../../db/schema.js';
 import { afterCommit } from '../../db/transaction.js';
 import { announceChange } from '../../perf/exact-cache.js';
 
 /** All SQL for users, organizations and API keys. */
 
-export function insertUser(db: Db, user: Insertable<UsersTable>) {
-  return db.insertInto('users').values(user).execute();
+/**
+ * Inserts the user; false when another account took the address meanwhile (between the
+ * caller's check and this write). On PostgreSQL the transaction is then unusable: the caller
+ * throws.
+ */
+export async function insertUser(db: Db, user: Insertable<UsersTable>): Promise<boolean> {
+  try {
+    await db.insertInto('users').values(user).execute();
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error, 'users', 'email')) return false;
+    throw error;
+  }
 }
 
 export function findUserByEmail(db: Db, email: string) {

@@ -74,7 +74,8 @@ export async function createUser(
   const user = { id: newId('usr'), email, password_hash: await hashPassword(input.password), plan, created_at: now, updated_at: now };
   // Sign-up's address is unproven until its verification link is followed; others' are the operator's word.
   await transaction(db, async (trx) => {
-    await repo.insertUser(trx, { ...user, is_owner: input.owner ? 1 : 0, email_verified_at: input.verifyEmail ? null : now });
+    if (!(await repo.insertUser(trx, { ...user, is_owner: input.owner ? 1 : 0, email_verified_at: input.verifyEmail ? null : now })))
+      throw validationError('email', `a user with email ${email} already exists`);
     if (input.verifyEmail) await queueEmailVerification(trx, ctx, user);
     await recordAudit(ctx, trx, actor, { action: 'user.created', targetId: user.id, workspace: ownSpace(user.id), details: { plan } });
   });

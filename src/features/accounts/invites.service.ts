@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
+import { lockAccount } from '../../db/locks.js';
 import type { Selectable } from 'kysely';
 import type { OrganizationInvitesTable } from '../../db/schema.js';
 import { transaction } from '../../db/transaction.js';
@@ -15,8 +16,8 @@ import * as accountsRepo from './accounts.repository.js';
 import { givenRole, requireNewPassword } from './accounts.service.js';
 import type { Actor } from './actor.js';
 import * as repo from './invites.repository.js';
-import { hashToken, newSecretToken } from './secret-tokens.js';
 import { normalizeEmail, requireOrganization } from './organization-access.js';
+import { hashToken, newSecretToken } from './secret-tokens.js';
 
 /**
  * Invites: an organization's owner or an admin invites an address with a role; the mailed link
@@ -91,6 +92,8 @@ export async function inviteMember(ctx: ServiceContext, actor: Actor, input: { o
     expires_at: new Date(now.getTime() + INVITE_LIFETIME_MS).toISOString(),
   };
   await transaction(ctx.db, async (trx) => {
+    // Invites of one organization one at a time: a form sent twice leaves one open invite.
+    await lockAccount(trx, { userId: actor.userId, organizationId: org.id });
     await repo.deleteInvitesEndedBefore(trx, new Date(now.getTime() - KEPT_AFTER_END_MS).toISOString());
     await repo.revokeInvites(trx, { organizationId: org.id, email }, row.created_at);
     await repo.insertInvite(trx, row);
@@ -165,10 +168,13 @@ export async function acceptInvite(
   if (input.user === undefined) requireNewPassword(input.password ?? '');
   // The link first: scrypt holds a thread of the pool for tens of milliseconds, spent only for
   // a link that works; hashed before the transaction, which checks the link again.
-  const opened = stateOf(ctx, await findByToken(ctx.db, input.token));
-  if (opened !== 'valid') return { state: opened };
+  const opened = await findByToken(ctx.db, input.token);
+  const openedState = stateOf(ctx, opened);
+  if (openedState !== 'valid' || !opened) return { state: openedState };
   const passwordHash = input.user === undefined ? await hashPassword(input.password!) : undefined;
   return transaction(ctx.db, async (trx) => {
+    // The link sent twice at once: the second waits here, then finds it spent.
+    await lockAccount(trx, { userId: opened.invited_by, organizationId: opened.organization_id });
     const row = await findByToken(trx, input.token);
     const state = stateOf(ctx, row);
     if (state !== 'valid' || !row) return { state };
@@ -206,14 +212,14 @@ export async function acceptInviteOfUser(
   return { organizationId: invite.organization_id };
 }
 
+const accountExists = (email: string) => forbidden(`An account already uses ${email}: sign in to it, then open the link again`);
+
 /**
  * The invited account, created in the accepting transaction: the invite's address, verified,
  * on the plan sign-up gives (SIGNUP_PLAN). Refused when an account has the address already.
  */
 async function createInvitedAccount(ctx: ServiceContext, trx: Db, row: InviteRow, passwordHash: string, origin?: RequestOrigin) {
-  if (await accountsRepo.findUserByEmail(trx, row.email)) {
-    throw forbidden(`An account already uses ${row.email}: sign in to it, then open the link again`);
-  }
+  if (await accountsRepo.findUserByEmail(trx, row.email)) throw accountExists(row.email);
   const now = isoNow(ctx.clock);
   const user = {
     id: newId('usr'),
@@ -223,7 +229,7 @@ async function createInvitedAccount(ctx: ServiceContext, trx: Db, row: InviteRow
     created_at: now,
     updated_at: now,
   };
-  await accountsRepo.insertUser(trx, { ...user, is_owner: 0, email_verified_at: now });
+  if (!(await accountsRepo.insertUser(trx, { ...user, is_owner: 0, email_verified_at: now }))) throw accountExists(row.email);
   const self = { userId: user.id, email: user.email, organizationId: null, environment: 'live' as const, origin };
   await recordAudit(ctx, trx, self, { action: 'user.created', targetId: user.id, details: { plan: user.plan, via: 'invite' } });
   return { userId: user.id, email: user.email };
