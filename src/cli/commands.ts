@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
+import { addBackupCommands } from './backup-commands.js';
 import { addDatabaseCommands } from './db-copy.js';
 import { fromCommander, printResult, UsageError } from './output.js';
 import { readPassword } from './password.js';
@@ -252,6 +253,7 @@ export function buildProgram(): Command {
   addKeyCommands(program);
   addSecretCommands(program);
   addDatabaseCommands(program);
+  addBackupCommands(program);
   reportExitsAsErrors(program);
   return program;
 }
