@@ -61,6 +61,17 @@ describe('dashboard sign-up', () => {
         .where('email', '=', 'newcomer@example.com')
         .executeTakeFirstOrThrow();
       expect(row).toEqual({ plan: 'free', is_owner: 0 });
+      // The new account made itself: its entry names it, from the sign-up's request.
+      const created = await t.database.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'user.created')
+        .where('actor_name', '=', 'newcomer@example.com')
+        .execute();
+      expect(created).toEqual([
+        expect.objectContaining({ actor_type: 'user', details: '{"plan":"free","via":"signup"}', ip: '127.0.0.0' }),
+      ]);
+      expect(created[0]!.request_id).toMatch(/^req_/);
       expect(problems).toEqual([]);
       await context.close();
     });

@@ -87,7 +87,9 @@ export const signInScreens: Screen = (app, context) => {
     if (await context.isSetUp()) return seeOther(reply, '/dashboard/login');
     const form = { csrf: csrfFor(context, request), email: field(request.body, 'email') };
     try {
-      const { saved: user, errors } = await submitNewAccount(context, request.body, (input) => createFirstAccount(context, input));
+      const { saved: user, errors } = await submitNewAccount(context, request.body, (input) =>
+        createFirstAccount(context, input, { requestId: request.id, ip: request.ip }),
+      );
       if (errors) return html(reply, 400, renderSetup({ ...form, fieldErrors: errors }));
       context.markSetUp();
       return await signInAndRedirect(context, request, reply, user.id, '/dashboard');
@@ -111,7 +113,7 @@ export const signInScreens: Screen = (app, context) => {
     if (!(await isSignupOpen(context))) return signupClosed(request, reply);
     const form = { csrf: csrfFor(context, request), email: field(request.body, 'email') };
     const { saved: user, errors } = await submitNewAccount(context, request.body, (input) =>
-      signUp(context, { ...input, plan: config.signupPlan }),
+      signUp(context, { ...input, plan: config.signupPlan }, { requestId: request.id, ip: request.ip }),
     );
     if (errors) return html(reply, 400, renderSignUp({ ...form, fieldErrors: errors, mailConfigured: isMailConfigured(context) }));
     context.markSetUp();

@@ -6,7 +6,7 @@ import { ApiError, checkFields, notFound, validationError } from '../../errors.j
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { parseCidr } from '../../lib/ip.js';
-import { recordAudit, withAudit, type AuditAction, type AuditEntry } from '../audit/index.js';
+import { recordAudit, withAudit, type AuditAction, type AuditEntry, type RequestOrigin } from '../audit/index.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { queueEmailVerification, requireVerifiedEmail } from './account-tokens.js';
 import * as repo from './accounts.repository.js';
@@ -60,11 +60,20 @@ export function checkNewAccount(ctx: ServiceContext, input: { email: string; pas
 /**
  * The operator creates accounts (the command line, and sign-up and first-run setup, which
  * decide for themselves who may). `owner` marks the instance owner; the database allows one.
+ * An account made by its own user (`selfMade`: sign-up, first-run setup) is audited as theirs,
+ * from their request.
  */
 export async function createUser(
   ctx: ServiceContext,
   actor: AccountActor,
-  input: { email: string; password: string; plan: string; owner?: boolean; verifyEmail?: boolean },
+  input: {
+    email: string;
+    password: string;
+    plan: string;
+    owner?: boolean;
+    verifyEmail?: boolean;
+    selfMade?: { via: 'signup' | 'setup'; origin?: RequestOrigin };
+  },
 ) {
   requireOperator(actor);
   const { db, clock } = ctx;
@@ -77,7 +86,14 @@ export async function createUser(
     if (!(await repo.insertUser(trx, { ...user, is_owner: input.owner ? 1 : 0, email_verified_at: input.verifyEmail ? null : now })))
       throw validationError('email', `a user with email ${email} already exists`);
     if (input.verifyEmail) await queueEmailVerification(trx, ctx, user);
-    await recordAudit(ctx, trx, actor, { action: 'user.created', targetId: user.id, workspace: ownSpace(user.id), details: { plan } });
+    const { selfMade } = input;
+    const by = selfMade ? { userId: user.id, email, organizationId: null, environment: 'live' as const, origin: selfMade.origin } : actor;
+    await recordAudit(ctx, trx, by, {
+      action: 'user.created',
+      targetId: user.id,
+      workspace: ownSpace(user.id),
+      details: selfMade ? { plan, via: selfMade.via } : { plan },
+    });
   });
   return { id: user.id, email, plan, created_at: now };
 }

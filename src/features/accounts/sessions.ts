@@ -176,20 +176,21 @@ export const ALREADY_SET_UP = 'This instance is already set up; sign in instead'
  * The first account: the instance owner, on the enterprise plan. Refused once any account
  * exists; of two concurrent first-run forms, the database's one-owner index lets one through.
  */
-export async function createFirstAccount(ctx: ServiceContext, input: { email: string; password: string }) {
+export async function createFirstAccount(ctx: ServiceContext, input: { email: string; password: string }, origin?: RequestOrigin) {
   const { db } = ctx;
   if (await repo.hasAnyUser(db)) throw new ApiError('forbidden', ALREADY_SET_UP);
   try {
-    return await createUser(ctx, OPERATOR, { ...input, plan: 'enterprise', owner: true });
+    return await createUser(ctx, OPERATOR, { ...input, plan: 'enterprise', owner: true, selfMade: { via: 'setup', origin } });
   } catch (error) {
-    if (error instanceof ApiError || !(await repo.hasAnyUser(db))) throw error;
-    throw new ApiError('forbidden', ALREADY_SET_UP);
+    // Whatever refused this one, another form set the instance up meanwhile: that is the answer.
+    if (await repo.hasAnyUser(db)) throw new ApiError('forbidden', ALREADY_SET_UP);
+    throw error;
   }
 }
 
 /** Self-service sign-up (while isSignupOpen) on the configured plan; a link to verify the address is mailed. */
-export function signUp(ctx: ServiceContext, input: { email: string; password: string; plan: Plan }) {
-  return createUser(ctx, OPERATOR, { ...input, verifyEmail: true });
+export function signUp(ctx: ServiceContext, input: { email: string; password: string; plan: Plan }, origin?: RequestOrigin) {
+  return createUser(ctx, OPERATOR, { ...input, verifyEmail: true, selfMade: { via: 'signup', origin } });
 }
 
 /**
