@@ -63,6 +63,21 @@ export interface Config {
   smtpUrl?: string;
   /** The From of every mail: an address, optionally `Name <address>`. */
   mailFrom: string;
+  /** Where file contents live: `disk` (DATA_DIR/files) or `s3` (the bucket of `s3`). */
+  blobStore: 'disk' | 's3';
+  /** The S3-compatible object store, when S3_BUCKET is set (BLOB_STORE=s3 requires it; `files copy` uses it). */
+  s3?: S3Settings;
+}
+
+export interface S3Settings {
+  /** The service's URL; AWS's own endpoint for the region when absent. */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  /** Both or neither; without them the SDK's default credential chain (instance roles) applies. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** `bucket` in the path (`endpoint/bucket/key`) rather than the host name: MinIO and most self-hosted stores. */
+  forcePathStyle: boolean;
 }
 
 /** A setting that cannot be used; the message names the variable so the operator can fix it. */
@@ -284,6 +299,38 @@ function mailFrom(env: Env, publicBaseUrl: string): string {
   return raw;
 }
 
+/** S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit. */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function s3Settings(env: Env): S3Settings | undefined {
+  const bucket = read(env, 'S3_BUCKET');
+  if (bucket === undefined) return undefined;
+  if (!BUCKET_NAME.test(bucket))
+    throw new ConfigError('S3_BUCKET', `"${bucket}" is not a bucket name (3-63 lower-case letters, digits, dots and hyphens)`);
+  const region = read(env, 'S3_REGION') ?? 'us-east-1';
+  if (!/^[a-z0-9-]+$/.test(region)) throw new ConfigError('S3_REGION', `"${region}" is not a region name like eu-west-1`);
+  const accessKeyId = read(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = read(env, 'S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    const missing = accessKeyId === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY';
+    throw new ConfigError(missing, 'set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (the default credential chain)');
+  }
+  return {
+    endpoint: baseUrl(env, 'S3_ENDPOINT'),
+    bucket,
+    region,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', false),
+  };
+}
+
+function blobStore(env: Env, s3: S3Settings | undefined): Config['blobStore'] {
+  const raw = read(env, 'BLOB_STORE')?.toLowerCase() ?? 'disk';
+  if (raw !== 'disk' && raw !== 's3') throw new ConfigError('BLOB_STORE', `expected disk or s3, got "${raw}"`);
+  if (raw === 's3' && !s3) throw new ConfigError('S3_BUCKET', 'BLOB_STORE=s3 needs the bucket to keep files in');
+  return raw;
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -295,6 +342,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   }
   const publicBaseUrl = baseUrl(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`)!;
+  const s3 = s3Settings(env);
   const config: Config = {
     port,
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -328,6 +376,8 @@ export function loadConfig(env: Env = process.env): Config {
     previousSecretKeys: previousSecretKeys(env),
     smtpUrl: smtpUrl(env),
     mailFrom: mailFrom(env, publicBaseUrl),
+    blobStore: blobStore(env, s3),
+    s3,
   };
   // Last, so a bad setting elsewhere never leaves a freshly generated secret behind.
   config.secretKey = secretKey(env, dataDir);

@@ -9,7 +9,7 @@ import { filesTagDependent } from './features/files/index.js';
 import { sharesTagDependent } from './features/shares/index.js';
 import { sealPlaintextWebhookSecrets, webhookQueueDepths } from './features/webhooks/index.js';
 import { loggerOptions } from './http/logging.js';
-import { createBlobStorage } from './lib/blob-storage.js';
+import { createBlobStorage } from './lib/blob-stores.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { Metrics, type QueueDepths } from './lib/metrics.js';
 import { createOutboundAgents } from './lib/outbound.js';
@@ -55,6 +55,17 @@ export async function createServices(
   // Processes that answer requests bound every wait on the database; a command waits as long as
   // its work takes (a migration, a copy).
   if (!options.command) database.limitQueryTime(config.dependencyTimeoutMs);
+  const blobs = createBlobStorage(config);
+  // A server that cannot keep files says so at start, naming the setting, not at its first upload.
+  if (!options.command) {
+    try {
+      await blobs.check(AbortSignal.timeout(config.dependencyTimeoutMs));
+    } catch (error) {
+      blobs.close();
+      await database.close();
+      throw error;
+    }
+  }
   const redis = await openRedis(config, log);
   const agents = createOutboundAgents(config);
   const limits = createRateLimitStore(redis);
@@ -66,7 +77,7 @@ export async function createServices(
     db: database.db,
     clock,
     log,
-    blobs: createBlobStorage(config),
+    blobs,
     agents,
     limits,
     presence,
@@ -83,6 +94,7 @@ export async function createServices(
       // The bot requests the server answered before it stopped (its requests are drained by now).
       await botViews.flush();
       await closeRedis(redis);
+      blobs.close();
       await database.close();
     },
   };

@@ -5,26 +5,68 @@ import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/pro
 import { dirname, join } from 'node:path';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Config } from '../config.js';
 import { failureReason, InsufficientStorage, isDiskFull } from '../errors.js';
 
 /**
- * Where file contents live. Uploads are first written to a local temp file (they have to be
- * inspected before they are accepted), then handed to the storage with `put`. Local disk is
- * the only implementation today; an S3-compatible one would upload in `put` and fetch (or
- * presign) in `read` and `localCopy`.
+ * Where file contents live: the local disk (LocalDiskStorage) or an S3-compatible object store
+ * (S3BlobStorage). Uploads are first written to a local temp file (they have to be inspected
+ * before they are accepted), then handed to the storage with `put`. Next to each file the
+ * storage keeps what was derived from it (resized images), under a name of the caller's.
  */
 export interface BlobStorage {
+  /** What start-up errors and /readyz call it. */
+  readonly label: string;
   /** Moves a finished temp file into storage under `key`; the temp file is gone afterwards. */
   put(key: string, tempFile: string): Promise<void>;
-  /** The bytes of `key`, or of the inclusive byte range `start`..`end`. */
-  read(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  /** The bytes of `key`, or of the inclusive byte range `start`..`end`; rejects when `key` is missing. */
+  read(key: string, range?: ByteRange): Promise<Readable>;
+  /** The size of `key` in bytes, or undefined when it is not stored. */
+  size(key: string): Promise<number | undefined>;
   /** A local file holding the bytes of `key` (for image processing); call `release` when done. */
   localCopy(key: string): Promise<{ path: string; release(): Promise<void> }>;
-  /** Removes `key` and what was derived from it (resized images); removing a missing key is not an error. */
+  /** Removes `key` and what was derived from it; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
   /** Every stored key with the time it last changed (written or moved into place), in ms. */
   list(): AsyncIterable<{ key: string; changedAtMs: number }>;
+  /** The size of what was derived from `key` under `name`, or undefined when none is kept. */
+  derivedSize(key: string, name: string): Promise<number | undefined>;
+  /** The bytes derived from `key` under `name`, whole or a range. */
+  readDerived(key: string, name: string, range?: ByteRange): Promise<Readable>;
+  /** Keeps `bytes` as derived from `key` under `name`, whole or not at all. */
+  putDerived(key: string, name: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Gives up uploads into the store that were started before `startedBeforeMs` and never
+   * finished (a process killed mid-upload). `refused`: those the store would not abort.
+   */
+  abortIncompleteUploads(startedBeforeMs: number): Promise<{ aborted: number; refused: number }>;
+  /** Rejects with an error naming the setting to fix when the storage cannot be used. */
+  check(signal?: AbortSignal): Promise<void>;
+  /** Closes its connections (the process is stopping). */
+  close(): void;
+}
+
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** File ids, the only keys: refusing anything else keeps a key from ever naming another path or object. */
+const KEY = /^[a-z]+_[0-9a-z]{26}$/;
+/** Derived names such as `256x256-q80.webp`. */
+const DERIVED_NAME = /^[0-9a-z.-]{1,64}$/;
+
+export function requireStorageKey(key: string): string {
+  if (!KEY.test(key)) throw new Error(`not a storage key: ${key}`);
+  return key;
+}
+
+export function requireDerivedName(name: string): string {
+  if (!DERIVED_NAME.test(name) || name.startsWith('.')) throw new Error(`not a derived name: ${name}`);
+  return name;
+}
+
+export function isStorageKey(name: string): boolean {
+  return KEY.test(name);
 }
 
 /** When a file last changed: its content (mtime) or its name (ctime: a rename into place). */
@@ -64,13 +106,12 @@ export function filesLayout(dataDir: string) {
   };
 }
 
-const KEY = /^[a-z]+_[0-9a-z]{26}$/;
-
 export class LocalDiskStorage implements BlobStorage {
+  readonly label = 'the local disk';
   private readonly dir: string;
   private readonly derived: string;
 
-  constructor(dataDir: string) {
+  constructor(private readonly dataDir: string) {
     const layout = filesLayout(dataDir);
     this.dir = layout.blobs;
     this.derived = layout.cache;
@@ -78,9 +119,11 @@ export class LocalDiskStorage implements BlobStorage {
 
   /** blobs/{fan-out}/{key}; the id's random tail spreads files over 1,296 directories. */
   pathOf(key: string): string {
-    // Keys are our own ids; refusing anything else keeps a path from ever leaving the directory.
-    if (!KEY.test(key)) throw new Error(`not a storage key: ${key}`);
-    return join(this.dir, key.slice(-2), key);
+    return join(this.dir, key.slice(-2), requireStorageKey(key));
+  }
+
+  private derivedPathOf(key: string, name: string): string {
+    return join(this.derived, requireStorageKey(key), requireDerivedName(name));
   }
 
   async put(key: string, tempFile: string): Promise<void> {
@@ -93,7 +136,7 @@ export class LocalDiskStorage implements BlobStorage {
     }
   }
 
-  async read(key: string, range?: { start: number; end: number }): Promise<ReadStream> {
+  async read(key: string, range?: ByteRange): Promise<ReadStream> {
     const stream = createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
     // Surface a missing blob as a rejection here rather than as a half-sent response.
     await new Promise<void>((resolve, reject) => {
@@ -103,6 +146,10 @@ export class LocalDiskStorage implements BlobStorage {
     return stream;
   }
 
+  async size(key: string): Promise<number | undefined> {
+    return sizeOf(this.pathOf(key));
+  }
+
   async localCopy(key: string) {
     const path = this.pathOf(key);
     await stat(path);
@@ -110,13 +157,16 @@ export class LocalDiskStorage implements BlobStorage {
   }
 
   async delete(key: string): Promise<void> {
-    await Promise.all([rm(this.pathOf(key), { force: true }), rm(join(this.derived, key), { recursive: true, force: true })]);
+    await Promise.all([
+      rm(this.pathOf(key), { force: true }),
+      rm(join(this.derived, requireStorageKey(key)), { recursive: true, force: true }),
+    ]);
   }
 
   async *list(): AsyncIterable<{ key: string; changedAtMs: number }> {
     for (const fanOut of await namesIn(this.dir)) {
       for (const key of await namesIn(join(this.dir, fanOut))) {
-        if (!KEY.test(key)) continue;
+        if (!isStorageKey(key)) continue;
         try {
           yield { key, changedAtMs: changedAtMs(await stat(join(this.dir, fanOut, key))) };
         } catch {
@@ -125,11 +175,32 @@ export class LocalDiskStorage implements BlobStorage {
       }
     }
   }
+
+  derivedSize(key: string, name: string): Promise<number | undefined> {
+    return sizeOf(this.derivedPathOf(key, name));
+  }
+
+  async readDerived(key: string, name: string, range?: ByteRange): Promise<Readable> {
+    return createReadStream(this.derivedPathOf(key, name), range ?? {});
+  }
+
+  putDerived(key: string, name: string, bytes: Uint8Array): Promise<void> {
+    return writeIntoPlace(this.dataDir, 'render', this.derivedPathOf(key, name), bytes);
+  }
+
+  /** An upload to disk is a rename: none is ever left half done (temp files are swept apart). */
+  async abortIncompleteUploads(): Promise<{ aborted: number; refused: number }> {
+    return { aborted: 0, refused: 0 };
+  }
+
+  /** DATA_DIR is checked by reading the configuration (its secret key lives there). */
+  async check(): Promise<void> {}
+
+  close(): void {}
 }
 
-/** The configured storage: one per process, built by createServices. */
-export function createBlobStorage(config: Pick<Config, 'dataDir'>): BlobStorage {
-  return new LocalDiskStorage(config.dataDir);
+async function sizeOf(path: string): Promise<number | undefined> {
+  return (await stat(path).catch(() => undefined))?.size;
 }
 
 /** A fresh path for an upload in progress; the caller removes it (`discardTemp`) on any failure. */

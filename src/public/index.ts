@@ -17,7 +17,7 @@ import { unlockRoutes } from './unlock.js';
  * redirects of its links, and the files the page shows; and the reports owners shared (/stats/).
  */
 export async function registerPublic(app: FastifyInstance, services: Services): Promise<void> {
-  await app.register(healthRoutes(services.database.db, services.redis));
+  await app.register(healthRoutes(services.database.db, services.redis, services.blobs, services.config.dependencyTimeoutMs));
   const recorder = new ViewRecorder(services.database.db, services.log, services.metrics);
   const clicks = new ClickRecorder(services.database.db, services.log, services.metrics);
   app.addHook('onClose', () => Promise.all([recorder.flush(), clicks.flush()]));

@@ -2,9 +2,8 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectError, request } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
-import { createTag, filesUnder, sha256, upload } from './helpers.js';
+import { createTag, derivedOf, sha256, upload } from './helpers.js';
 import { image, pdf, svg } from './samples.js';
-import { join } from 'node:path';
 
 describe('file downloads', () => {
   const t = useApp();
@@ -201,9 +200,9 @@ describe('file downloads', () => {
       });
     });
 
-    it('caches renders on disk and serves them again with the same ETag', async () => {
+    it('keeps renders in the store and serves them again with the same ETag', async () => {
       const first = await get(`/v1/files/${png.id}/download?width=123`);
-      const cached = filesUnder(join(t.config.dataDir, 'files', 'cache', png.id));
+      const cached = await derivedOf(t, png.id);
       expect(cached.length).toBeGreaterThan(0);
       const second = await get(`/v1/files/${png.id}/download?width=123`);
       expect(second.headers.get('etag')).toBe(first.headers.get('etag'));

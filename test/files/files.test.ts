@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/features/accounts/index.js';
 import { OPERATOR } from '../../src/features/accounts/index.js';
@@ -6,7 +5,7 @@ import { storageUsed } from '../../src/features/files/files.repository.js';
 import { purgeSandbox } from '../../src/jobs/sandbox-purge.js';
 import { createKey, expectError, request } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
-import { createTag, filesUnder, sha256, upload } from './helpers.js';
+import { createTag, derivedOf, sha256, storedKeys, upload } from './helpers.js';
 import { image, pdf, svg } from './samples.js';
 
 describe('files API', () => {
@@ -14,7 +13,7 @@ describe('files API', () => {
   const alice = useAccount(t);
   const bob = useAccount(t);
   let tag: { id: string; short_id: string };
-  const blobs = () => filesUnder(join(t.config.dataDir, 'files', 'blobs'));
+  const blobs = () => storedKeys(t);
 
   beforeAll(async () => {
     tag = await createTag(t, alice.key);
@@ -78,12 +77,12 @@ describe('files API', () => {
     it('DELETE removes the row, the blob and its renders', async () => {
       const file = (await upload(t, alice.key, tag.id, 'gone.png', await image('png', 40, 40))).body.data;
       await request(t, 'GET', `/v1/files/${file.id}/thumbnail`, { key: alice.key });
-      const before = blobs().length;
+      const before = (await blobs()).length;
       const response = await request(t, 'DELETE', `/v1/files/${file.id}`, { key: alice.key });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ success: true, message: 'File deleted' });
-      expect(blobs().length).toBe(before - 1);
-      expect(filesUnder(join(t.config.dataDir, 'files', 'cache', file.id))).toEqual([]);
+      expect((await blobs()).length).toBe(before - 1);
+      expect(await derivedOf(t, file.id)).toEqual([]);
       expectError(await request(t, 'GET', `/v1/files/${file.id}`, { key: alice.key }), 404, 'not_found');
       expectError(await request(t, 'GET', `/v1/files/${file.id}/download`, { key: alice.key }), 404, 'not_found');
       expectError(await request(t, 'DELETE', `/v1/files/${file.id}`, { key: alice.key }), 404, 'not_found');
@@ -210,17 +209,17 @@ describe('files API', () => {
       const other = await createTag(t, alice.key);
       const keep = (await upload(t, alice.key, other.id, 'keep.txt', Buffer.from('keep'))).body.data;
       const usedBefore = await storageUsed(t.database.db, alice.userId, 'live');
-      const before = blobs().length;
+      const before = (await blobs()).length;
       const ids: string[] = [];
       for (const name of ['a.txt', 'b.pdf'])
         ids.push((await upload(t, alice.key, own.id, name, name.endsWith('pdf') ? pdf() : Buffer.from('abc'))).body.data.id);
       const pic = (await upload(t, alice.key, own.id, 'c.png', await image('png', 30, 30))).body.data;
       await request(t, 'GET', `/v1/files/${pic.id}/thumbnail`, { key: alice.key });
-      expect(blobs().length).toBe(before + 3);
+      expect((await blobs()).length).toBe(before + 3);
       const response = await request(t, 'DELETE', `/v1/tags/${own.id}`, { key: alice.key });
       expect(response.status).toBe(200);
-      expect(blobs().length).toBe(before);
-      expect(filesUnder(join(t.config.dataDir, 'files', 'cache', pic.id))).toEqual([]);
+      expect((await blobs()).length).toBe(before);
+      expect(await derivedOf(t, pic.id)).toEqual([]);
       for (const id of [...ids, pic.id]) expectError(await request(t, 'GET', `/v1/files/${id}`, { key: alice.key }), 404, 'not_found');
       expect((await request(t, 'GET', `/v1/files/${keep.id}`, { key: alice.key })).status).toBe(200);
       expect(await storageUsed(t.database.db, alice.userId, 'live')).toBe(usedBefore);
@@ -233,10 +232,10 @@ describe('files API', () => {
       const old = await createTag(t, sandbox);
       const file = (await upload(t, sandbox, old.id, 'old.txt', Buffer.from('old'))).body.data;
       expect(await storageUsed(t.database.db, alice.userId, 'test')).toBeGreaterThan(0);
-      const before = blobs().length;
+      const before = (await blobs()).length;
       const purged = await purgeSandbox(t.services, new Date(Date.now() + 60_000).toISOString());
       expect(purged.tags).toBeGreaterThan(0);
-      expect(blobs().length).toBe(before - 1);
+      expect((await blobs()).length).toBe(before - 1);
       expectError(await request(t, 'GET', `/v1/files/${file.id}`, { key: sandbox }), 404, 'not_found');
       expect(await storageUsed(t.database.db, alice.userId, 'test')).toBe(0);
     });

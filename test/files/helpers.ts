@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
+import { paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import { request, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { testS3Client } from '../helpers/s3.js';
 
 export type Part = { name: string; value: string } | { name: string; filename: string; content: Buffer; contentType?: string };
 
@@ -138,4 +140,26 @@ export function streamUpload(
     };
     pump();
   });
+}
+
+/** The keys of every file the app's blob storage holds, whichever store it is. */
+export async function storedKeys(t: TestApp): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const blob of t.services.blobs.list()) keys.push(blob.key);
+  return keys;
+}
+
+/** What the app keeps derived from file `id` (its renders): files on disk, objects in a bucket. */
+export async function derivedOf(t: TestApp, id: string): Promise<string[]> {
+  if (t.config.blobStore === 'disk') return filesUnder(join(t.config.dataDir, 'files', 'cache', id));
+  const client = testS3Client();
+  try {
+    const names: string[] = [];
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: t.config.s3!.bucket, Prefix: `cache/${id}/` })) {
+      names.push(...(page.Contents ?? []).map((object) => object.Key!));
+    }
+    return names;
+  } finally {
+    client.destroy();
+  }
 }

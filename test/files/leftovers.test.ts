@@ -11,11 +11,12 @@ import { createTag, upload } from './helpers.js';
 const MINUTE = 60_000;
 
 /**
- * What crashes leave in DATA_DIR: temp files of uploads no process writes any more (removed
+ * What crashes leave: temp files in DATA_DIR of uploads no process writes any more (removed
  * once unchanged for 15 minutes) and blobs with no row (removed once in place for an hour).
- * Real files in the test's DATA_DIR; time moves by the injected clock.
+ * Real files in the test's DATA_DIR and its blob storage (TEST_BLOB_STORE); time moves by the
+ * injected clock.
  */
-describe('crash leftovers in DATA_DIR', () => {
+describe('crash leftovers', () => {
   const t = useApp();
   const alice = useAccount(t);
 
@@ -38,28 +39,32 @@ describe('crash leftovers in DATA_DIR', () => {
     writeFileSync(liveTemp, Buffer.alloc(1024, 1));
     // As a crash between moving the blob into place and committing its row leaves it.
     const orphanId = 'file_0000000000000000000000orph';
-    const orphan = join(layout.blobs, orphanId.slice(-2), orphanId);
-    mkdirSync(join(orphan, '..'), { recursive: true });
-    writeFileSync(orphan, 'no row points here');
-    const storedBlob = join(layout.blobs, fileId.slice(-2), fileId);
-    expect(existsSync(storedBlob)).toBe(true);
+    const orphanTemp = join(layout.tmp, 'orphan');
+    writeFileSync(orphanTemp, 'no row points here');
+    await t.services.blobs.put(orphanId, orphanTemp);
+    const stored = async () =>
+      [await t.services.blobs.size(orphanId), await t.services.blobs.size(fileId)].map((size) => size !== undefined);
+    expect(await stored()).toEqual([true, true]);
 
     // Fresh: nothing is touched (a blob being committed right now looks just like this).
     await filesLeftoversJob.run(t.services);
-    expect([deadTemp, liveTemp, orphan, storedBlob].map(existsSync)).toEqual([true, true, true, true]);
+    expect([deadTemp, liveTemp].map(existsSync)).toEqual([true, true]);
+    expect(await stored()).toEqual([true, true]);
 
     // 16 minutes on; the live upload has just written another chunk, the dead one nothing.
     t.clock.advance(16 * MINUTE);
     const now = t.clock.now();
     utimesSync(liveTemp, now, now);
     await filesLeftoversJob.run(t.services);
-    expect([deadTemp, liveTemp, orphan, storedBlob].map(existsSync)).toEqual([false, true, true, true]);
+    expect([deadTemp, liveTemp].map(existsSync)).toEqual([false, true]);
+    expect(await stored()).toEqual([true, true]);
 
     // An hour on: the orphan blob goes; the stored file stays, and still downloads.
     t.clock.advance(45 * MINUTE);
     utimesSync(liveTemp, t.clock.now(), t.clock.now());
     await filesLeftoversJob.run(t.services);
-    expect([liveTemp, orphan, storedBlob].map(existsSync)).toEqual([true, false, true]);
+    expect(existsSync(liveTemp)).toBe(true);
+    expect(await stored()).toEqual([false, true]);
     const download = await request(t, 'GET', `/v1/files/${fileId}/download`, { key: alice.key });
     expect(download.status).toBe(200);
     expect(download.raw.equals(content)).toBe(true);

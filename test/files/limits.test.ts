@@ -6,7 +6,7 @@ import { PLAN_LIMITS } from '../../src/features/accounts/plans.js';
 import { reserveStorage, storageUsed } from '../../src/features/files/files.repository.js';
 import { createAccount, expectError, request, startTestApp } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
-import { createTag, filesUnder, streamUpload, upload } from './helpers.js';
+import { createTag, filesUnder, storedKeys, streamUpload, upload } from './helpers.js';
 
 const MB = 1024 * 1024;
 
@@ -15,7 +15,6 @@ describe('file limits', () => {
   const pro = useAccount(t, 'pro');
   let tag: { id: string };
   const tmpDir = () => join(t.config.dataDir, 'files', 'tmp');
-  const blobsDir = () => join(t.config.dataDir, 'files', 'blobs');
   const fileRows = async () => (await t.database.db.selectFrom('files').select('id').execute()).length;
 
   beforeAll(async () => {
@@ -113,14 +112,14 @@ describe('file limits', () => {
     }
     // The refused upload left no blob behind.
     const rows = await t.database.db.selectFrom('files').select('id').execute();
-    expect(filesUnder(blobsDir()).length).toBe(rows.length);
+    expect((await storedKeys(t)).length).toBe(rows.length);
     await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
   });
 
   it('leaves no row and no file behind when the client aborts an upload', async () => {
     const account = await createAccount(t, 'pro');
     const own = await createTag(t, account.key);
-    const blobsBefore = filesUnder(blobsDir()).length;
+    const blobsBefore = (await storedKeys(t)).length;
     const boundary = 'abort';
     const req = http.request(`${t.baseUrl}/v1/tags/${own.id}/files`, {
       method: 'POST',
@@ -137,7 +136,7 @@ describe('file limits', () => {
     await vi.waitFor(() => expect(filesUnder(tmpDir()).length).toBe(1));
     req.destroy();
     await vi.waitFor(() => expect(filesUnder(tmpDir())).toEqual([]));
-    expect(filesUnder(blobsDir()).length).toBe(blobsBefore);
+    expect((await storedKeys(t)).length).toBe(blobsBefore);
     const listed = await request(t, 'GET', `/v1/tags/${own.id}/files`, { key: account.key });
     expect(listed.body.data).toEqual([]);
     expect(await storageUsed(t.database.db, account.userId, 'live')).toBe(0);

@@ -15,10 +15,12 @@ import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startWorker } from '../../src/worker.js';
 import { TestClock } from './clock.js';
+import { freshBucket, s3Env } from './s3.js';
 
 /**
  * A real server on a fresh database: SQLite in a temp dir, or a fresh PostgreSQL schema when
- * TEST_DATABASE_URL is set. Requests go over real HTTP.
+ * TEST_DATABASE_URL is set. Files are kept on its disk, or in a fresh bucket of the run's S3
+ * server with TEST_BLOB_STORE=s3 (or the `blobStore` option). Requests go over real HTTP.
  */
 export interface TestApp {
   app: FastifyInstance;
@@ -47,12 +49,18 @@ export interface TestAppOptions {
   worker?: boolean;
   /** The server's logger, for tests that read what it logs (LOG_LEVEL is ignored then). */
   log?: pino.Logger;
+  /** Where files are kept: TEST_BLOB_STORE's choice (disk unless it says s3) unless given. */
+  blobStore?: 'disk' | 's3';
 }
+
+/** The store the file tests run on: TEST_BLOB_STORE=s3 runs them on the object store. */
+export const TEST_BLOB_STORE: 'disk' | 's3' = process.env.TEST_BLOB_STORE === 's3' ? 's3' : 'disk';
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-test-'));
   const databaseUrl = process.env.TEST_DATABASE_URL;
   const schema = databaseUrl ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  const objectStore = (options.blobStore ?? TEST_BLOB_STORE) === 's3' ? { BLOB_STORE: 's3', ...s3Env(await freshBucket()) } : {};
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
@@ -61,6 +69,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     // Feature tests make many requests with one key; the limiter has its own tests that turn it on.
     RATE_LIMITS: 'false',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema!, DATABASE_POOL_SIZE: '4' } : {}),
+    ...objectStore,
     ...options.env,
   };
   const config = loadConfig(env);

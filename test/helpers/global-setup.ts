@@ -3,20 +3,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { startS3Server } from './s3.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A directory for files the test processes share for the run; removed when the run ends. */
     runDir: string;
+    /** The run's S3-compatible server (s3rver), for the object-store tests and TEST_BLOB_STORE=s3. */
+    s3Endpoint: string;
   }
 }
 
 /**
  * CLI tests run bin/tagsvc, which needs dist/: build it when the sources are newer. The run's
  * scratch directory is made here, where its removal is certain: a test process may be ended
- * without running its own exit handlers. Skipping the Redis tests is said once, here.
+ * without running its own exit handlers. Skipping the Redis tests is said once, here. One
+ * S3-compatible server serves the run, so the object-store tests need nothing installed.
  */
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { stdio: 'inherit' });
   if (!process.env.TEST_REDIS_URL && project.name === 'suite') {
     process.stderr.write(
@@ -25,5 +29,10 @@ export default function setup(project: TestProject): () => void {
   }
   const runDir = mkdtempSync(join(tmpdir(), 'tagsvc-test-run-'));
   project.provide('runDir', runDir);
-  return () => rmSync(runDir, { recursive: true, force: true });
+  const s3 = await startS3Server(runDir);
+  project.provide('s3Endpoint', s3.endpoint);
+  return async () => {
+    await s3.close();
+    rmSync(runDir, { recursive: true, force: true });
+  };
 }

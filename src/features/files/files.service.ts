@@ -23,13 +23,13 @@ export type FilesConfig = Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl' | 'dat
 const FROM_URL_TIMEOUT_MS = 30_000;
 const FROM_URL_MAX_REDIRECTS = 5;
 
-/** Resized images, cached on disk per blob storage: one renderer (and its in-flight renders) per process. */
+/** Resized images, kept in the blob storage: one renderer (and its in-flight renders) per storage. */
 const variants = new WeakMap<BlobStorage, ImageVariants>();
 
 function imagesOf(ctx: ServiceContext): ImageVariants {
   let images = variants.get(ctx.blobs);
   if (!images) {
-    images = new ImageVariants(ctx.config.dataDir, ctx.blobs);
+    images = new ImageVariants(ctx.blobs);
     variants.set(ctx.blobs, images);
   }
   return images;

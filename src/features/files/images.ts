@@ -1,10 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { InsufficientStorage, validationError } from '../../errors.js';
-import { filesLayout, writeIntoPlace, type BlobStorage } from '../../lib/blob-storage.js';
+import type { BlobStorage } from '../../lib/blob-storage.js';
 
 /** Image transforms (DECISIONS.md "Files"): sizes 1-4096, quality 1-100 (default 80). */
 export const OUTPUT_FORMATS = ['webp', 'jpeg', 'png', 'avif'] as const;
@@ -55,7 +52,7 @@ export interface Variant {
   size: number;
   mime: string;
   etag: string;
-  /** Its bytes, whole or an inclusive range: from the cache, or from memory when the disk had no room to keep it. */
+  /** Its bytes, whole or an inclusive range: from the store, or from memory when the disk had no room to keep it. */
   open(range?: { start: number; end: number }): Promise<Readable>;
 }
 
@@ -64,39 +61,32 @@ export function isTransformable(mime: string): boolean {
 }
 
 /**
- * Renders and caches transformed images under files/cache/{file id}/. The cache is derived
- * data: deleting any of it only costs a re-render, and a render the disk has no room to keep is
- * served from memory (a read must not fail for want of space). Renders of one variant requested
- * at once share one job.
+ * Renders transformed images and keeps them in the blob storage, as derived from their file
+ * (on disk under files/cache/{file id}/). They are derived data: deleting any only costs a
+ * re-render, and a render the disk has no room to keep is served from memory (a read must not
+ * fail for want of space). Renders of one variant requested at once share one job.
  */
 export class ImageVariants {
   private readonly inFlight = new Map<string, Promise<Variant>>();
-  private readonly cacheDir: string;
 
-  constructor(
-    private readonly dataDir: string,
-    private readonly storage: BlobStorage,
-  ) {
-    this.cacheDir = filesLayout(dataDir).cache;
-  }
+  constructor(private readonly storage: BlobStorage) {}
 
   async variant(file: ImageSource, request: TransformRequest): Promise<Variant> {
     const encoding: Encoding = request.format ?? NATIVE[file.mime_type]!;
     const quality = request.quality ?? DEFAULT_QUALITY;
     const key = `${request.width ?? 0}x${request.height ?? 0}-q${quality}.${encoding}`;
-    const path = join(this.cacheDir, file.id, key);
     const variant = ({ size, open }: Pick<Variant, 'size' | 'open'>): Variant => ({
       size,
       open,
       mime: MIME_OF[encoding],
       etag: `"${file.sha256.slice(0, 24)}-${key}"`,
     });
-    const cached = await stat(path).catch(() => undefined);
-    if (cached) return variant({ size: cached.size, open: fromFile(path) });
+    const cached = await this.storage.derivedSize(file.id, key);
+    if (cached !== undefined) return variant({ size: cached, open: this.fromStore(file.id, key) });
     const jobKey = `${file.id}/${key}`;
     let job = this.inFlight.get(jobKey);
     if (!job) {
-      job = this.renderAndKeep(file, request, encoding, quality, path)
+      job = this.renderAndKeep(file, request, encoding, quality, key)
         .then(variant)
         .finally(() => this.inFlight.delete(jobKey));
       this.inFlight.set(jobKey, job);
@@ -104,22 +94,27 @@ export class ImageVariants {
     return job;
   }
 
-  /** Renders the variant and keeps it at `path`, unless the disk has no room for it. */
+  /** Renders the variant and keeps it as `name`, unless the disk has no room for it. */
   private async renderAndKeep(
     file: ImageSource,
     request: TransformRequest,
     encoding: Encoding,
     quality: number,
-    path: string,
+    name: string,
   ): Promise<Pick<Variant, 'size' | 'open'>> {
     const bytes = await this.render(file, request, encoding, quality);
     try {
-      await writeIntoPlace(this.dataDir, 'render', path, bytes);
+      await this.storage.putDerived(file.id, name, bytes);
     } catch (error) {
       if (!(error instanceof InsufficientStorage)) throw error;
       return { size: bytes.length, open: async (range) => Readable.from([range ? bytes.subarray(range.start, range.end + 1) : bytes]) };
     }
-    return { size: bytes.length, open: fromFile(path) };
+    return { size: bytes.length, open: this.fromStore(file.id, name) };
+  }
+
+  /** A kept render's bytes, whole or a range. */
+  private fromStore(id: string, name: string): Variant['open'] {
+    return (range) => this.storage.readDerived(id, name, range);
   }
 
   private async render(file: ImageSource, request: TransformRequest, encoding: Encoding, quality: number): Promise<Buffer> {
@@ -168,11 +163,6 @@ export class ImageVariants {
     for await (const chunk of await this.storage.read(file.id)) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
-}
-
-/** A cached render's bytes, whole or a range. */
-function fromFile(path: string): Variant['open'] {
-  return async (range) => createReadStream(path, range ?? {});
 }
 
 /** The densities (DPI) sharp accepts for drawing an SVG; 72 draws it at its own size. */

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context.js';
+import { failureReason } from '../../errors.js';
 import { sweepStaleTemp } from '../../lib/blob-storage.js';
 import * as repo from './files.repository.js';
 
@@ -17,13 +18,32 @@ export const DEAD_TEMP_AFTER_MS = 15 * 60 * 1000;
 export const ORPHAN_BLOB_GRACE_MS = 60 * 60 * 1000;
 
 /**
- * Removes what crashes leave behind: temp files of uploads no process is writing any more, and
+ * Gives up uploads into the store that a process began over ORPHAN_BLOB_GRACE_MS ago and never
+ * finished. A store that cannot list or abort them only costs their space until its own expiry
+ * (a bucket lifecycle rule): said in one log line, and the rest of the sweep goes on.
+ */
+async function abortIncompleteUploads(ctx: ServiceContext, nowMs: number): Promise<number> {
+  const advice = 'their parts stay until the store expires them (a lifecycle rule for incomplete multipart uploads)';
+  try {
+    const { aborted, refused } = await ctx.blobs.abortIncompleteUploads(nowMs - ORPHAN_BLOB_GRACE_MS);
+    if (refused > 0) ctx.log.warn({ uploads: refused }, `${ctx.blobs.label} refused to abort incomplete uploads: ${advice}`);
+    return aborted;
+  } catch (error) {
+    ctx.log.warn({ reason: failureReason(error) }, `${ctx.blobs.label} could not list or abort incomplete uploads: ${advice}`);
+    return 0;
+  }
+}
+
+/**
+ * Removes what crashes leave behind: temp files of uploads no process is writing any more,
+ * uploads into an object store started over ORPHAN_BLOB_GRACE_MS ago and never finished, and
  * blobs whose row was never committed (a crash between moving the blob into place and the
  * commit) or whose removal after a delete failed. Safe to run from any number of processes.
  */
 export async function sweepCrashLeftovers(ctx: ServiceContext) {
   const nowMs = ctx.clock.now().getTime();
   const temp = await sweepStaleTemp(ctx.config.dataDir, DEAD_TEMP_AFTER_MS, nowMs);
+  const uploads = await abortIncompleteUploads(ctx, nowMs);
   const candidates: string[] = [];
   for await (const blob of ctx.blobs.list()) {
     if (nowMs - blob.changedAtMs > ORPHAN_BLOB_GRACE_MS) candidates.push(blob.key);
@@ -31,5 +51,5 @@ export async function sweepCrashLeftovers(ctx: ServiceContext) {
   const kept = await repo.existingFileIds(ctx.db, candidates);
   const orphans = candidates.filter((key) => !kept.has(key));
   for (const key of orphans) await ctx.blobs.delete(key);
-  return { tempFiles: temp.files, tempBytes: temp.bytes, orphanBlobs: orphans.length };
+  return { tempFiles: temp.files, tempBytes: temp.bytes, abortedUploads: uploads, orphanBlobs: orphans.length };
 }
