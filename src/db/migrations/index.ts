@@ -28,6 +28,7 @@ import * as twoFactor from './0026_two_factor.js';
 import * as memberRoles from './0027_member_roles.js';
 import * as invites from './0028_invites.js';
 import * as scopeMonthVisitors from './0029_scope_month_visitors.js';
+import * as auditLogClustered from './0030_audit_log_clustered.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0027_member_roles': memberRoles,
   '0028_invites': invites,
   '0029_scope_month_visitors': scopeMonthVisitors,
+  '0030_audit_log_clustered': auditLogClustered,
 };

@@ -111,7 +111,20 @@ export async function isInstanceOwner(db: Db, userId: string): Promise<boolean> 
 export async function deleteEntriesBefore(db: Db, cutoff: string, limit: number): Promise<number> {
   const result = await db
     .deleteFrom('audit_log')
-    .where('id', 'in', (eb) => eb.selectFrom('audit_log').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit))
+    .where((eb) =>
+      eb(
+        eb.refTuple('created_at', 'id'),
+        'in',
+        eb
+          .selectFrom('audit_log')
+          .select(['created_at', 'id'])
+          .where('created_at', '<', cutoff)
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit)
+          .$asTuple('created_at', 'id'),
+      ),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
