@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { addBackupCommands } from './backup-commands.js';
 import { addDatabaseCommands } from './db-copy.js';
+import { addFilesCommands } from './files-copy.js';
 import { fromCommander, printResult, UsageError } from './output.js';
 import { readPassword } from './password.js';
 
@@ -254,6 +255,7 @@ export function buildProgram(): Command {
   addSecretCommands(program);
   addDatabaseCommands(program);
   addBackupCommands(program);
+  addFilesCommands(program);
   reportExitsAsErrors(program);
   return program;
 }

@@ -17,6 +17,23 @@ function toFileRow<T extends { size: number | string }>(row: T): T & { size: num
 }
 
 /** Which of `ids` have a file row. */
+/** Every file's id, size and checksum, in id order, a page at a time: what `files copy` moves. */
+export async function* storedFileFacts(db: Db, pageSize = 500): AsyncIterable<Pick<FileRow, 'id' | 'size' | 'sha256'>> {
+  let after = '';
+  for (;;) {
+    const page = await db
+      .selectFrom('files')
+      .select(['id', 'size', 'sha256'])
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(pageSize)
+      .execute();
+    yield* page.map(toFileRow);
+    if (page.length < pageSize) return;
+    after = page[page.length - 1]!.id;
+  }
+}
+
 export async function existingFileIds(db: Db, ids: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
   // Chunked: SQLite caps the number of bound parameters in one statement.

@@ -7,3 +7,4 @@ export { ALLOWED_EXTENSIONS, IMAGE_MIME_TYPES, isShownInline } from './file-type
 export { contentDisposition, downloadName, MAX_DESCRIPTION, MAX_NAME, requireValidDescription, requireValidName } from './names.js';
 export { filesTagDependent } from './tag-dependent.js';
 export { DEAD_TEMP_AFTER_MS, ORPHAN_BLOB_GRACE_MS, sweepCrashLeftovers } from './leftovers.js';
+export { copyStoredFiles, type CopyProgress, type CopySummary } from './copy-store.js';
