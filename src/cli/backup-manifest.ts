@@ -33,8 +33,11 @@ export interface Manifest {
   secretKeyFile: boolean;
 }
 
-/** The backup's own path of a blob, as LocalDiskStorage lays them out under DATA_DIR/files/blobs. */
-export const blobPathIn = (dir: string, key: string) => join(dir, 'files', 'blobs', key.slice(-2), key);
+/** A blob's path under a blobs directory, laid out as LocalDiskStorage lays out DATA_DIR/files/blobs. */
+export const blobPath = (blobs: string, key: string) => join(blobs, key.slice(-2), key);
+
+/** A blob's path in the backup `dir`. */
+export const blobPathIn = (dir: string, key: string) => blobPath(join(dir, 'files', 'blobs'), key);
 
 export async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');

@@ -5,8 +5,8 @@ import SQLite from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { SQLITE_FILE } from '../db/database.js';
 import { invalidRequest } from '../errors.js';
-import { filesLayout, LocalDiskStorage } from '../lib/blob-storage.js';
-import { blobPathIn, FORMAT, MANIFEST, sha256Of, VERSION, type Manifest } from './backup-manifest.js';
+import { filesLayout } from '../lib/blob-storage.js';
+import { blobPath, blobPathIn, FORMAT, MANIFEST, sha256Of, VERSION, type Manifest } from './backup-manifest.js';
 import { keep, POSTGRES_BACKUPS } from './backup.js';
 
 /**
@@ -28,19 +28,22 @@ export async function restoreBackup(config: Config, dir: string, force: boolean)
   if (!force && (await namesIn(blobs)).length > 0)
     throw invalidRequest(`${config.dataDir} already holds files: pass --force to replace them`);
 
+  // Everything is staged beside its place first, then swapped in, the database last: a failure
+  // while copying leaves DATA_DIR as it was.
   await mkdir(config.dataDir, { recursive: true });
-  // The database last, renamed into place whole: until then DATA_DIR holds no half-restored database.
+  const stagedBlobs = `${blobs}.restoring`;
+  await rm(stagedBlobs, { recursive: true, force: true });
+  if (manifest.files.store === 'disk') {
+    for (const blob of manifest.files.blobs) await keep(blobPathIn(dir, blob.key), blobPath(stagedBlobs, blob.key));
+  }
+  const stagedDatabase = `${database}.restoring`;
+  await copyFile(join(dir, SQLITE_FILE), stagedDatabase);
   await rm(blobs, { recursive: true, force: true });
   await rm(cache, { recursive: true, force: true });
-  if (manifest.files.store === 'disk') {
-    const disk = new LocalDiskStorage(config.dataDir);
-    for (const blob of manifest.files.blobs) await keep(blobPathIn(dir, blob.key), disk.pathOf(blob.key));
-  }
+  if (manifest.files.store === 'disk') await rename(stagedBlobs, blobs);
   if (manifest.secretKeyFile) await copyFile(join(dir, 'secret.key'), join(config.dataDir, 'secret.key'));
-  const temp = `${database}.restoring`;
-  await copyFile(join(dir, SQLITE_FILE), temp);
   for (const suffix of ['-wal', '-shm']) await rm(`${database}${suffix}`, { force: true });
-  await rename(temp, database);
+  await rename(stagedDatabase, database);
   return manifest;
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSignedIn, PASSWORD, signInHttp, type CookieJar } from '../dashboard/support.js';
@@ -47,7 +48,7 @@ describe.skipIf(!TEST_DATABASE_URL)('tagsvc db copy', () => {
     await receiver?.close();
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    for (const name of [schema, `${schema}_b`]) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
     await admin.end();
   });
 
@@ -213,5 +214,16 @@ describe.skipIf(!TEST_DATABASE_URL)('tagsvc db copy', () => {
     expect(JSON.parse(again.stderr).error.message).toMatch(/already holds data/);
     const listed = await request(copy!, 'GET', '/v1/tags?limit=100', { key: owner.key });
     expect(listed.body.pagination.total).toBe(4);
+  });
+
+  it('stops at a table it does not know how to copy, naming it', async () => {
+    await sql`CREATE TABLE stray (x integer)`.execute(source.database.db);
+    try {
+      const result = await runCli(['db', 'copy', '--to', TEST_DATABASE_URL!, '--schema', `${schema}_b`, '--json'], source.env);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stderr).error.message).toMatch(/table stray .*does not know how to copy/);
+    } finally {
+      await sql`DROP TABLE stray`.execute(source.database.db);
+    }
   });
 });
