@@ -10,11 +10,11 @@ export function insertMail(db: Db, row: Omit<MailOutboxTable, 'attempts' | 'last
 }
 
 /**
- * Up to `limit` mails due by `now`, claimed for this worker: each attempt is counted and the
- * next one pushed `leaseMs` ahead before the mails are sent, so another worker (PostgreSQL:
- * SKIP LOCKED meanwhile) leaves them alone, and a worker that dies mid-send retries them later.
+ * The next mail due by `now`, claimed for this worker: its attempt is counted and the next one
+ * pushed to `leaseUntil` before it is sent, so another worker (PostgreSQL: SKIP LOCKED
+ * meanwhile) leaves it alone, and a worker that dies mid-send retries it later.
  */
-export async function claimDueMail(db: Db, now: string, leaseUntil: string, limit: number) {
+export async function claimNextMail(db: Db, now: string, leaseUntil: string) {
   // Most turns find nothing: they ask without a transaction, which on SQLite would take the write lock.
   const due = await db
     .selectFrom('mail_outbox')
@@ -23,9 +23,9 @@ export async function claimDueMail(db: Db, now: string, leaseUntil: string, limi
     .where('next_attempt_at', '<=', now)
     .limit(1)
     .executeTakeFirst();
-  if (!due) return [];
+  if (!due) return undefined;
   return transaction(db, async (trx) => {
-    const rows = await claimSkippingLocked(
+    const row = await claimSkippingLocked(
       trx,
       trx
         .selectFrom('mail_outbox')
@@ -33,19 +33,15 @@ export async function claimDueMail(db: Db, now: string, leaseUntil: string, limi
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .orderBy('next_attempt_at')
-        .limit(limit),
-    ).execute();
-    if (rows.length === 0) return [];
+        .limit(1),
+    ).executeTakeFirst();
+    if (!row) return undefined;
     await trx
       .updateTable('mail_outbox')
       .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: leaseUntil }))
-      .where(
-        'id',
-        'in',
-        rows.map((row) => row.id),
-      )
+      .where('id', '=', row.id)
       .execute();
-    return rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
+    return { ...row, attempts: row.attempts + 1 };
   });
 }
 

@@ -17,9 +17,11 @@ import { renderMail, type RenderedMail, type TemplateData, type TemplateName } f
 
 /** Delays after each failed attempt; after the last, the mail is given up (about 16 hours in all). */
 export const MAIL_RETRY_SCHEDULE_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000] as const;
-/** How long a claimed mail is left to its worker before another may try it. */
+/**
+ * How long a claimed mail is left to its worker before another may try it: longer than one
+ * sending can take (SMTP_TIMEOUT_MS for each of connecting, the greeting and a silent socket).
+ */
 const LEASE_MS = 120_000;
-const BATCH = 20;
 /** Sent and failed mails are kept this long (their subject, status and error; the body is gone). */
 const KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 /** A mail server that takes longer to answer is tried again later. */
@@ -86,7 +88,9 @@ async function send(ctx: ServiceContext, recipient: string, subject: string, mai
 }
 
 /**
- * The worker's turn: sends every due mail, a batch at a time.
+ * The worker's turn: sends every due mail. Each is claimed just before it is sent, so its lease
+ * covers its own sending only: claimed in batches, a slow server could keep the last of a batch
+ * waiting past its lease, and another worker would send it too.
  * A failure is retried after the next delay of MAIL_RETRY_SCHEDULE_MS; the last one gives up.
  * Returns how many were sent.
  */
@@ -95,28 +99,25 @@ export async function deliverDueMail(ctx: ServiceContext): Promise<number> {
   let sent = 0;
   for (;;) {
     const nowMs = clock.now().getTime();
-    const mails = await repo.claimDueMail(db, new Date(nowMs).toISOString(), new Date(nowMs + LEASE_MS).toISOString(), BATCH);
-    for (const mail of mails) {
-      try {
-        const body = JSON.parse(inClear(mailKeys(ctx.config), mail.body)) as Omit<RenderedMail, 'subject'>;
-        await send(ctx, mail.recipient, mail.subject, body, mail.template);
-        await repo.markSent(db, mail.id, clock.now().toISOString());
-        sent++;
-      } catch (error) {
-        const reason = failureReason(error);
-        const delay = MAIL_RETRY_SCHEDULE_MS[mail.attempts - 1];
-        if (delay === undefined) {
-          await repo.markFailed(db, mail.id, reason);
-          log.error({ mailId: mail.id, template: mail.template, attempts: mail.attempts, reason }, 'mail given up');
-        } else {
-          await repo.markRetry(db, mail.id, new Date(clock.now().getTime() + delay).toISOString(), reason);
-          log.warn({ mailId: mail.id, template: mail.template, attempts: mail.attempts, reason }, 'mail not sent, will retry');
-        }
+    const mail = await repo.claimNextMail(db, new Date(nowMs).toISOString(), new Date(nowMs + LEASE_MS).toISOString());
+    if (!mail) return sent;
+    try {
+      const body = JSON.parse(inClear(mailKeys(ctx.config), mail.body)) as Omit<RenderedMail, 'subject'>;
+      await send(ctx, mail.recipient, mail.subject, body, mail.template);
+      await repo.markSent(db, mail.id, clock.now().toISOString());
+      sent++;
+    } catch (error) {
+      const reason = failureReason(error);
+      const delay = MAIL_RETRY_SCHEDULE_MS[mail.attempts - 1];
+      if (delay === undefined) {
+        await repo.markFailed(db, mail.id, reason);
+        log.error({ mailId: mail.id, template: mail.template, attempts: mail.attempts, reason }, 'mail given up');
+      } else {
+        await repo.markRetry(db, mail.id, new Date(clock.now().getTime() + delay).toISOString(), reason);
+        log.warn({ mailId: mail.id, template: mail.template, attempts: mail.attempts, reason }, 'mail not sent, will retry');
       }
     }
-    if (mails.length < BATCH) break;
   }
-  return sent;
 }
 
 /** Deletes the rows of mails sent or given up more than 30 days ago (the mail-retention job); returns how many. */
