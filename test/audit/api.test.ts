@@ -32,6 +32,27 @@ describe('GET /v1/audit-log', () => {
     expect((await auditLog(auditOnly.key)).status).toBe(200);
   });
 
+  it('keeps environments apart: a sandbox key reads the sandbox’s entries only, a live key never the sandbox’s', async () => {
+    const account = await accounts.createUser(t.services, OPERATOR, {
+      email: 'envs@example.com',
+      password: 'correct horse battery',
+      plan: 'enterprise',
+    });
+    const live = await createKey(t, account.email, { name: 'live reader' });
+    const sandbox = await createKey(t, account.email, { name: 'sandbox reader', test: true });
+    const liveTag = await request(t, 'POST', '/v1/tags', { key: live.key, body: { title: 'Live' } });
+    const testTag = await request(t, 'POST', '/v1/tags', { key: sandbox.key, body: { title: 'Sandbox' } });
+    type Entry = { environment: string | null; target_id: string; action: string };
+    const fromSandbox = (await auditLog(sandbox.key)).body.data as Entry[];
+    expect(fromSandbox.map((e) => e.target_id)).toContain(testTag.body.data.id);
+    expect(fromSandbox.every((e) => e.environment === 'test')).toBe(true);
+    const fromLive = (await auditLog(live.key)).body.data as Entry[];
+    expect(fromLive.map((e) => e.target_id)).toContain(liveTag.body.data.id);
+    expect(fromLive.every((e) => e.environment !== 'test')).toBe(true);
+    // The account's own entries (its creation) carry no environment: live data's side.
+    expect(fromLive.some((e) => e.action === 'user.created' && e.environment === null)).toBe(true);
+  });
+
   it('lists the workspace’s entries newest first in the list envelope, paginated', async () => {
     for (const title of ['One', 'Two', 'Three']) {
       expect((await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title } })).status).toBe(201);

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { AuditLogTable } from '../../db/schema.js';
+import type { AuditLogTable, Environment } from '../../db/schema.js';
 import { bulkInsert, type BulkInsert } from '../../perf/bulk-insert.js';
 
 /** All the SQL of the audit log. */
@@ -44,6 +44,11 @@ export interface EntryFilters {
   /** Inclusive lower and exclusive upper bounds of created_at, ISO 8601. */
   from?: string;
   to?: string;
+  /**
+   * Only the entries of one environment: `test`, the sandbox's; `live`, live data's and the
+   * account's own (keys, members, sign-ins: no environment). What an API key reads.
+   */
+  environment?: Environment;
 }
 
 function filtered(db: Db, workspace: AuditWorkspace, filters: EntryFilters) {
@@ -54,7 +59,9 @@ function filtered(db: Db, workspace: AuditWorkspace, filters: EntryFilters) {
         ? query.where('organization_id', '=', workspace.organizationId)
         : query.where('owner_id', '=', workspace.userId).where('organization_id', 'is', null);
   }
-  const { actor, action, from, to } = filters;
+  const { actor, action, from, to, environment } = filters;
+  if (environment === 'test') query = query.where('environment', '=', 'test');
+  if (environment === 'live') query = query.where((eb) => eb.or([eb('environment', '=', 'live'), eb('environment', 'is', null)]));
   if (actor) query = query.where((eb) => eb.or([eb('actor_id', '=', actor), eb('actor_name', '=', actor)]));
   if (action) query = query.where('action', '=', action);
   if (from) query = query.where('created_at', '>=', from);

@@ -188,7 +188,9 @@ async function readFilters(ctx: ServiceContext, reader: AuditReader, query: Audi
     from: () => bound(query.from, 'from'),
     to: () => bound(query.to, 'to'),
   });
-  return { workspace, filters: { action, from, to, actor: query.actor?.trim() || undefined } };
+  // A key reads its own environment's log: a sandbox key never sees live data (DECISIONS.md).
+  const environment = reader.key ? reader.environment : undefined;
+  return { workspace, filters: { action, from, to, environment, actor: query.actor?.trim() || undefined } };
 }
 
 /** A page of the reader's log, newest first, with the number of entries the filters match. */
