@@ -103,9 +103,13 @@ export function queryParam(request: FastifyRequest, name: string): string | unde
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The `page` query parameter of a paged list: a whole number from 1, else 1. */
+/** Far beyond any list's last page, and small enough that page × size stays an exact offset. */
+const MAX_PAGE = 1_000_000;
+
+/** The `page` query parameter of a paged list: a whole number from 1 (huge ones clamped), else 1. */
 export function pageParam(request: FastifyRequest): number {
-  return Math.max(1, Math.floor(Number(queryParam(request, 'page') ?? 1)) || 1);
+  const page = Math.floor(Number(queryParam(request, 'page') ?? 1));
+  return Number.isFinite(page) ? Math.min(Math.max(1, page), MAX_PAGE) : 1;
 }
 
 /**

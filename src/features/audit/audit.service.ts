@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
@@ -241,7 +242,11 @@ export async function auditLogCsv(ctx: ServiceContext, reader: AuditReader, quer
   })();
 }
 
-/** Deletes entries older than AUDIT_RETENTION_DAYS, `batch` at a time (short transactions); how many went. */
+/**
+ * Deletes entries older than AUDIT_RETENTION_DAYS, `batch` at a time (short transactions), and
+ * gives the thread back between batches: `serve` runs the worker in the process that answers
+ * requests, and a year's backlog deleted back to back held SQLite's thread for seconds.
+ */
 export async function purgeAuditLog(ctx: ServiceContext, options: { retentionDays: number; batch: number }): Promise<number> {
   const cutoff = new Date(ctx.clock.now().getTime() - options.retentionDays * 86_400_000).toISOString();
   let deleted = 0;
@@ -249,5 +254,6 @@ export async function purgeAuditLog(ctx: ServiceContext, options: { retentionDay
     const count = await repo.deleteEntriesBefore(ctx.db, cutoff, options.batch);
     deleted += count;
     if (count < options.batch) return deleted;
+    await setImmediate();
   }
 }
