@@ -1,4 +1,5 @@
 import { analyticsLocation, ensureAnalyticsDataset } from '../views/dataset.js';
+import { objectStoreEnv, startObjectStore } from './object-store.js';
 import { receiverCaFile, writeReceiverCertificate } from './receiver.js';
 import type { VariantContext } from './variant-context.js';
 
@@ -35,6 +36,12 @@ export const VARIANTS = {
   // The default's settings in a process of its own: the file scenarios report its memory
   // growth, which must not depend on what other scenarios did to a shared process before.
   files: { label: 'rate limits off, own process', env: () => LIMITER_OFF },
+  // The same, its files in an object store (s3rver in a process of its own).
+  'files-s3': {
+    label: 'rate limits off, own process, BLOB_STORE=s3 (s3rver)',
+    env: () => ({ ...LIMITER_OFF, ...objectStoreEnv() }),
+    prepare: ({ root, workDir }) => startObjectStore(root, workDir),
+  },
   // Deliveries go to the bench's HTTPS receiver on 127.0.0.1: a loopback address (refused
   // unless ALLOW_PRIVATE_NETWORKS) with a self-signed certificate (trusted via OUTBOUND_CA_FILE).
   // The spec's 1000 deliveries a minute per webhook would cap 2 webhooks at 33/s; the fan-out

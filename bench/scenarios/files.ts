@@ -50,8 +50,12 @@ interface StoredFile {
   size: number;
 }
 
-/** The file the download scenario reads back: the upload scenario's, or one uploaded unmeasured. */
-let stored: StoredFile | undefined;
+/** The file each store's download scenario reads back: its upload scenario's, or one uploaded unmeasured. */
+const stored = new Map<'disk' | 's3', StoredFile>();
+/** The disk's median MB/s, for the object store's ratio (the disk scenarios run first). */
+const diskMedian = new Map<'upload' | 'download', number>();
+/** The issue's target: the object store moves a file at least this fraction as fast as the disk. */
+const MIN_S3_PERCENT = 70;
 
 async function upload(
   context: ScenarioContext,
@@ -71,62 +75,82 @@ async function upload(
 
 function transferMetrics(
   what: 'upload' | 'download',
+  store: 'disk' | 's3',
   transfers: Transfer[],
   rss: RssReport,
 ): { metrics: Metric[]; details: Record<string, unknown> } {
   const rates = transfers.map((t) => t.bytes / MB / t.seconds);
+  const median = percentile(rates, 50);
+  if (store === 'disk') diskMedian.set(what, median);
+  const disk = diskMedian.get(what);
+  const ratio: Metric[] =
+    store === 's3' && disk !== undefined
+      ? [{ label: `${what} s3/disk`, value: (100 * median) / disk, unit: '%', digits: 0, target: { op: '>=', value: MIN_S3_PERCENT } }]
+      : [];
   return {
     metrics: [
-      { label: `${what} (median of ${transfers.length})`, value: percentile(rates, 50), unit: 'MB/s', digits: 0 },
+      { label: `${what} (median of ${transfers.length})`, value: median, unit: 'MB/s', digits: 0 },
+      ...ratio,
       { label: 'peak RSS growth', value: rss.growthMb, unit: 'MB', digits: 1, target: { op: '<', value: MAX_RSS_GROWTH_MB } },
     ],
     details: { bytes: transfers[0]!.bytes, seconds: transfers.map((t) => t.seconds), mbPerSecond: rates, rss },
   };
 }
 
-export const fileUpload: MetricsScenario = {
-  kind: 'metrics',
-  name: 'file-upload-100mb',
-  description: 'POST /v1/tags/{id}/files, a 100 MB text file streamed as multipart: MB/s and the server’s peak RSS growth',
-  variant: 'files',
-  async run(context) {
-    const { fileMb } = context.run.settings;
-    const path = bigTextFile(context.run.workDir, fileMb);
-    const tag = await createBenchTag(context);
-    const rss = await RssSampler.start(context.service.pid);
-    const transfers: Transfer[] = [];
-    for (let i = 1; i <= TRANSFERS; i++) {
-      const { transfer, file } = await upload(context, path, tag);
-      transfers.push(transfer);
-      stored = file;
-      progress(`  upload ${i}/${TRANSFERS}: ${(transfer.bytes / MB / transfer.seconds).toFixed(0)} MB/s`);
-    }
-    return transferMetrics('upload', transfers, rss.stop());
-  },
-};
+function uploadScenario(store: 'disk' | 's3'): MetricsScenario {
+  return {
+    kind: 'metrics',
+    name: store === 'disk' ? 'file-upload-100mb' : 'file-upload-100mb-s3',
+    description: `POST /v1/tags/{id}/files, a 100 MB text file streamed as multipart${store === 's3' ? ' into the object store' : ''}: MB/s and the server’s peak RSS growth`,
+    variant: store === 'disk' ? 'files' : 'files-s3',
+    async run(context) {
+      const { fileMb } = context.run.settings;
+      const path = bigTextFile(context.run.workDir, fileMb);
+      const tag = await createBenchTag(context);
+      const rss = await RssSampler.start(context.service.pid);
+      const transfers: Transfer[] = [];
+      for (let i = 1; i <= TRANSFERS; i++) {
+        const { transfer, file } = await upload(context, path, tag);
+        transfers.push(transfer);
+        stored.set(store, file);
+        progress(`  upload ${i}/${TRANSFERS}: ${(transfer.bytes / MB / transfer.seconds).toFixed(0)} MB/s`);
+      }
+      return transferMetrics('upload', store, transfers, rss.stop());
+    },
+  };
+}
 
-export const fileDownload: MetricsScenario = {
-  kind: 'metrics',
-  name: 'file-download-100mb',
-  description: 'GET /v1/files/{id}/download of that file, read and discarded: MB/s and the server’s peak RSS growth',
-  variant: 'files',
-  async run(context) {
-    if (!stored) {
-      progress('  uploading the file first (not measured)');
-      stored = (await upload(context, bigTextFile(context.run.workDir, context.run.settings.fileMb), await createBenchTag(context))).file;
-    }
-    const file = stored;
-    const rss = await RssSampler.start(context.service.pid);
-    const transfers: Transfer[] = [];
-    for (let i = 1; i <= TRANSFERS; i++) {
-      const transfer = await downloadDiscarding(new URL(`/v1/files/${file.id}/download`, context.baseUrl), {
-        authorization: `Bearer ${file.key}`,
-      });
-      if (transfer.status !== 200 || transfer.bytes !== file.size)
-        throw new Error(`download answered ${transfer.status} with ${transfer.bytes} of ${file.size} bytes`);
-      transfers.push(transfer);
-      progress(`  download ${i}/${TRANSFERS}: ${(transfer.bytes / MB / transfer.seconds).toFixed(0)} MB/s`);
-    }
-    return transferMetrics('download', transfers, rss.stop());
-  },
-};
+function downloadScenario(store: 'disk' | 's3'): MetricsScenario {
+  return {
+    kind: 'metrics',
+    name: store === 'disk' ? 'file-download-100mb' : 'file-download-100mb-s3',
+    description: `GET /v1/files/{id}/download of that file${store === 's3' ? ' from the object store' : ''}, read and discarded: MB/s and the server’s peak RSS growth`,
+    variant: store === 'disk' ? 'files' : 'files-s3',
+    async run(context) {
+      let file = stored.get(store);
+      if (!file) {
+        progress('  uploading the file first (not measured)');
+        file = (await upload(context, bigTextFile(context.run.workDir, context.run.settings.fileMb), await createBenchTag(context))).file;
+        stored.set(store, file);
+      }
+      const rss = await RssSampler.start(context.service.pid);
+      const transfers: Transfer[] = [];
+      for (let i = 1; i <= TRANSFERS; i++) {
+        const transfer = await downloadDiscarding(new URL(`/v1/files/${file.id}/download`, context.baseUrl), {
+          authorization: `Bearer ${file.key}`,
+        });
+        if (transfer.status !== 200 || transfer.bytes !== file.size)
+          throw new Error(`download answered ${transfer.status} with ${transfer.bytes} of ${file.size} bytes`);
+        transfers.push(transfer);
+        progress(`  download ${i}/${TRANSFERS}: ${(transfer.bytes / MB / transfer.seconds).toFixed(0)} MB/s`);
+      }
+      return transferMetrics('download', store, transfers, rss.stop());
+    },
+  };
+}
+
+export const fileUpload = uploadScenario('disk');
+export const fileDownload = downloadScenario('disk');
+/** The same through BLOB_STORE=s3, after the disk's (scenarios/index.ts), with the ratio s3/disk. */
+export const fileUploadS3 = uploadScenario('s3');
+export const fileDownloadS3 = downloadScenario('s3');

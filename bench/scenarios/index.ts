@@ -3,7 +3,7 @@ import { analyticsExport, analyticsOverview, analyticsTagYear } from './analytic
 import { analyticsStall } from './analytics-stall.js';
 import { dashboardPages } from './dashboard.js';
 import { dashboardAnalytics } from './dashboard-analytics.js';
-import { fileDownload, fileUpload } from './files.js';
+import { fileDownload, fileDownloadS3, fileUpload, fileUploadS3 } from './files.js';
 import { limiterMemory, limiterRedis } from './limiter.js';
 import { linkClick } from './link-click.js';
 import { me } from './me.js';
@@ -34,6 +34,8 @@ export const scenarios: Scenario[] = [
   qrRenderSvg,
   fileUpload,
   fileDownload,
+  fileUploadS3,
+  fileDownloadS3,
   thumbnails,
   // Idle first: it wants the delivery queue empty, and fan-out leaves the worker busy.
   webhooksIdle,
