@@ -252,4 +252,17 @@ describe('organization invitations', () => {
     await expect(page.getByText('Your role: Viewer').isVisible()).resolves.toBe(true);
     await context.close();
   });
+
+  it('leaves the role of someone who became a member after the invite was sent as it is', async () => {
+    const later = await createAccount(t, 'pro');
+    const as = accounts.actorOfUser({ ...owner, plan: 'pro' });
+    await accounts.inviteMember(t.services, as, { organizationId: org.id, email: later.email, role: 'viewer' });
+    await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: later.email, role: 'admin' });
+    const path = await invitationPath(t, mailbox, later.email);
+    const token = new URL(path, 'http://x').searchParams.get('token')!;
+    const accepted = await accounts.acceptInvite(t.services, { token, user: { userId: later.userId, email: later.email } });
+    expect(accepted.state).toBe('valid');
+    const members = (await accounts.getOrganization(t.services, OPERATOR, { organizationId: org.id })).members;
+    expect(members.find((m) => m.user_id === later.userId)?.role).toBe('admin');
+  });
 });

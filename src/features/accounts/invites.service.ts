@@ -236,7 +236,7 @@ async function createInvitedAccount(ctx: ServiceContext, trx: Db, row: InviteRow
 }
 
 /**
- * The user joins with the invite's role (the owner keeps theirs), and their address counts as
+ * The user joins with the invite's role (a member already keeps theirs), and their address counts as
  * verified: the invite was mailed to it.
  */
 async function join(
@@ -247,22 +247,30 @@ async function join(
   origin?: RequestOrigin,
 ) {
   const now = isoNow(ctx.clock);
-  const existing = await accountsRepo.findMembership(trx, invite.organization_id, user.userId);
-  if (existing?.role !== 'owner') {
-    await accountsRepo.upsertMember(trx, {
-      organization_id: invite.organization_id,
-      user_id: user.userId,
-      role: invite.role,
-      created_at: now,
-    });
-  }
+  const self = { userId: user.userId, email: user.email, organizationId: null, environment: 'live' as const, origin };
   const account = await findUserMailState(trx, user.userId);
-  if (account?.email_verified_at === null) await markEmailVerified(trx, user.userId, now);
-  const actor = { userId: user.userId, email: user.email, organizationId: invite.organization_id, environment: 'live' as const, origin };
-  await recordAudit(ctx, trx, actor, {
-    action: 'member.added',
-    targetId: user.userId,
-    workspace: inOrganization(invite.organization_id),
-    details: { role: invite.role, invite: invite.id },
+  if (account?.email_verified_at === null) {
+    await markEmailVerified(trx, user.userId, now);
+    await recordAudit(ctx, trx, self, { action: 'user.email_verified', targetId: user.userId, details: { via: 'invite' } });
+  }
+  // Someone who became a member since the invite was sent keeps the role they have: a stale
+  // invite must not demote an admin (whose keys demotion would have to disable) or promote anyone.
+  if (await accountsRepo.findMembership(trx, invite.organization_id, user.userId)) return;
+  await accountsRepo.upsertMember(trx, {
+    organization_id: invite.organization_id,
+    user_id: user.userId,
+    role: invite.role,
+    created_at: now,
   });
+  await recordAudit(
+    ctx,
+    trx,
+    { ...self, organizationId: invite.organization_id },
+    {
+      action: 'member.added',
+      targetId: user.userId,
+      workspace: inOrganization(invite.organization_id),
+      details: { role: invite.role, invite: invite.id },
+    },
+  );
 }
