@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type CreateTableBuilder, type Kysely } from 'kysely';
 
 /**
  * The audit log keyed by time: every change of the service writes one entry in its own
@@ -14,11 +14,9 @@ const COLUMNS = sql.raw(
   'id, created_at, organization_id, owner_id, environment, actor_type, actor_id, actor_name, action, target_id, ip, request_id, details',
 );
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = isPostgres(db);
-  let table = db.schema
-    .createTable('audit_log_by_time')
-    .addColumn('id', 'text', (c) => c.notNull())
+/** An entry's columns after its id, the same in both shapes of the table. */
+function entryColumns(table: CreateTableBuilder<string, 'id'>) {
+  return table
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('organization_id', 'text')
     .addColumn('owner_id', 'text')
@@ -30,8 +28,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('target_id', 'text')
     .addColumn('ip', 'text')
     .addColumn('request_id', 'text')
-    .addColumn('details', 'text')
-    .addPrimaryKeyConstraint('audit_log_pkey_time', ['created_at', 'id']);
+    .addColumn('details', 'text');
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  const postgres = isPostgres(db);
+  let table = entryColumns(db.schema.createTable('audit_log_by_time').addColumn('id', 'text', (c) => c.notNull())).addPrimaryKeyConstraint(
+    'audit_log_pkey_time',
+    ['created_at', 'id'],
+  );
   if (!postgres) table = table.modifyEnd(sql`WITHOUT ROWID`);
   await table.execute();
   await sql`INSERT INTO audit_log_by_time (${COLUMNS}) SELECT ${COLUMNS} FROM audit_log`.execute(db);
@@ -54,22 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('audit_log_org_idx').execute();
   await db.schema.dropIndex('audit_log_owner_idx').execute();
-  await db.schema
-    .createTable('audit_log_by_id')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('organization_id', 'text')
-    .addColumn('owner_id', 'text')
-    .addColumn('environment', 'text')
-    .addColumn('actor_type', 'text', (c) => c.notNull())
-    .addColumn('actor_id', 'text')
-    .addColumn('actor_name', 'text')
-    .addColumn('action', 'text', (c) => c.notNull())
-    .addColumn('target_id', 'text')
-    .addColumn('ip', 'text')
-    .addColumn('request_id', 'text')
-    .addColumn('details', 'text')
-    .execute();
+  await entryColumns(db.schema.createTable('audit_log_by_id').addColumn('id', 'text', (c) => c.primaryKey())).execute();
   await sql`INSERT INTO audit_log_by_id (${COLUMNS}) SELECT ${COLUMNS} FROM audit_log`.execute(db);
   await db.schema.dropTable('audit_log').execute();
   await db.schema.alterTable('audit_log_by_id').renameTo('audit_log').execute();
