@@ -99,6 +99,17 @@ describe('GET /v1/audit-log', () => {
     const badDate = await auditLog(owner.key, '?from=yesterday');
     expect(badDate.status).toBe(400);
     expect(badDate.body.error).toMatchObject({ code: 'validation_error', field: 'from' });
+    // A day that does not exist, and a time without its offset (whose zone would be the server's).
+    for (const query of ['?from=2026-02-31', '?to=2026-11-28T10:00:00', '?from=2026-11-28%20junk']) {
+      const refused = await auditLog(owner.key, query);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('validation_error');
+    }
+    const reversed = await auditLog(owner.key, `?from=${tomorrow}&to=${today}`);
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.error).toMatchObject({ code: 'invalid_date_range', field: 'to' });
+    expect((await auditLog(owner.key, `?actor=deployer&from=${today}&to=9999-12-31`)).body.pagination.total).toBe(1);
+    expect((await auditLog(owner.key, `?actor=deployer&from=${today}T00:00:00%2B02:00`)).body.pagination.total).toBe(1);
     const badAction = await auditLog(owner.key, '?action=tag.exploded');
     expect(badAction.body.error).toMatchObject({ code: 'validation_error', field: 'action' });
   });

@@ -54,7 +54,7 @@ export const auditScreen: Screen = (app, context) => {
         renderAuditLog(view, { entries, filter, paging: { ...paging, total }, errors: {}, showing: showingOf(user, filter) }),
       );
     } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'validation_error') throw error;
+      if (!(error instanceof ApiError) || (error.code !== 'validation_error' && error.code !== 'invalid_date_range')) throw error;
       const errors = Object.fromEntries(problemsOf(error).map((problem) => [problem.details.field ?? '', problem.message]));
       return html(reply, 400, renderAuditLog(view, { entries: [], filter, paging, errors, showing: showingOf(user, filter) }));
     }

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
 import type { AuditLogTable, Environment } from '../../db/schema.js';
-import { checkFields, forbidden, validationError } from '../../errors.js';
+import { ApiError, checkFields, forbidden, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { csvField } from '../../lib/csv.js';
 import { newId } from '../../lib/ids.js';
@@ -147,15 +147,30 @@ function toEntryView(row: AuditLogTable): AuditEntryView {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const DAY_MS = 86_400_000;
+/** The first instant ISO text cannot write in its usual 24 characters (year 10000). */
+const END_OF_TIME_MS = Date.UTC(10_000, 0, 1);
 
-/** A bound as an ISO instant: a date's midnight UTC (`to`: the next day's, so the date is included), or a time as given. */
+/** Whether YYYY-MM-DD names a day that exists (no 31 February). */
+const isRealDate = (day: string) => DATE.test(day) && new Date(`${day}T00:00:00.000Z`).toISOString().slice(0, 10) === day;
+
+/**
+ * A bound as an ISO instant: a date's midnight UTC (`to`: the next day's, so the date is
+ * included), or a time with its offset (`Z` or ±hh:mm: without one it would be read in the
+ * server's zone). A `to` past the year 9999 bounds nothing.
+ */
 function bound(value: string | undefined, field: 'from' | 'to'): string | undefined {
   if (value === undefined || value === '') return undefined;
-  const ms = Date.parse(DATE.test(value) ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
-    throw validationError(field, `${field} must be a date (YYYY-MM-DD) or an ISO 8601 time`);
+  const ms = DATE.test(value)
+    ? Date.parse(`${value}T00:00:00.000Z`) + (field === 'to' ? DAY_MS : 0)
+    : TIME.test(value)
+      ? Date.parse(value)
+      : NaN;
+  if (Number.isNaN(ms) || !isRealDate(value.slice(0, 10))) {
+    throw validationError(field, `${field} must be a date (YYYY-MM-DD) or an ISO 8601 time with its offset (Z or ±hh:mm)`);
   }
-  return new Date(DATE.test(value) && field === 'to' ? ms + 86_400_000 : ms).toISOString();
+  return ms >= END_OF_TIME_MS ? undefined : new Date(ms).toISOString();
 }
 
 /**
@@ -189,6 +204,9 @@ async function readFilters(ctx: ServiceContext, reader: AuditReader, query: Audi
     from: () => bound(query.from, 'from'),
     to: () => bound(query.to, 'to'),
   });
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw new ApiError('invalid_date_range', 'to must be after from (a date as to includes that day)', { field: 'to' });
+  }
   // A key reads its own environment's log: a sandbox key never sees live data (DECISIONS.md).
   const environment = reader.key ? reader.environment : undefined;
   return { workspace, filters: { action, from, to, environment, actor: query.actor?.trim() || undefined } };
