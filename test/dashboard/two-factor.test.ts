@@ -127,6 +127,9 @@ describe('two-factor sign-in', () => {
     } finally {
       t.config.secretKey = secretKey;
     }
+    const renewed = await post(t, '/dashboard/account/two-factor/recovery-codes', second.jar, { _csrf: csrfOf(home), confirmed: 'yes' });
+    expect(renewed.text).toContain('id="recovery-codes"');
+    expect(await auditActions(t, user.userId)).toContain('user.recovery_codes_regenerated');
   });
 
   it('ends a pending sign-in after five wrong codes, and one left too long', async () => {
@@ -142,6 +145,8 @@ describe('two-factor sign-in', () => {
     }
     const fifth = await post(t, '/dashboard/login/second-factor', jar, { _csrf: csrf, code: wrongCode });
     expect(fifth.text).toContain('Too many wrong codes, or the sign-in took too long. Sign in again.');
+    // Each wrong code is in the user's own log: whoever typed it knows the password.
+    expect((await auditActions(t, user.userId)).filter((action) => action === 'user.sign_in_failed')).toHaveLength(5);
     // The right code no longer helps: the password comes first again.
     const late = await post(t, '/dashboard/login/second-factor', jar, { _csrf: csrf, code: codeAt(t, secret) });
     expect(late.text).toContain('Sign in again.');

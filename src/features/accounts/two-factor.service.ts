@@ -261,7 +261,11 @@ export async function disableTotp(ctx: ServiceContext, user: SignedInUser, input
 export async function regenerateRecoveryCodes(ctx: ServiceContext, user: SignedInUser): Promise<string[]> {
   const { totp, passkeys } = await repo.secondFactorsOf(ctx.db, user.userId);
   if (!totp && passkeys === 0) throw new ApiError('forbidden', 'set up an authenticator app or a passkey first');
-  return transaction(ctx.db, (trx) => newRecoveryCodes({ ...ctx, db: trx }, user.userId));
+  const { actor, entry } = ownAudit(user, 'user.recovery_codes_regenerated');
+  return transaction(ctx.db, async (trx) => {
+    await recordAudit(ctx, trx, actor, entry);
+    return newRecoveryCodes({ ...ctx, db: trx }, user.userId);
+  });
 }
 
 /**
@@ -343,7 +347,22 @@ export async function completeSignInWithCode(
   const pending = await findPendingSignIn(ctx, token);
   if (!pending) return { wrong: true, canRetry: false };
   if (!(await takeCode(ctx, pending, input.code, input.origin))) {
-    return { wrong: true, canRetry: await repo.recordPendingFailure(ctx.db, hashToken(token), PENDING_SIGN_IN_FAILURES) };
+    // Whoever typed the code knows the password: the attempt belongs in the user's own log.
+    const canRetry = await transaction(ctx.db, async (trx) => {
+      await recordAudit(
+        ctx,
+        trx,
+        { anonymous: true, origin: input.origin },
+        {
+          action: 'user.sign_in_failed',
+          targetId: pending.userId,
+          workspace: { userId: pending.userId, organizationId: null },
+          details: { reason: 'wrong_code' },
+        },
+      );
+      return repo.recordPendingFailure(trx, hashToken(token), PENDING_SIGN_IN_FAILURES);
+    });
+    return { wrong: true, canRetry };
   }
   if (!(await repo.takePendingSignIn(ctx.db, hashToken(token)))) return { wrong: true, canRetry: false };
   return { userId: pending.userId };

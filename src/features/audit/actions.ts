@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'user.passkey_added',
   'user.passkey_removed',
   'user.recovery_code_used',
+  'user.recovery_codes_regenerated',
   'instance.signup_changed',
   'instance.two_factor_required',
   'organization.created',
