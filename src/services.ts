@@ -55,7 +55,7 @@ export async function createServices(
   // Processes that answer requests bound every wait on the database; a command waits as long as
   // its work takes (a migration, a copy).
   if (!options.command) database.limitQueryTime(config.dependencyTimeoutMs);
-  const blobs = createBlobStorage(config);
+  const blobs = await createBlobStorage(config);
   // A server that cannot keep files says so at start, naming the setting, not at its first upload.
   if (!options.command) {
     try {

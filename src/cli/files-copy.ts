@@ -27,7 +27,7 @@ export function addFilesCommands(program: Command): void {
         import('../features/files/index.js'),
         import('pino'),
       ]);
-      const target = createBlobStorage(config, to);
+      const target = await createBlobStorage(config, to);
       try {
         await target.check(AbortSignal.timeout(config.dependencyTimeoutMs));
         const services = await createServices(config, { log: pino({ level: 'silent' }), command: true });
