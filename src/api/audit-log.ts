@@ -49,9 +49,15 @@ const AuditQuery = Type.Object({
   ...PaginationQuery,
   action: Type.Optional(Type.String({ maxLength: 64, description: 'Only this action, e.g. tag.deleted' })),
   actor: Type.Optional(Type.String({ maxLength: 320, description: "Only this actor: a user's id or email, a key's id or name" })),
-  from: Type.Optional(Type.String({ maxLength: 40, description: 'From this date (YYYY-MM-DD, UTC) or ISO 8601 time on' })),
+  from: Type.Optional(
+    Type.String({ maxLength: 40, description: 'From this date (YYYY-MM-DD, UTC) or ISO 8601 time with its offset (Z or ±hh:mm) on' }),
+  ),
   to: Type.Optional(
-    Type.String({ maxLength: 40, description: 'Up to this date, included (YYYY-MM-DD, UTC), or before this ISO 8601 time' }),
+    Type.String({
+      maxLength: 40,
+      description:
+        'Up to this date, included (YYYY-MM-DD, UTC), or before this ISO 8601 time with its offset; not after from: 400 invalid_date_range',
+    }),
   ),
 });
 
