@@ -48,10 +48,13 @@ describe('dashboard files', () => {
   const row = (page: Page, name: string) =>
     page.locator('#files-card tbody tr').filter({ has: page.locator('.file-name', { hasText: new RegExp(`^${name}$`) }) });
 
-  /** Waits for the upload row of `name` to say it is stored; returns the progress bar's last value. */
-  async function uploaded(page: Page, name: string): Promise<number> {
+  /**
+   * Waits for the upload row of `name` to say it is stored (`timeout`: as long as the file may
+   * take on a loaded machine); returns the progress bar's last value.
+   */
+  async function uploaded(page: Page, name: string, timeout?: number): Promise<number> {
     const item = page.locator('.upload-row', { has: page.locator('.upload-name', { hasText: name }) });
-    await item.locator('.upload-state', { hasText: 'Uploaded' }).waitFor();
+    await item.locator('.upload-state', { hasText: 'Uploaded' }).waitFor({ timeout });
     return item.locator('progress').evaluate((bar) => (bar as HTMLProgressElement).value);
   }
 
@@ -224,7 +227,7 @@ describe('dashboard files', () => {
     });
     try {
       await page.locator('#upload-file').setInputFiles(path);
-      expect(await uploaded(page, 'export.csv')).toBe(100);
+      expect(await uploaded(page, 'export.csv', 150_000)).toBe(100);
     } finally {
       clearInterval(sampler);
     }
