@@ -6,10 +6,10 @@ import { promisify } from 'node:util';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/features/events/index.js';
 import { PUBLIC_BASE_URL, request } from '../helpers/app.js';
-import { useAccount, useApp } from '../helpers/harness.js';
+import { describeOnce, useAccount, useApp } from '../helpers/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -138,7 +138,7 @@ function typeErrors(file: string): string[] {
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
 }
 
-describe('the served OpenAPI document', () => {
+describeOnce('the served OpenAPI document', () => {
   const t = useApp({ env: { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT: '1s' } });
   const owner = useAccount(t, 'enterprise');
   let document: Json & { paths: Record<string, Record<string, Operation>> };

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signInHttp } from '../dashboard/support.js';
 import { expectError, request, runCli } from '../helpers/app.js';
-import { useApp } from '../helpers/harness.js';
+import { describeOnce, useApp } from '../helpers/harness.js';
 
 const PASSWORD = 'long enough password';
 
@@ -161,7 +161,7 @@ const COMMANDS: Record<string, string[]> = {
   'key delete': ['--id <id>'],
 };
 
-describe('tagsvc help and version', () => {
+describeOnce('tagsvc help and version', () => {
   it('prints help for every command, with --help and with `tagsvc help <command>`', async () => {
     await Promise.all(
       Object.entries(COMMANDS).map(async ([command, options]) => {
@@ -194,7 +194,7 @@ describe('tagsvc help and version', () => {
   });
 });
 
-describe('tagsvc passwords', () => {
+describeOnce('tagsvc passwords', () => {
   const t = useApp();
 
   it('reads the password from piped standard input, with or without --password-stdin, less one newline', async () => {
@@ -279,7 +279,7 @@ describe('tagsvc passwords', () => {
   });
 });
 
-describe('tagsvc --json', () => {
+describeOnce('tagsvc --json', () => {
   const t = useApp();
   beforeAll(async () => {
     await runCli(['user', 'create', '--email', 'json@example.com', '--plan', 'pro'], t.env, PASSWORD);

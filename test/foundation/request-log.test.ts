@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
+import { describeOnce } from '../helpers/harness.js';
 import { spawnTagsvc } from '../webhooks/support.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-request-log-'));
@@ -75,7 +76,7 @@ async function requestLog(level: string): Promise<{ answered: Answered[]; lines:
   }
 }
 
-describe('the request log', () => {
+describeOnce('the request log', () => {
   it('at info: one line per request, with its request id, path, masked address and status, and no secret', async () => {
     const { answered, lines, raw } = await requestLog('info');
     expect(answered.map((a) => a.status)).toEqual([200, 401, 404, 404]);

@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { runCli } from '../helpers/app.js';
+import { describeOnce } from '../helpers/harness.js';
 import { spawnTagsvc } from '../webhooks/support.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-startup-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('startup configuration', () => {
+describeOnce('startup configuration', () => {
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
@@ -41,7 +42,7 @@ describe('startup configuration', () => {
   });
 });
 
-describe('serve', () => {
+describeOnce('serve', () => {
   it('starts, answers, and exits cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, ['bin/tagsvc', 'serve'], {
       env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
@@ -65,7 +66,7 @@ describe('serve', () => {
   });
 });
 
-describe('the start-up warning about links to localhost', () => {
+describeOnce('the start-up warning about links to localhost', () => {
   const WARNING =
     /"level":40,[^\n]*"msg":"HOST=[^"]* accepts connections from other machines, but PUBLIC_BASE_URL is http:\/\/localhost:0 [^"]*QR codes will point at localhost/g;
 

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { request, type Account, type TestApp } from '../helpers/app.js';
-import { useAccount, useApp } from '../helpers/harness.js';
+import { describeOnce, useAccount, useApp } from '../helpers/harness.js';
 import { waitFor } from '../helpers/receiver.js';
 import { createTag, filesUnder, multipart, upload } from '../files/helpers.js';
 
@@ -59,7 +59,7 @@ function openConnections(t: TestApp): Promise<number> {
   return new Promise((resolve, reject) => t.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 }
 
-describe('timeouts for slow and stalled clients', () => {
+describeOnce('timeouts for slow and stalled clients', () => {
   const IDLE_MS = 500;
   const t = useApp({ env: { HEADERS_TIMEOUT: '700ms', IDLE_TIMEOUT: `${IDLE_MS}ms`, KEEP_ALIVE_TIMEOUT: '300ms' } });
   const account = useAccount(t);
@@ -141,7 +141,7 @@ describe('timeouts for slow and stalled clients', () => {
   });
 });
 
-describe('a request its client abandons', () => {
+describeOnce('a request its client abandons', () => {
   const lines: Array<Record<string, unknown>> = [];
   const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   const t = useApp({ log });

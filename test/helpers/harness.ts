@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { createAccount, startTestApp, type Account, type TestApp, type TestAppOptions } from './app.js';
 
 /**
@@ -59,3 +59,10 @@ export function useAccount(t: TestApp, plan?: 'free' | 'pro' | 'enterprise'): Ac
   });
   return account;
 }
+
+/**
+ * A suite about what no database decides (a command's arguments, help and output, the HTTP
+ * layer's limits and logs, start-up checks of the settings): it runs on SQLite and is skipped
+ * where TEST_DATABASE_URL points the tests at PostgreSQL, so CI runs it once, not on both legs.
+ */
+export const describeOnce = describe.skipIf(Boolean(process.env.TEST_DATABASE_URL));
