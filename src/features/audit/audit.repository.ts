@@ -51,7 +51,42 @@ export interface EntryFilters {
   environment?: Environment;
 }
 
-function filtered(db: Db, workspace: AuditWorkspace, filters: EntryFilters) {
+/** An entry's place in the log's order, (created_at, id): the table's key on SQLite. */
+export interface EntryKey {
+  created_at: string;
+  id: string;
+}
+
+/**
+ * A stretch of the log in its order: the entries from `from` (included) up to `below`
+ * (excluded); an end not given is the log's.
+ */
+export interface KeyRange {
+  from?: EntryKey;
+  below?: EntryKey;
+}
+
+const before = (a: EntryKey, b: EntryKey) => a.created_at < b.created_at || (a.created_at === b.created_at && a.id < b.id);
+
+/**
+ * The stretch the dates and `range` leave, as bounds on (created_at, id) alone: a date is the
+ * key (date, ''), before every id. With the dates as bounds on created_at beside them, SQLite
+ * searched the index by the dates and filtered the range row by row.
+ */
+function keyBounds(filters: EntryFilters, range: KeyRange): KeyRange {
+  const lowest = filters.from ? { created_at: filters.from, id: '' } : undefined;
+  const highest = filters.to ? { created_at: filters.to, id: '' } : undefined;
+  const from = range.from && lowest ? (before(range.from, lowest) ? lowest : range.from) : (range.from ?? lowest);
+  const below = range.below && highest ? (before(range.below, highest) ? range.below : highest) : (range.below ?? highest);
+  return { from, below };
+}
+
+/**
+ * The workspace's entries within the dates and `range`: what one index serves (the
+ * organization's, the user's own space's, or the table itself for the instance), so a query
+ * on it alone reads no row it does not return.
+ */
+function inWorkspace(db: Db, workspace: AuditWorkspace, filters: EntryFilters, range: KeyRange) {
   let query = db.selectFrom('audit_log');
   if (workspace !== 'instance') {
     query =
@@ -59,43 +94,64 @@ function filtered(db: Db, workspace: AuditWorkspace, filters: EntryFilters) {
         ? query.where('organization_id', '=', workspace.organizationId)
         : query.where('owner_id', '=', workspace.userId).where('organization_id', 'is', null);
   }
-  const { actor, action, from, to, environment } = filters;
+  const { from, below } = keyBounds(filters, range);
+  if (from) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(from.created_at, from.id)));
+  if (below) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(below.created_at, below.id)));
+  return query;
+}
+
+/** Whether the filters look at more than the workspace and the dates: then each entry's row is read. */
+export const filtersRows = (filters: EntryFilters) => Boolean(filters.actor || filters.action || filters.environment);
+
+function filtered(db: Db, workspace: AuditWorkspace, filters: EntryFilters, range: KeyRange) {
+  let query = inWorkspace(db, workspace, filters, range);
+  const { actor, action, environment } = filters;
   if (environment === 'test') query = query.where('environment', '=', 'test');
   if (environment === 'live') query = query.where((eb) => eb.or([eb('environment', '=', 'live'), eb('environment', 'is', null)]));
   if (actor) query = query.where((eb) => eb.or([eb('actor_id', '=', actor), eb('actor_name', '=', actor)]));
   if (action) query = query.where('action', '=', action);
-  if (from) query = query.where('created_at', '>=', from);
-  if (to) query = query.where('created_at', '<', to);
   return query;
 }
 
-export async function countEntries(db: Db, workspace: AuditWorkspace, filters: EntryFilters): Promise<number> {
-  const row = await filtered(db, workspace, filters)
+/**
+ * The key of the `n`th entry below `below`, newest first, of the workspace within the dates
+ * (the other filters aside): where a stretch of `n` entries ends, read from the workspace's
+ * index alone; undefined when fewer are left.
+ */
+export async function nthEntryBelow(
+  db: Db,
+  workspace: AuditWorkspace,
+  filters: EntryFilters,
+  below: EntryKey | undefined,
+  n: number,
+): Promise<EntryKey | undefined> {
+  return inWorkspace(db, workspace, filters, { below })
+    .select(['created_at', 'id'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset(n - 1)
+    .executeTakeFirst();
+}
+
+export async function countEntries(db: Db, workspace: AuditWorkspace, filters: EntryFilters, range: KeyRange = {}): Promise<number> {
+  const row = await filtered(db, workspace, filters, range)
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
-/** A page of entries, newest first; `before` continues after the entry of that (created_at, id). */
+/** The entries the filters match within `range`, newest first: `limit` of them after `offset`, or all. */
 export function listEntries(
   db: Db,
   workspace: AuditWorkspace,
   filters: EntryFilters,
-  page: { limit: number; offset?: number; before?: { created_at: string; id: string } },
+  range: KeyRange,
+  page: { limit?: number; offset?: number } = {},
 ): Promise<AuditLogTable[]> {
-  let query = filtered(db, workspace, filters).selectAll();
-  const { before } = page;
-  if (before) {
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', before.created_at), eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)])]),
-    );
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset ?? 0)
-    .execute();
+  let query = filtered(db, workspace, filters, range).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (page.limit !== undefined) query = query.limit(page.limit).offset(page.offset ?? 0);
+  return query.execute();
 }
 
 /** The role a user holds in an organization, or undefined (the readers of its log are its owner and admins). */

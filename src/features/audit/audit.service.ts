@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { ServiceContext } from '../../context.js';
-import type { Db } from '../../db/database.js';
+import { isPostgres, type Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
 import type { AuditLogTable, Environment } from '../../db/schema.js';
 import { ApiError, checkFields, forbidden, validationError } from '../../errors.js';
@@ -212,50 +212,95 @@ async function readFilters(ctx: ServiceContext, reader: AuditReader, query: Audi
   return { workspace, filters: { action, from, to, environment, actor: query.actor?.trim() || undefined } };
 }
 
-/** A page of the reader's log, newest first, with the number of entries the filters match. */
+/**
+ * How many of a workspace's entries one step of a read goes through. SQLite answers on the
+ * thread that answers everyone, so a read of a large log (its exact total, a deep page, a
+ * filter by actor or action, which no index serves) is done in steps of a few milliseconds
+ * each, the thread given back between them: never one query over the whole log. PostgreSQL
+ * counts off this thread, so its counting steps are larger (fewer round trips); the CSV's
+ * steps are small on both, since each of their rows is turned into text on this thread.
+ */
+const COUNT_STEP = { sqlite: 2000, postgres: 50_000 };
+const CSV_STEP = 500;
+
+/**
+ * The workspace's log within the dates, newest first, in consecutive stretches of `step`
+ * entries (the last one holds what is left; `size` is known for the others), found on the
+ * workspace's index alone, with a turn of the event loop before each but the first.
+ */
+async function* stretches(
+  db: Db,
+  workspace: repo.AuditWorkspace,
+  filters: repo.EntryFilters,
+  step: number,
+): AsyncGenerator<{ range: repo.KeyRange; size?: number }> {
+  let below: repo.EntryKey | undefined;
+  for (;;) {
+    const from = await repo.nthEntryBelow(db, workspace, filters, below, step);
+    if (!from) {
+      yield { range: { below } };
+      return;
+    }
+    yield { range: { from, below }, size: step };
+    below = from;
+    await setImmediate();
+  }
+}
+
+/**
+ * A page of the reader's log, newest first, with the number of entries the filters match: both
+ * counted stretch by stretch, so neither the total nor a deep offset holds SQLite's thread.
+ */
 export async function listAuditLog(ctx: ServiceContext, reader: AuditReader, query: AuditQuery & { limit: number; offset: number }) {
   const { workspace, filters } = await readFilters(ctx, reader, query);
-  const [total, rows] = await Promise.all([
-    repo.countEntries(ctx.db, workspace, filters),
-    repo.listEntries(ctx.db, workspace, filters, { limit: query.limit, offset: query.offset }),
-  ]);
+  const { limit, offset } = query;
+  const rows: AuditLogTable[] = [];
+  let total = 0;
+  const step = isPostgres(ctx.db) ? COUNT_STEP.postgres : COUNT_STEP.sqlite;
+  for await (const { range, size } of stretches(ctx.db, workspace, filters, step)) {
+    const count = size !== undefined && !repo.filtersRows(filters) ? size : await repo.countEntries(ctx.db, workspace, filters, range);
+    if (rows.length < limit && total + count > offset) {
+      const page = { limit: limit - rows.length, offset: Math.max(0, offset - total) };
+      rows.push(...(await repo.listEntries(ctx.db, workspace, filters, range, page)));
+    }
+    total += count;
+  }
   return { total, entries: rows.map(toEntryView) };
 }
 
 export const AUDIT_CSV_HEADER =
   'created_at,action,actor_type,actor_id,actor_name,target_id,ip,request_id,environment,organization_id,user_id,details';
-const CSV_BATCH = 500;
+
+function csvLine(row: AuditLogTable): string {
+  const cells = [
+    row.created_at,
+    row.action,
+    row.actor_type,
+    row.actor_id,
+    row.actor_name,
+    row.target_id,
+    row.ip,
+    row.request_id,
+    row.environment,
+    row.organization_id,
+    row.owner_id,
+    row.details,
+  ];
+  return `${cells.map((cell) => csvField(cell ?? '')).join(',')}\n`;
+}
 
 /**
- * The reader's log as CSV, newest first, read in batches as it is sent (never the whole log in
- * memory). Every cell goes through csvField: an email or a key's name is anyone's text.
+ * The reader's log as CSV, newest first, read stretch by stretch as it is sent (never the whole
+ * log in memory, nor the thread held for it). Every cell goes through csvField: an email or a
+ * key's name is anyone's text.
  */
 export async function auditLogCsv(ctx: ServiceContext, reader: AuditReader, query: AuditQuery): Promise<AsyncIterable<string>> {
   const { workspace, filters } = await readFilters(ctx, reader, query);
   return (async function* () {
     yield `${AUDIT_CSV_HEADER}\n`;
-    let before: { created_at: string; id: string } | undefined;
-    for (;;) {
-      const rows = await repo.listEntries(ctx.db, workspace, filters, { limit: CSV_BATCH, before });
-      for (const row of rows) {
-        const cells = [
-          row.created_at,
-          row.action,
-          row.actor_type,
-          row.actor_id,
-          row.actor_name,
-          row.target_id,
-          row.ip,
-          row.request_id,
-          row.environment,
-          row.organization_id,
-          row.owner_id,
-          row.details,
-        ];
-        yield `${cells.map((cell) => csvField(cell ?? '')).join(',')}\n`;
-      }
-      if (rows.length < CSV_BATCH) return;
-      before = rows[rows.length - 1];
+    for await (const { range } of stretches(ctx.db, workspace, filters, CSV_STEP)) {
+      const rows = await repo.listEntries(ctx.db, workspace, filters, range);
+      if (rows.length > 0) yield rows.map(csvLine).join('');
     }
   })();
 }
