@@ -119,3 +119,48 @@ it('gives each service operation that changes something exactly one entry of its
     }),
   ).toEqual([]);
 });
+
+it('records key.disabled for each working key an admin loses with a demotion or a removal, in the same transaction', async () => {
+  const owner = { ...actorOf(alice, 'enterprise'), origin: { requestId: 'req_demote', ip: '198.51.100.23' } };
+  const org = await accounts.createOrganization(t.services, OPERATOR, { name: 'Keys', ownerEmail: alice.email, plan: 'enterprise' });
+  await accounts.addMember(t.services, OPERATOR, { organizationId: org.id, email: bob.email, role: 'admin' });
+  const keyOf = (name: string, test = false) =>
+    accounts.createKey(t.services, OPERATOR, { email: bob.email, organizationId: org.id, name, test });
+  const [live, sandbox, off] = [await keyOf('live'), await keyOf('sandbox', true), await keyOf('off')];
+  await accounts.setKeyEnabled(t.services, OPERATOR, { id: off.id, enabled: false });
+  const personal = await accounts.createKey(t.services, OPERATOR, { email: bob.email, name: 'personal' });
+
+  const demotion = { organizationId: org.id, userId: bob.userId, role: 'editor' };
+  const actions = await actionsOf(t, () => accounts.changeMemberRole(t.services, owner, demotion));
+  expect(actions.sort()).toEqual(['key.disabled', 'key.disabled', 'member.role_changed']);
+  const entries = await t.database.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('action', '=', 'key.disabled')
+    .where('organization_id', '=', org.id)
+    .where('request_id', '=', 'req_demote')
+    .orderBy('target_id')
+    .execute();
+  expect(entries.map((entry) => [entry.target_id, entry.environment, entry.request_id, entry.actor_id, entry.details])).toEqual(
+    [
+      [live.id, 'live', 'req_demote', alice.userId, '{"reason":"role_changed"}'],
+      [sandbox.id, 'test', 'req_demote', alice.userId, '{"reason":"role_changed"}'],
+    ].sort((a, b) => a[0]!.localeCompare(b[0]!)),
+  );
+  // The already disabled key and the personal key are not the organization's change.
+  expect(entries.map((entry) => entry.target_id)).not.toContain(off.id);
+  const { enabled } = await t.database.db.selectFrom('api_keys').select('enabled').where('id', '=', personal.id).executeTakeFirstOrThrow();
+  expect(enabled).toBe(1);
+
+  await accounts.changeMemberRole(t.services, OPERATOR, { ...demotion, role: 'admin' });
+  const again = await keyOf('again');
+  const removal = { organizationId: org.id, userId: bob.userId };
+  expect((await actionsOf(t, () => accounts.removeMember(t.services, owner, removal))).sort()).toEqual(['key.disabled', 'member.removed']);
+  const removed = await t.database.db
+    .selectFrom('audit_log')
+    .select(['details'])
+    .where('action', '=', 'key.disabled')
+    .where('target_id', '=', again.id)
+    .executeTakeFirstOrThrow();
+  expect(removed.details).toBe('{"reason":"member_removed"}');
+});

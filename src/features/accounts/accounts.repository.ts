@@ -195,15 +195,18 @@ export function deleteMember(db: Db, organizationId: string, userId: string) {
   return db.deleteFrom('organization_members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
 }
 
-/** A removed member's keys for the organization stop working. */
+/** A removed member's keys for the organization stop working: those that worked, returned (each is an audit entry). */
 export async function disableKeysOfMember(db: Db, organizationId: string, userId: string, at: string) {
-  await db
+  const disabled = await db
     .updateTable('api_keys')
     .set({ enabled: 0, updated_at: at })
     .where('organization_id', '=', organizationId)
     .where('user_id', '=', userId)
+    .where('enabled', '=', 1)
+    .returning(['id', 'user_id', 'organization_id', 'environment'])
     .execute();
   await afterCommit(db, keysChanged);
+  return disabled;
 }
 
 /** A user's personal keys and every key of the organizations they own or admin: a page of them and their count. */

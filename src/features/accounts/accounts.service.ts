@@ -452,7 +452,8 @@ export async function changeMemberRole(
   const details = { role, previous_role: membership.role };
   await transaction(ctx.db, async (trx) => {
     await repo.updateMemberRole(trx, org.id, input.userId, role);
-    if (!administers(role)) await dropAdministration(ctx, trx, org.id, input.userId);
+    if (!administers(role))
+      await dropAdministration(ctx, trx, actor, { organizationId: org.id, userId: input.userId, reason: 'role_changed' });
     await recordAudit(ctx, trx, actor, {
       action: 'member.role_changed',
       targetId: input.userId,
@@ -464,21 +465,29 @@ export async function changeMemberRole(
 }
 
 /**
+ * What a member loses with the right to administer (removed, or made editor or viewer): their
+ * keys for the organization stop working (they acted for it through the membership, and an
+ * editor or viewer holds none), each a `key.disabled` entry of the change's transaction, and
+ * the invitations they sent stop opening it.
+ */
+async function dropAdministration(
+  ctx: ServiceContext,
+  trx: Db,
+  actor: AccountActor,
+  change: { organizationId: string; userId: string; reason: 'member_removed' | 'role_changed' },
+) {
+  const now = isoNow(ctx.clock);
+  for (const key of await repo.disableKeysOfMember(trx, change.organizationId, change.userId, now)) {
+    await recordAudit(ctx, trx, actor, { ...keyEntry(key, 'key.disabled'), details: { reason: change.reason } });
+  }
+  await invites.revokeInvitesSentBy(trx, change.organizationId, change.userId, now);
+}
+
+/**
  * Owners and admins remove members (the owner stays). The member's keys for the organization
  * are disabled with it, in one transaction: they acted for the organization through the
  * membership, and must not outlive it.
  */
-/**
- * What a member loses with the right to administer (removed, or made editor or viewer): their
- * keys for the organization stop working (they acted for it through the membership, and an
- * editor or viewer holds none) and the invitations they sent stop opening it.
- */
-async function dropAdministration(ctx: ServiceContext, trx: Db, organizationId: string, userId: string) {
-  const now = isoNow(ctx.clock);
-  await repo.disableKeysOfMember(trx, organizationId, userId, now);
-  await invites.revokeInvitesSentBy(trx, organizationId, userId, now);
-}
-
 export async function removeMember(ctx: ServiceContext, actor: AccountActor, input: { organizationId: string; userId: string }) {
   const org = await requireOrganization(ctx.db, actor, input.organizationId, 'administer');
   const membership = await repo.findMembership(ctx.db, org.id, input.userId);
@@ -486,7 +495,7 @@ export async function removeMember(ctx: ServiceContext, actor: AccountActor, inp
   if (membership.role === 'owner') throw validationError('user_id', 'the owner cannot be removed');
   await transaction(ctx.db, async (trx) => {
     await repo.deleteMember(trx, org.id, input.userId);
-    await dropAdministration(ctx, trx, org.id, input.userId);
+    await dropAdministration(ctx, trx, actor, { organizationId: org.id, userId: input.userId, reason: 'member_removed' });
     await recordAudit(ctx, trx, actor, { action: 'member.removed', targetId: input.userId, workspace: inOrganization(org.id) });
   });
   return { organization_id: org.id, user_id: input.userId, removed: true };
