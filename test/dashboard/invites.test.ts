@@ -120,6 +120,31 @@ describe('organization invitations', () => {
     expect((await get(t, path, new CookieJar())).text).toContain('This invitation was already accepted');
   });
 
+  it('sends a signed-in invitee who owes the required second factor to set it up before accepting', async () => {
+    const dave = await createAccount(t, 'pro');
+    await invite(dave.email, 'editor');
+    const path = await invitationPath(t, mailbox, dave.email);
+    await accounts.setTwoFactorRequired(t.services, OPERATOR, { required: true });
+    try {
+      const daveJar = await signInHttp(t, dave.email);
+      const page = await get(t, path, daveJar);
+      expect(page.status).toBe(303);
+      expect(page.headers.get('location')).toBe('/dashboard/account/two-factor');
+      const enrol = await get(t, '/dashboard/account/two-factor', daveJar);
+      expect(enrol.status).toBe(200);
+      const token = decodeURIComponent(/token=([^&]+)/.exec(path)![1]!);
+      const posted = await post(t, '/dashboard/invites/accept', daveJar, { _csrf: csrfOf(enrol), token });
+      expect(posted.status).toBe(303);
+      expect(posted.headers.get('location')).toBe('/dashboard/account/two-factor');
+      const members = (await accounts.getOrganization(t.services, OPERATOR, { organizationId: org.id })).members;
+      expect(members.map((member) => member.email)).not.toContain(dave.email);
+      // Signed out, the link still shows the invitation: it waits until they have enrolled.
+      expect((await get(t, path, new CookieJar())).status).toBe(200);
+    } finally {
+      await accounts.setTwoFactorRequired(t.services, OPERATOR, { required: false });
+    }
+  });
+
   it('expires after seven days, stops at revoke, and is replaced by a new invitation to the same address', async () => {
     await invite('late@example.com', 'viewer');
     const late = await invitationPath(t, mailbox, 'late@example.com');

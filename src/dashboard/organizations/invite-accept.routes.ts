@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { acceptInvite, openInvite } from '../../features/accounts/index.js';
+import { TWO_FACTOR_PATH } from '../account/two-factor.routes.js';
 import { csrfFor, field, html, queryParam, seeOther, signInAndRedirect, submitForm, type Screen } from '../screen.js';
 import { renderInvite, renderInviteEnded } from './invite-accept.js';
 
@@ -10,7 +11,9 @@ const originOf = (request: FastifyRequest) => ({ requestId: request.id, ip: requ
  * /dashboard/invites/accept?token=…: the page an invitation's link opens, signed in or not.
  * Showing it changes nothing (mail scanners fetch links); its POST accepts: the signed-in user
  * of the invited address joins, or, with no one signed in and no account at the address, the
- * account is created with the password given, signed in, and joins.
+ * account is created with the password given, signed in, and joins. A signed-in user who owes
+ * the owner's required second factor sets it up first, as on every signed-in page: the page and
+ * its POST send them to enrol, and the link still works afterwards.
  */
 export const inviteAcceptScreen: Screen = (app, context) => {
   const invitePage = async (request: FastifyRequest, token: string, errors?: Record<string, string>) => {
@@ -23,6 +26,7 @@ export const inviteAcceptScreen: Screen = (app, context) => {
   };
 
   app.get('/invites/accept', { schema: { hide: true } }, async (request, reply) => {
+    if (request.dashboard.user?.mustEnrol) return seeOther(reply, TWO_FACTOR_PATH);
     const { status, body } = await invitePage(request, queryParam(request, 'token') ?? '');
     return html(reply, status, body);
   });
@@ -30,6 +34,7 @@ export const inviteAcceptScreen: Screen = (app, context) => {
   app.post('/invites/accept', { schema: { hide: true } }, async (request, reply) => {
     const token = field(request.body, 'token');
     const user = request.dashboard.user;
+    if (user?.mustEnrol) return seeOther(reply, TWO_FACTOR_PATH);
     const password = field(request.body, 'password');
     const { saved, errors } = await submitForm({
       fields: ['password'],
