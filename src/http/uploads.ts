@@ -50,7 +50,8 @@ export interface UploadFormHooks {
 
 /**
  * An upload, the one way for every front door: a multipart body (parts file, name, description,
- * in any order) streamed to disk under the actor's plan, then committed as the tag's file.
+ * in any order) streamed to disk (and the object store) under the actor's plan, then committed
+ * as the tag's file.
  * Refused before its end, the connection is closed so the rest of the body is never read.
  */
 export async function uploadFromRequest(
@@ -104,6 +105,6 @@ export async function uploadFromRequest(
     if (!request.raw.complete) closeAfterResponse(request, reply);
     throw fromMultipartError(error);
   } finally {
-    await files.discardReceived(received);
+    await files.discardReceived(ctx, received);
   }
 }

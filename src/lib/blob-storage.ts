@@ -3,19 +3,22 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Writable, type Readable, type Transform } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import { failureReason, InsufficientStorage, isDiskFull } from '../errors.js';
 
 /**
  * Where file contents live: the local disk (LocalDiskStorage) or an S3-compatible object store
- * (S3BlobStorage). Uploads are first written to a local temp file (they have to be inspected
- * before they are accepted), then handed to the storage with `put`. Next to each file the
- * storage keeps what was derived from it (resized images), under a name of the caller's.
+ * (S3BlobStorage). An upload is written to a local temp file while it arrives (it has to be
+ * inspected before it is accepted) and, where the storage takes bytes as they come, to the
+ * storage at the same time (`openUpload`). Next to each file the storage keeps what was
+ * derived from it (resized images), under a name of the caller's.
  */
 export interface BlobStorage {
   /** What start-up errors and /readyz call it. */
   readonly label: string;
+  /** Starts storing an upload under `key`, the one way every upload reaches the storage. */
+  openUpload(key: string): BlobUpload;
   /** Moves a finished temp file into storage under `key`; the temp file is gone afterwards. */
   put(key: string, tempFile: string): Promise<void>;
   /** The bytes of `key`, or of the inclusive byte range `start`..`end`; rejects when `key` is missing. */
@@ -43,6 +46,26 @@ export interface BlobStorage {
   check(signal?: AbortSignal): Promise<void>;
   /** Closes its connections (the process is stopping). */
   close(): void;
+}
+
+/**
+ * An upload into the storage under one key, started before its first byte arrives. Exactly one
+ * of `complete` and `abort` settles it; `abort` after `complete` has succeeded does nothing.
+ */
+export interface BlobUpload {
+  /**
+   * Where the arriving bytes are written as they arrive, beside the temp file, or undefined when
+   * the storage takes the finished temp file instead (the disk: a rename). It applies
+   * backpressure: a writer waits for 'drain'. Destroying it fails the upload.
+   */
+  readonly sink?: Writable;
+  /**
+   * Stores the upload under its key, once `tempFile` holds all of it and `sink` (if any) has
+   * been ended. The temp file is gone once it succeeds.
+   */
+  complete(tempFile: string): Promise<void>;
+  /** Gives the upload up: nothing stays under its key once it returns. Never depends on the store's abort. */
+  abort(): Promise<void>;
 }
 
 export interface ByteRange {
@@ -124,6 +147,15 @@ export class LocalDiskStorage implements BlobStorage {
 
   private derivedPathOf(key: string, name: string): string {
     return join(this.derived, requireStorageKey(key), requireDerivedName(name));
+  }
+
+  /** The bytes go to the temp file only; completing is the rename of `put`, so nothing is written twice. */
+  openUpload(key: string): BlobUpload {
+    requireStorageKey(key);
+    return {
+      complete: (tempFile) => this.put(key, tempFile),
+      abort: async () => undefined,
+    };
   }
 
   async put(key: string, tempFile: string): Promise<void> {
@@ -213,18 +245,53 @@ export async function newTempPath(dataDir: string, label = 'upload'): Promise<st
 }
 
 /**
- * Pipes `source` through `through` into a new file at `path` (which must not exist). When it
- * fails, it returns only once the file is closed: a write stream destroyed while its file is
- * still being opened creates the file afterwards, so a removal right after the failure could
- * come first and leave the file behind for ever.
+ * Pipes `source` through `through` into a new file at `path` (which must not exist), and into
+ * `alsoTo` as well when given (an upload's sink). When it fails, it returns only once the file
+ * is closed: a write stream destroyed while its file is still being opened creates the file
+ * afterwards, so a removal right after the failure could come first and leave the file behind
+ * for ever.
  */
-export async function pipeToNewFile(source: Readable, through: Transform, path: string): Promise<void> {
-  const sink = createWriteStream(path, { flags: 'wx' });
+export async function pipeToNewFile(source: Readable, through: Transform, path: string, alsoTo?: Writable): Promise<void> {
+  const file = createWriteStream(path, { flags: 'wx' });
   try {
-    await pipeline(source, through, sink);
+    await pipeline(source, through, alsoTo ? new Tee(file, alsoTo) : file);
   } catch (error) {
-    if (!sink.closed) await once(sink, 'close');
+    if (!file.closed) await once(file, 'close');
     throw refusedForSpace(error);
+  }
+}
+
+/**
+ * Writes every chunk to both targets and takes the next one only once both have room ('drain'),
+ * so the slower one sets the pace and neither buffers more than its high-water mark. A failure
+ * of either, or of the pipeline, destroys both.
+ */
+class Tee extends Writable {
+  private readonly targets: Writable[];
+
+  constructor(...targets: Writable[]) {
+    super();
+    this.targets = targets;
+    for (const target of targets) target.once('error', (error) => this.destroy(error));
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    const full = this.targets.filter((target) => !target.write(chunk));
+    if (full.length === 0) return callback();
+    Promise.all(full.map((target) => once(target, 'drain'))).then(() => callback(), callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    // Finished once both are: the file closed, the upload's parts sent.
+    Promise.all(this.targets.map((target) => finished(target.end(), { readable: false }))).then(() => callback(), callback);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // Destroyed after finishing (autoDestroy) is no failure: the targets keep what they hold.
+    if (error || !this.writableFinished) {
+      for (const target of this.targets) target.destroy(error ?? new Error('the upload ended before its end'));
+    }
+    callback(error);
   }
 }
 

@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough } from 'node:stream';
+import { PART_BYTES, PARTS_IN_FLIGHT, PartUpload } from './s3-part-upload.js';
 import { ConfigError, type S3Settings } from '../config.js';
 import {
   discardTemp,
@@ -23,15 +24,9 @@ import {
   requireDerivedName,
   requireStorageKey,
   type BlobStorage,
+  type BlobUpload,
   type ByteRange,
 } from './blob-storage.js';
-
-/**
- * Uploads go in parts of this size, this many at a time: at most PART_BYTES × PARTS_IN_FLIGHT
- * of a file is in memory, whatever its size (S3's smallest part is 5 MB).
- */
-const PART_BYTES = 8 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 4;
 
 /** Object names in the bucket: blobs/{file id}, and cache/{file id}/{name} for what was derived from it. */
 const BLOBS = 'blobs/';
@@ -45,9 +40,10 @@ function statusOf(error: unknown): number | undefined {
 const isMissing = (error: unknown) => statusOf(error) === 404;
 
 /**
- * Files in an S3-compatible object store (docs/files.md "Object storage"). A temp file is
- * streamed into a multipart upload; reads and ranges are GETs; renders are objects next to
- * their file. Nothing here depends on one store's quirks: an abort the store refuses is
+ * Files in an S3-compatible object store (docs/files.md "Object storage"). An upload streams
+ * into a multipart upload while it arrives (PartUpload); a temp file (`files copy`) goes
+ * through lib-storage with the same part settings; reads and ranges are GETs; renders are objects
+ * next to their file. Nothing here depends on one store's quirks: an abort the store refuses is
  * counted, not assumed.
  */
 export class S3BlobStorage implements BlobStorage {
@@ -75,6 +71,26 @@ export class S3BlobStorage implements BlobStorage {
       responseChecksumValidation: 'WHEN_REQUIRED',
       requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.idleMs },
     });
+  }
+
+  /** The bytes go into a multipart upload while they arrive; the object appears at `complete`. */
+  openUpload(key: string): BlobUpload {
+    const upload = new PartUpload(this.client, { Bucket: this.bucket, Key: blobName(key) });
+    let completed = false;
+    return {
+      sink: upload,
+      complete: async (tempFile) => {
+        try {
+          await upload.complete();
+          completed = true;
+        } finally {
+          await discardTemp(tempFile);
+        }
+      },
+      abort: async () => {
+        if (!completed) await upload.abort();
+      },
+    };
   }
 
   async put(key: string, tempFile: string): Promise<void> {

@@ -69,6 +69,34 @@ export interface StreamedUpload {
   closedByServer: boolean;
 }
 
+/** A chunked multipart upload with the head of its file part sent; the caller sends the rest. */
+function openFilePart(t: TestApp, key: string, tagId: string, filename: string, headers: Record<string, string> = {}) {
+  const boundary = `----tagsvc${randomBytes(8).toString('hex')}`;
+  const req = http.request(`${t.baseUrl}/v1/tags/${tagId}/files`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'transfer-encoding': 'chunked',
+      ...headers,
+    },
+  });
+  req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`);
+  return { req, boundary };
+}
+
+/**
+ * Starts a chunked multipart upload of `filename` and writes `body` of it, leaving the request
+ * open: the caller goes on writing, or goes away (`destroy`) in the middle of the body.
+ */
+export function startUpload(t: TestApp, key: string, tagId: string, filename: string, body: Buffer): http.ClientRequest {
+  const { req } = openFilePart(t, key, tagId, filename);
+  // ECONNRESET once the client goes away (or the server answers and hangs up).
+  req.on('error', () => undefined);
+  req.write(body);
+  return req;
+}
+
 /**
  * Streams a multipart upload of `chunk` repeated without a Content-Length (chunked), as a
  * client would send a large file, until the server answers or `maxBytes` were sent. After the
@@ -83,22 +111,13 @@ export function streamUpload(
   maxBytes: number,
   headers: Record<string, string> = {},
 ): Promise<StreamedUpload> {
-  const boundary = `----tagsvc${randomBytes(8).toString('hex')}`;
   return new Promise((resolve, reject) => {
     let sent = 0;
     let sentBeforeResponse = -1;
     let closedByServer = false;
     let ended = false;
     let response: { status: number; text: string } | undefined;
-    const req = http.request(`${t.baseUrl}/v1/tags/${tagId}/files`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'transfer-encoding': 'chunked',
-        ...headers,
-      },
-    });
+    const { req, boundary } = openFilePart(t, key, tagId, filename, headers);
     const finish = () => {
       if (!response) return reject(new Error(`no response after ${sent} bytes`));
       resolve({
@@ -124,7 +143,6 @@ export function streamUpload(
       closedByServer = !ended;
       setTimeout(finish, 50);
     });
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`);
     const pump = () => {
       while (sent < maxBytes) {
         // After the answer, keep sending a little more: a server that still reads would take it.

@@ -6,7 +6,7 @@ import { PLAN_LIMITS } from '../../src/features/accounts/plans.js';
 import { reserveStorage, storageUsed } from '../../src/features/files/files.repository.js';
 import { createAccount, expectError, request, startTestApp } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
-import { createTag, filesUnder, storedKeys, streamUpload, upload } from './helpers.js';
+import { createTag, filesUnder, startUpload, storedKeys, streamUpload, upload } from './helpers.js';
 
 const MB = 1024 * 1024;
 
@@ -120,18 +120,7 @@ describe('file limits', () => {
     const account = await createAccount(t, 'pro');
     const own = await createTag(t, account.key);
     const blobsBefore = (await storedKeys(t)).length;
-    const boundary = 'abort';
-    const req = http.request(`${t.baseUrl}/v1/tags/${own.id}/files`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${account.key}`,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'transfer-encoding': 'chunked',
-      },
-    });
-    req.on('error', () => undefined);
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.txt"\r\n\r\n`);
-    req.write(Buffer.alloc(2 * MB, 'z'));
+    const req = startUpload(t, account.key, own.id, 'half.txt', Buffer.alloc(2 * MB, 'z'));
     // The upload is in progress once its temp file exists; then the client goes away.
     await vi.waitFor(() => expect(filesUnder(tmpDir()).length).toBe(1));
     req.destroy();

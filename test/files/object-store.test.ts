@@ -6,7 +6,7 @@ import { DeleteBucketCommand, GetObjectCommand, CreateMultipartUploadCommand, Up
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { sweepCrashLeftovers } from '../../src/features/files/index.js';
+import { sweepCrashLeftovers, UNFINISHED_UPLOAD_GRACE_MS } from '../../src/features/files/index.js';
 import { createServices } from '../../src/services.js';
 import { expectError, request, runCli, startTestApp } from '../helpers/app.js';
 import { useAccount, useApp } from '../helpers/harness.js';
@@ -77,7 +77,7 @@ describe('files in an object store', () => {
     expectError(response, 500, 'internal_error');
   });
 
-  it('tries to abort an upload left unfinished for over an hour, and says so when the store cannot', async () => {
+  it('tries to abort an upload left unfinished for over a day, and says so when the store cannot', async () => {
     const bucket = t.config.s3!.bucket;
     const started = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'blobs/file_00000000000000000000000001' }));
     await s3.send(
@@ -90,7 +90,7 @@ describe('files in an object store', () => {
       }),
     );
     lines.length = 0;
-    t.clock.advance(61 * 60_000);
+    t.clock.advance(UNFINISHED_UPLOAD_GRACE_MS + 60_000);
     const swept = await sweepCrashLeftovers(t.services);
     // S3 aborts it; s3rver can neither list nor abort unfinished uploads (501, 405), which is logged.
     const logged = lines.find((line) => /incomplete uploads/.test(String(line.msg)));

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.js';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
-import { checkFields, notFound, validationError } from '../../errors.js';
+import { checkFields, failureReason, notFound, validationError } from '../../errors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { refusePrivateHost } from '../../lib/outbound.js';
@@ -15,7 +15,7 @@ import * as repo from './files.repository.js';
 import { ImageVariants, isTransformable, THUMBNAIL, type TransformRequest, type Variant } from './images.js';
 import { fileTooLarge, ingest, storageExceeded, type IngestResult } from './ingest.js';
 import { cleanExternalName, filenameFromContentDisposition, filenameFromUrl, requireValidDescription, requireValidName } from './names.js';
-import { discardTemp, newTempPath, type BlobStorage } from '../../lib/blob-storage.js';
+import { discardTemp, newTempPath, type BlobStorage, type BlobUpload } from '../../lib/blob-storage.js';
 import { transaction } from '../../db/transaction.js';
 
 export type FilesConfig = Pick<Config, 'publicBaseUrl' | 'sandboxBaseUrl' | 'dataDir' | 'allowPrivateNetworks' | 'outboundCaFile'>;
@@ -69,8 +69,9 @@ function accountOf(row: { owner_id: string; organization_id: string | null }): s
 }
 
 // ---------------------------------------------------------------------------------------------
-// Upload: stream to a temp file while counting and hashing → type rules → reserve storage →
-// move into place → row + event in one transaction. Any failure removes the temp file.
+// Upload: stream to a temp file (and into the storage, where it takes bytes as they arrive)
+// while counting and hashing → type rules → complete the storage's upload → reserve storage,
+// row + event in one transaction. Any failure removes the temp file and what was stored.
 
 /** Who uploads where, under which limits. Built before any byte of the body is read. */
 export interface UploadTarget {
@@ -115,9 +116,12 @@ export async function prepareUpload(
   return { actor, tag, maxBytes: maxFileBytes, storageLimit: limitBytes, storageLeft: limitBytes - usedBytes };
 }
 
-/** A file received and checked, waiting in a temp file to be committed or discarded. */
+/** A file received and checked, waiting in a temp file (and the storage) to be committed or discarded. */
 export interface ReceivedFile extends IngestResult {
+  /** The file's id, its key in the storage. */
+  id: string;
   tempPath: string;
+  upload: BlobUpload;
   originalName: string;
   rule: TypeRule;
 }
@@ -135,8 +139,9 @@ export function ruleForUpload(originalName: string): TypeRule {
 }
 
 /**
- * Streams `source` into a temp file under the target's limits and checks its type. The temp
- * file is removed again when anything fails.
+ * Streams `source` into a temp file, and into the storage's upload where it takes bytes as they
+ * arrive, under the target's limits, and checks its type. Both are given up again when
+ * anything fails.
  */
 export async function receiveFile(
   ctx: ServiceContext,
@@ -145,23 +150,38 @@ export async function receiveFile(
   rule: TypeRule,
   source: Readable,
 ): Promise<ReceivedFile> {
+  // The id is the storage key, so it is chosen before the first byte reaches the storage.
+  const id = newId('file');
   const tempPath = await newTempPath(ctx.config.dataDir);
+  const upload = ctx.blobs.openUpload(id);
   try {
-    const facts = await ingest(source, tempPath, {
-      maxBytes: target.maxBytes,
-      storageLeft: target.storageLeft,
-      text: rule.check.kind === 'text',
-    });
+    const limits = { maxBytes: target.maxBytes, storageLeft: target.storageLeft, text: rule.check.kind === 'text' };
+    const facts = await ingest(source, tempPath, limits, upload.sink);
     await verifyContent(rule, tempPath, facts);
-    return { ...facts, tempPath, originalName, rule };
+    return { ...facts, id, tempPath, upload, originalName, rule };
   } catch (error) {
-    await discardTemp(tempPath);
+    await giveUp(ctx, upload, tempPath);
     throw error;
   }
 }
 
-export async function discardReceived(received: ReceivedFile | undefined): Promise<void> {
-  await discardTemp(received?.tempPath);
+/** Gives up a received file that was not committed; after a commit it does nothing. */
+export async function discardReceived(ctx: ServiceContext, received: ReceivedFile | undefined): Promise<void> {
+  if (received) await giveUp(ctx, received.upload, received.tempPath);
+}
+
+/**
+ * Removes the temp file and whatever the upload stored. A store that cannot remove it now is
+ * not the request's failure: the leftovers sweep removes objects without a row later.
+ */
+async function giveUp(ctx: ServiceContext, upload: BlobUpload, tempPath: string): Promise<void> {
+  try {
+    await discardTemp(tempPath);
+  } finally {
+    await upload.abort().catch((error: unknown) => {
+      ctx.log.warn({ reason: failureReason(error) }, `${ctx.blobs.label} could not remove a failed upload; the leftovers sweep will`);
+    });
+  }
 }
 
 export interface FileFields {
@@ -169,7 +189,7 @@ export interface FileFields {
   description?: string | null;
 }
 
-/** Reserves storage, moves the blob into place and writes the row and file.uploaded at once. */
+/** Completes the stored upload (the blob in place), then reserves storage and writes the row and file.uploaded at once. */
 export async function commitUpload(
   ctx: ServiceContext,
   target: UploadTarget,
@@ -181,7 +201,7 @@ export async function commitUpload(
   const { tag } = target;
   const now = isoNow(ctx.clock);
   const row: repo.FileRow = {
-    id: newId('file'),
+    id: received.id,
     tag_id: tag.id,
     environment: tag.environment,
     owner_id: tag.owner_id,
@@ -197,7 +217,7 @@ export async function commitUpload(
     updated_at: now,
   };
   const view = toFileView(ctx.config, row);
-  await ctx.blobs.put(row.id, received.tempPath);
+  await received.upload.complete(received.tempPath);
   try {
     await transaction(ctx.db, async (trx) => {
       // The tag's row first: the order of locks.ts (a tag's deletion locks it, then storage).
@@ -279,7 +299,7 @@ export async function uploadFromUrl(
     fetched.abort();
     throw error;
   } finally {
-    await discardReceived(received);
+    await discardReceived(ctx, received);
   }
 }
 

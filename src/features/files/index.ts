@@ -6,5 +6,5 @@ export * from './files.service.js';
 export { ALLOWED_EXTENSIONS, IMAGE_MIME_TYPES, isShownInline } from './file-types.js';
 export { contentDisposition, downloadName, MAX_DESCRIPTION, MAX_NAME, requireValidDescription, requireValidName } from './names.js';
 export { filesTagDependent } from './tag-dependent.js';
-export { DEAD_TEMP_AFTER_MS, ORPHAN_BLOB_GRACE_MS, sweepCrashLeftovers } from './leftovers.js';
+export { DEAD_TEMP_AFTER_MS, ORPHAN_BLOB_GRACE_MS, sweepCrashLeftovers, UNFINISHED_UPLOAD_GRACE_MS } from './leftovers.js';
 export { copyStoredFiles, type CopyProgress, type CopySummary } from './copy-store.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { ApiError } from '../../errors.js';
 import type { ContentFacts } from './file-types.js';
 import { pipeToNewFile } from '../../lib/blob-storage.js';
@@ -91,9 +91,12 @@ class Inspector extends Transform {
   }
 }
 
-/** Streams `source` into a new file at `path` (which must not exist). Memory use is one chunk. */
-export async function ingest(source: Readable, path: string, limits: IngestLimits): Promise<IngestResult> {
+/**
+ * Streams `source` into a new file at `path` (which must not exist), and into `alsoTo` too when
+ * given: only bytes that passed the limits reach either. Memory use is one chunk.
+ */
+export async function ingest(source: Readable, path: string, limits: IngestLimits, alsoTo?: Writable): Promise<IngestResult> {
   const inspector = new Inspector(limits);
-  await pipeToNewFile(source, inspector, path);
+  await pipeToNewFile(source, inspector, path, alsoTo);
   return inspector.result();
 }

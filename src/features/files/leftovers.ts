@@ -18,14 +18,21 @@ export const DEAD_TEMP_AFTER_MS = 15 * 60 * 1000;
 export const ORPHAN_BLOB_GRACE_MS = 60 * 60 * 1000;
 
 /**
- * Gives up uploads into the store that a process began over ORPHAN_BLOB_GRACE_MS ago and never
- * finished. A store that cannot list or abort them only costs their space until its own expiry
- * (a bucket lifecycle rule): said in one log line, and the rest of the sweep goes on.
+ * An upload into an object store that was begun this long ago and never finished is given up.
+ * An upload streams into the store for as long as its client sends (500 MB over a slow line
+ * takes hours), and no live upload may lose its parts; a dead one only costs their space.
+ */
+export const UNFINISHED_UPLOAD_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Gives up uploads into the store that a process began over UNFINISHED_UPLOAD_GRACE_MS ago and
+ * never finished. A store that cannot list or abort them only costs their space until its own
+ * expiry (a bucket lifecycle rule): said in one log line, and the rest of the sweep goes on.
  */
 async function abortIncompleteUploads(ctx: ServiceContext, nowMs: number): Promise<number> {
   const advice = 'their parts stay until the store expires them (a lifecycle rule for incomplete multipart uploads)';
   try {
-    const { aborted, refused } = await ctx.blobs.abortIncompleteUploads(nowMs - ORPHAN_BLOB_GRACE_MS);
+    const { aborted, refused } = await ctx.blobs.abortIncompleteUploads(nowMs - UNFINISHED_UPLOAD_GRACE_MS);
     if (refused > 0) ctx.log.warn({ uploads: refused }, `${ctx.blobs.label} refused to abort incomplete uploads: ${advice}`);
     return aborted;
   } catch (error) {
@@ -36,8 +43,8 @@ async function abortIncompleteUploads(ctx: ServiceContext, nowMs: number): Promi
 
 /**
  * Removes what crashes leave behind: temp files of uploads no process is writing any more,
- * uploads into an object store started over ORPHAN_BLOB_GRACE_MS ago and never finished, and
- * blobs whose row was never committed (a crash between moving the blob into place and the
+ * uploads into an object store started over UNFINISHED_UPLOAD_GRACE_MS ago and never finished,
+ * and blobs whose row was never committed (a crash between moving the blob into place and the
  * commit) or whose removal after a delete failed. Safe to run from any number of processes.
  */
 export async function sweepCrashLeftovers(ctx: ServiceContext) {
