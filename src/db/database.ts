@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, sql, type MigrationProvider } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { guardedPool, pgFault, type PoolGuard } from './pg-pool.js';
+import { SchemaBoundPostgresDialect } from './pg-schema-dialect.js';
 import { checkpointInBackground } from './sqlite-checkpointer.js';
 import { LockWaitingSqliteDialect } from './sqlite-lock-wait.js';
 import { counterFeed, registerChangeFeed } from '../perf/exact-cache.js';
@@ -148,7 +149,7 @@ async function openPostgres({ url, schema, poolSize, connectTimeoutMs }: Postgre
   const poolName = `tagsvc ${schema ?? 'public'}`.slice(0, 63);
   const guard: PoolGuard = { queryTimeoutMs: 0, onConnectionLost: (reason) => options.onConnectionLost?.(reason) };
   const pool = new pg.Pool({ ...connection, application_name: poolName, max: poolSize });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool, guard) }) });
+  const db = new Kysely<Database>({ dialect: new SchemaBoundPostgresDialect({ pool: guardedPool(pool, guard) }, schema) });
   // One more connection, outside the pool: it listens for the changes that keep the caches exact.
   // Named, so an operator sees it in pg_stat_activity for what it is.
   const feed = new PgChangeFeed(

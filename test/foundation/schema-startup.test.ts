@@ -29,4 +29,42 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('opening a new PostgreSQL schema
       }
     }
   });
+
+  it('migrates while other schemas of the database come and go, reading none of theirs', async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const ours = `t_${randomBytes(6).toString('hex')}`;
+    const others = Array.from({ length: 8 }, () => `t_${randomBytes(6).toString('hex')}`);
+    // Another schema holds a table named like the migrator's own: it must not be taken for ours.
+    for (const other of others) await admin.query(`CREATE SCHEMA "${other}"; CREATE TABLE "${other}".kysely_migration (name text)`);
+    let churning = true;
+    const churn = (async () => {
+      // Schemas dropped and made again while the migration looks up its tables.
+      for (let i = 0; churning; i++) {
+        const other = others[i % others.length]!;
+        await admin.query(`DROP SCHEMA "${other}" CASCADE; CREATE SCHEMA "${other}"; CREATE TABLE "${other}".kysely_migration (name text)`);
+      }
+    })();
+    const handle = await openDatabase({
+      dataDir: '',
+      databaseUrl: url,
+      databaseSchema: ours,
+      databasePoolSize: 2,
+      dependencyTimeoutMs: 5000,
+    });
+    try {
+      for (let round = 0; round < 10; round++) await migrateToLatest(handle);
+      expect(await handle.db.selectFrom('users').select('id').execute()).toEqual([]);
+      // What the migrator looks its tables up in: our schema's tables, and no one else's.
+      const seen = await handle.db.introspection.getTables({ withInternalKyselyTables: true });
+      expect(seen.map((table) => table.name)).toContain('kysely_migration');
+      expect([...new Set(seen.map((table) => table.schema))]).toEqual([ours]);
+    } finally {
+      churning = false;
+      await churn;
+      await handle.close();
+      for (const name of [ours, ...others]) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      await admin.end();
+    }
+  });
 });
