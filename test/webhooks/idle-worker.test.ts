@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/features/webhooks/index.js';
@@ -42,6 +43,11 @@ describe('an idle delivery worker', () => {
       await waitFor(async () => idles().filter((idle) => idle.wait_ms === 1000).length >= 2, 15_000, 'two waits of a second');
       expect(idles().slice(0, 8)).toEqual([25, 50, 100, 200, 400, 800, 1000, 1000].map((wait_ms) => ({ wait_ms, woken: false })));
 
+      // A trace line ends each wait, and a short cycle follows before the next wait begins: the
+      // commit comes once that next wait is under way, so that it is the wait the commit cuts.
+      const waits = idles().length;
+      await waitFor(async () => idles().length > waits, 5_000, 'the end of a wait');
+      await sleep(200);
       const before = lines.length;
       await request(t, 'POST', '/v1/tags', { key: owner.key, body: { title: 'Wakes the worker' } });
       const delivered = await firstDeliverySucceeded(t, hook.id);
