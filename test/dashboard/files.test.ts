@@ -4,14 +4,14 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { PLAN_LIMITS } from '../../src/features/accounts/index.js';
 import * as files from '../../src/features/files/index.js';
 import { reserveStorage } from '../../src/features/files/files.repository.js';
 import * as tags from '../../src/features/tags/index.js';
 import { actorOf, createAccount, request, type Account, type ApiResponse } from '../helpers/app.js';
-import { useAccount, useApp } from '../helpers/harness.js';
+import { describeOnce, useAccount, useApp } from '../helpers/harness.js';
 import { expectAccessible, newPage, useBrowser } from '../helpers/browser.js';
 import { filesUnder, multipart, upload, type Part } from '../files/helpers.js';
 import { image } from '../files/samples.js';
@@ -21,7 +21,8 @@ const MB = 1024 * 1024;
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** A tag's Files page: uploads with progress, previews, editing, downloads, deletion, storage; and isolation. */
-describe('dashboard files', () => {
+// A browser test, which CI runs once like the others (vitest.config.ts): on SQLite (describeOnce).
+describeOnce('dashboard files', () => {
   const holder = useBrowser();
   const t = useApp();
   const alice = useAccount(t, 'pro');
