@@ -202,8 +202,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     // The client is gone (it cut an upload short): what failed is reading a body that will not
     // come, not a fault of ours. Its access-log line says so. Answered all the same, to nobody,
     // so the hooks that release what the request held (an Idempotency-Key's claim) run as for
-    // any error.
-    if (request.raw.socket.destroyed) {
+    // any error. Gone: the socket is closed, or its peer has ended it (the socket may not be
+    // destroyed yet when the body's early end reaches this handler).
+    const { socket } = request.raw;
+    if (socket.destroyed || socket.readableEnded) {
       request.log.info({ req: request, reason: failureReason(error) }, 'request aborted by the client');
       return sendError(request, reply, apiError ?? new ApiError('invalid_request', 'The request was not received whole'));
     }
