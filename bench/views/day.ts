@@ -1,4 +1,5 @@
 import { encodeVisitorSet } from '../../src/features/analytics/visitor-sets.js';
+import { newSetRevision } from '../../src/features/analytics/visitor-sets.repository.js';
 import { getOrCreate } from '../../src/lib/maps.js';
 import {
   CAMPAIGNS,
@@ -323,7 +324,7 @@ export class DayGenerator {
       tag_day_visitors: tagDayVisitors,
       scope_day_visitors: [...scopeMembers]
         .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-        .map(([key, numbers]) => [...key.split('|'), dayKey, encodeVisitorSet(Float64Array.from(numbers).sort())]),
+        .map(([key, numbers]) => [...key.split('|'), dayKey, encodeVisitorSet(Float64Array.from(numbers).sort()), newSetRevision()]),
       scope_month_visitors: [],
       visitors: [],
     };

@@ -1,5 +1,6 @@
 import { monthOf } from '../../src/features/analytics/period.js';
 import { DistinctVisitors } from '../../src/features/analytics/visitor-sets.js';
+import { newSetRevision } from '../../src/features/analytics/visitor-sets.repository.js';
 import { getOrCreate } from '../../src/lib/maps.js';
 
 /**
@@ -35,6 +36,6 @@ export class ScopeMonthSets {
   private rows(closed: boolean): unknown[][] {
     return [...this.scopes]
       .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([key, visitors]) => [...key.split('|'), this.month, closed ? visitors.toMonthSet() : '', closed ? 0 : 1]);
+      .map(([key, visitors]) => [...key.split('|'), this.month, closed ? visitors.toMonthSet() : '', closed ? 0 : 1, newSetRevision()]);
   }
 }

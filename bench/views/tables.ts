@@ -90,6 +90,7 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['scope_id', 'text'],
     ['day', 'text'],
     ['visitors', 'text'],
+    ['revision', 'text'],
   ],
   scope_month_visitors: [
     ['environment', 'text'],
@@ -97,6 +98,7 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['month', 'text'],
     ['visitors', 'text'],
     ['stale', 'int'],
+    ['revision', 'text'],
   ],
   visitors: [
     ['id', 'int'],

@@ -394,6 +394,8 @@ export interface ScopeDayVisitorsTable {
   visitors: string;
   /** 1 while the set may hold visitors of a deleted tag, or was never built: rebuilt by the seal job. */
   stale: Generated<number>;
+  /** Set anew with every write of `visitors` (newSetRevision): what a process's kept copy is checked against. */
+  revision: string;
 }
 
 export interface ScopeMonthVisitorsTable {
@@ -405,6 +407,8 @@ export interface ScopeMonthVisitorsTable {
   visitors: string;
   /** 1 while the set is to be (re)built from its days' sets: reports ignore it meanwhile. */
   stale: Generated<number>;
+  /** As scope_day_visitors.revision. */
+  revision: string;
 }
 
 /** scope_id: the organization id for organization rows, else the owner's user id. */

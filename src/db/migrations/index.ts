@@ -29,6 +29,7 @@ import * as memberRoles from './0027_member_roles.js';
 import * as invites from './0028_invites.js';
 import * as scopeMonthVisitors from './0029_scope_month_visitors.js';
 import * as auditLogClustered from './0030_audit_log_clustered.js';
+import * as visitorSetRevisions from './0031_visitor_set_revisions.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0028_invites': invites,
   '0029_scope_month_visitors': scopeMonthVisitors,
   '0030_audit_log_clustered': auditLogClustered,
+  '0031_visitor_set_revisions': visitorSetRevisions,
 };

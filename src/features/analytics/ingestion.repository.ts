@@ -250,7 +250,7 @@ const storeBatchStatements = (postgres: boolean) =>
     `INSERT INTO tag_visitor_hours (tag_id, hour, visitor)
     SELECT DISTINCT tag_id, hour, visitor FROM ingest_batch WHERE true ORDER BY tag_id, hour, visitor ON CONFLICT DO NOTHING`,
     // With the visitor's number where it has one: reports then look up only the open rows'
-    // visitors numbered since (openScopeVisitorDays). Read under the rollup lock, which the
+    // visitors numbered since (openScopeVisitors). Read under the rollup lock, which the
     // visitor purge takes too: a number stored is never one the purge deletes meanwhile.
     // Looked up row by row through the key's index: a join would let PostgreSQL, which knows
     // nothing of a temporary table's rows, scan all of visitors for each batch.

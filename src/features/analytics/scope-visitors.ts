@@ -1,8 +1,9 @@
 import { readSnapshot, type Db } from '../../db/database.js';
+import { RevisionCache } from '../../perf/revision-cache.js';
 import type { Scope } from '../accounts/index.js';
-import { monthAfter, splitByMonths, type Period } from './period.js';
+import { monthAfter, monthOf, splitByMonths, type Period } from './period.js';
 import * as visitorStore from './visitor-sets.repository.js';
-import { DistinctVisitors } from './visitor-sets.js';
+import { decodedSize, decodeStoredSet, DistinctVisitors, type DecodedSet } from './visitor-sets.js';
 
 /**
  * A scope's distinct visitors over UTC days (the overview's unique_views): the sets of its
@@ -10,58 +11,79 @@ import { DistinctVisitors } from './visitor-sets.js';
  * for the other days, and the open rows of days not closed yet.
  */
 
-/** A read of sets: one month's set, or the day sets of days [from, to). */
-type SetRead = { month: string } | { days: { from: string; to: string } };
+/**
+ * The sets this process has decoded, by revision (perf/revision-cache.ts): a large account's
+ * year is about 6 MB of them, and each is written once or a few times, when its day or month
+ * closes, so a report mostly finds them kept and reads only their revisions.
+ */
+const keptSets = new RevisionCache<DecodedSet>(64 * 1024 * 1024, decodedSize);
 
-/** Days per read of day sets: about a month. */
-const SET_RANGE_DAYS = 31;
+const setKey = (scope: Scope, kind: 'day' | 'month', first: string) =>
+  `${kind}|${scope.environment}|${scope.organizationId ?? scope.userId}|${first}`;
 
-/** [from, to) in consecutive reads of SET_RANGE_DAYS days; none when from is not before to. */
-function dayReads(days: { from: string; to: string }): SetRead[] {
-  const reads = [];
-  for (let from = days.from; from < days.to;) {
-    const next = new Date(Date.parse(`${from}T00:00:00.000Z`) + SET_RANGE_DAYS * 86_400_000).toISOString().slice(0, 10);
-    const to = next < days.to ? next : days.to;
-    reads.push({ days: { from, to } });
-    from = to;
+/** Days per read of sets not kept: about a month's, so what one read decodes dies young. */
+const SET_READ_DAYS = 31;
+
+/** A read of sets not kept: the rows of one month's set, or of some days' sets. */
+type SetRead = () => Promise<Array<{ key: string; visitors: string; revision: string }>>;
+
+function setReads(db: Db, scope: Scope, months: string[], days: string[]): SetRead[] {
+  const reads: SetRead[] = months.map((month) => async () => {
+    const rows = await visitorStore.scopeMonthSet(db, scope, month);
+    return rows.map((row) => ({ key: setKey(scope, 'month', month), ...row }));
+  });
+  for (let i = 0; i < days.length; i += SET_READ_DAYS) {
+    const some = days.slice(i, i + SET_READ_DAYS);
+    reads.push(async () => {
+      const rows = await visitorStore.scopeDaySetsOn(db, scope, some);
+      return rows.map((row) => ({ key: setKey(scope, 'day', row.day), visitors: row.visitors, revision: row.revision }));
+    });
   }
   return reads;
-}
-
-/** The period's whole UTC months whose sets are built, one read each, and its other days' reads. */
-async function setReads(db: Db, scope: Scope, period: Period): Promise<SetRead[]> {
-  const { months } = splitByMonths(period);
-  const built = months ? await visitorStore.builtScopeMonths(db, scope, months) : [];
-  const reads: SetRead[] = [];
-  let from = period.start;
-  for (const { month } of built) {
-    reads.push(...dayReads({ from, to: month }), { month });
-    from = monthAfter(month);
-  }
-  reads.push(...dayReads({ from, to: period.end }));
-  return reads;
-}
-
-/** Sets read: a month's (day null), or days' with their stale marks. */
-type SetRows = Array<{ day: string | null; visitors: string; stale: number }>;
-
-function readSets(db: Db, scope: Scope, read: SetRead): Promise<SetRows> {
-  if ('days' in read) return visitorStore.scopeDaySets(db, scope, read.days);
-  return visitorStore.scopeMonthSet(db, scope, read.month).then((rows) => rows.map((row) => ({ day: null, ...row, stale: 0 })));
 }
 
 /**
- * Adds sets read to `visitors`, but for the days whose sets are stale (may still hold a deleted
- * tag's visitors), which it returns: their tags' own sets count instead.
+ * Adds the scope's closed sets over the period to `visitors`: each whole UTC month's set where
+ * it is built (with `months`), each other day's set; the sets this process keeps at the revision
+ * read, the others read (the next read goes out before the last one's sets are added, so the
+ * database works meanwhile) and kept. Returns the days whose sets are stale (may still hold a
+ * deleted tag's visitors), for their tags' own sets to count instead, and how many days and
+ * months have sets.
  */
-function addSets(visitors: DistinctVisitors, rows: SetRows): string[] {
+async function addClosedSets(db: Db, scope: Scope, visitors: DistinctVisitors, period: Period, useMonths: boolean) {
+  const { months } = splitByMonths(period);
+  const [built, days] = await Promise.all([
+    months && useMonths ? visitorStore.builtScopeMonths(db, scope, months) : [],
+    visitorStore.scopeDaySetRevisions(db, scope, { from: period.start, to: period.end }),
+  ]);
+  const builtMonths = new Set(built.map((row) => row.month));
+  const missingMonths: string[] = [];
+  const missingDays: string[] = [];
   const staleDays: string[] = [];
-  for (const row of rows) {
-    if (row.day === null) visitors.addMonthSet(row.visitors);
-    else if (row.stale) staleDays.push(row.day);
-    else visitors.addSet(row.visitors);
+  for (const { month, revision } of built) {
+    const set = keptSets.get(setKey(scope, 'month', month), revision);
+    if (set) visitors.addDecoded(set);
+    else missingMonths.push(month);
   }
-  return staleDays;
+  for (const { day, revision, stale } of days) {
+    if (builtMonths.has(monthOf(day))) continue;
+    if (stale) {
+      staleDays.push(day);
+      continue;
+    }
+    const set = keptSets.get(setKey(scope, 'day', day), revision);
+    if (set) visitors.addDecoded(set);
+    else missingDays.push(day);
+  }
+  const reads = setReads(db, scope, missingMonths, missingDays);
+  let next = reads[0]?.();
+  for (let i = 0; next; i++) {
+    const rows = await next;
+    next = reads[i + 1]?.();
+    next?.catch(() => undefined); // awaited in the next turn; not an unhandled rejection meanwhile
+    for (const row of rows) visitors.addDecoded(keptSets.keep(row.key, row.revision, decodeStoredSet(row.visitors)));
+  }
+  return { staleDays, found: built.length + days.length };
 }
 
 /** Adds the sets of the scope's tags on the given days (those whose scope sets are stale). */
@@ -76,32 +98,15 @@ async function addTagSets(db: Db, scope: Scope, visitors: DistinctVisitors, days
  */
 export function scopeVisitors(db: Db, scope: Scope, period: Period): Promise<number> {
   return readSnapshot(db, async (db) => {
-    // The sets a month at a time: each month is dropped once added, while still in the young
-    // generation; a year's sets read at once outlive it, and the old generation's collections
-    // slow the year overviews. The next month's query goes out before this month is added, and
-    // the open rows' query after the first month's, so the database works while the sets are
-    // added.
-    const reads = await setReads(db, scope, period);
-    const setsOf = (i: number) => {
-      const rows = readSets(db, scope, reads[i]!);
-      rows.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-      return rows;
-    };
-    let next = reads.length > 0 ? setsOf(0) : undefined;
-    const openRows = visitorStore.openScopeVisitorDays(db, scope, { from: period.start, to: period.end });
-    openRows.catch(() => undefined);
+    // Sent first: the database reads the open rows while the kept sets are added.
+    const open = visitorStore.openScopeVisitors(db, scope, { from: period.start, to: period.end });
+    open.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     const visitors = new DistinctVisitors();
-    const staleDays: string[] = [];
-    for (let i = 0; i < reads.length; i++) {
-      const rows = await next!;
-      if (i + 1 < reads.length) next = setsOf(i + 1);
-      staleDays.push(...addSets(visitors, rows));
-    }
+    const { staleDays } = await addClosedSets(db, scope, visitors, period, true);
     await addTagSets(db, scope, visitors, staleDays);
-    for (const row of await openRows) {
-      if (row.number === null) visitors.addKey(row.visitor);
-      else visitors.addNumber(Number(row.number));
-    }
+    const { numbers, keys } = await open;
+    for (const n of numbers?.split(',') ?? []) visitors.addNumber(Number(n));
+    for (const key of keys?.split(',') ?? []) visitors.addKey(key);
     return visitors.size;
   });
 }
@@ -112,10 +117,9 @@ export function scopeVisitors(db: Db, scope: Scope, period: Period): Promise<num
  * has no day sets (left).
  */
 export async function buildScopeMonthSet(db: Db, scope: Scope, month: string): Promise<string | undefined> {
-  const rows = await visitorStore.scopeDaySets(db, scope, { from: month, to: monthAfter(month) });
-  if (rows.length === 0) return undefined;
   const visitors = new DistinctVisitors();
-  const staleDays = addSets(visitors, rows);
+  const { staleDays, found } = await addClosedSets(db, scope, visitors, { start: month, end: monthAfter(month) }, false);
+  if (found === 0) return undefined;
   await addTagSets(db, scope, visitors, staleDays);
   return visitors.toMonthSet();
 }

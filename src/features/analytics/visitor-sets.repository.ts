@@ -1,5 +1,6 @@
-import { sql, type ExpressionBuilder } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { randomBytes } from 'node:crypto';
+import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
+import { isPostgres, type Db } from '../../db/database.js';
 import { forUpdate } from '../../db/locks.js';
 import type { Database, Environment } from '../../db/schema.js';
 import { inScope, type Scope } from '../accounts/index.js';
@@ -45,6 +46,13 @@ export function openVisitorDays(db: Db, tagId: string, days: { from: string; to:
     .execute();
 }
 
+/**
+ * A new revision for a scope set being written (scope_day_visitors and scope_month_visitors,
+ * migration 0031): random, so a set deleted and written again never repeats a revision a
+ * process may have kept (perf/visitor-set-cache.ts).
+ */
+export const newSetRevision = (): string => randomBytes(6).toString('hex');
+
 /** A scope-day: the key of a scope's daily rows. */
 export interface ScopeDay {
   environment: Environment;
@@ -76,7 +84,7 @@ export async function lockScopeDaySet(trx: Db, key: ScopeDay) {
 export function ensureScopeDaySet(trx: Db, key: ScopeDay) {
   return trx
     .insertInto('scope_day_visitors')
-    .values({ ...key, visitors: '' })
+    .values({ ...key, visitors: '', revision: newSetRevision() })
     .onConflict((oc) => oc.columns(['environment', 'scope_id', 'day']).doUpdateSet({ visitors: sql`scope_day_visitors.visitors` }))
     .returning(['visitors', 'stale'])
     .executeTakeFirstOrThrow();
@@ -86,7 +94,7 @@ export function ensureScopeDaySet(trx: Db, key: ScopeDay) {
 export async function saveScopeDaySet(trx: Db, key: ScopeDay, visitors: string, rebuilt: boolean): Promise<void> {
   await trx
     .updateTable('scope_day_visitors')
-    .set(rebuilt ? { visitors, stale: 0 } : { visitors })
+    .set(rebuilt ? { visitors, stale: 0, revision: newSetRevision() } : { visitors, revision: newSetRevision() })
     .where(whereScopeDay(key))
     .execute();
 }
@@ -106,16 +114,27 @@ export function staleScopeDays(db: Db, limit: number): Promise<ScopeDay[]> {
     .execute();
 }
 
-/** The scope's sets of days [from, to), with their stale marks. */
-export function scopeDaySets(db: Db, scope: Scope, days: { from: string; to: string }) {
-  return db.selectFrom('scope_day_visitors').select(['day', 'visitors', 'stale']).where(ofScopeDays(scope, days)).execute();
+/** The scope's days in [from, to) with sets: their revisions and stale marks, not the sets. */
+export function scopeDaySetRevisions(db: Db, scope: Scope, days: { from: string; to: string }) {
+  return db.selectFrom('scope_day_visitors').select(['day', 'revision', 'stale']).where(ofScopeDays(scope, days)).execute();
 }
 
-/** The scope's months in [from, to) (first days) whose sets are built and not stale. */
+/** The scope's sets of the given days, with their revisions. */
+export function scopeDaySetsOn(db: Db, scope: Scope, days: readonly string[]) {
+  return db
+    .selectFrom('scope_day_visitors')
+    .select(['day', 'visitors', 'revision'])
+    .where('environment', '=', scope.environment)
+    .where('scope_id', '=', scope.organizationId ?? scope.userId)
+    .where('day', 'in', days)
+    .execute();
+}
+
+/** The scope's months in [from, to) (first days) whose sets are built and not stale, with their revisions. */
 export function builtScopeMonths(db: Db, scope: Scope, months: { from: string; to: string }) {
   return db
     .selectFrom('scope_month_visitors')
-    .select('month')
+    .select(['month', 'revision'])
     .where('environment', '=', scope.environment)
     .where('scope_id', '=', scope.organizationId ?? scope.userId)
     .where('month', '>=', months.from)
@@ -135,10 +154,10 @@ export interface ScopeMonth {
 const whereScopeMonth = (key: ScopeMonth) => (eb: ExpressionBuilder<Database, 'scope_month_visitors'>) =>
   eb.and([eb('environment', '=', key.environment), eb('scope_id', '=', key.scope_id), eb('month', '=', key.month)]);
 
-/** The scope's set of a month (its first day); reports read it only when builtScopeMonths lists it. */
+/** The scope's set of a month (its first day), with its revision; reports read it only when builtScopeMonths lists it. */
 export function scopeMonthSet(db: Db, scope: Scope, month: string) {
   const key = { environment: scope.environment, scope_id: scope.organizationId ?? scope.userId, month };
-  return db.selectFrom('scope_month_visitors').select('visitors').where(whereScopeMonth(key)).execute();
+  return db.selectFrom('scope_month_visitors').select(['visitors', 'revision']).where(whereScopeMonth(key)).execute();
 }
 
 /**
@@ -148,7 +167,14 @@ export function scopeMonthSet(db: Db, scope: Scope, month: string) {
 export async function markScopeMonthStale(trx: Db, key: ScopeDay): Promise<void> {
   await trx
     .insertInto('scope_month_visitors')
-    .values({ environment: key.environment, scope_id: key.scope_id, month: monthOf(key.day), visitors: '', stale: 1 })
+    .values({
+      environment: key.environment,
+      scope_id: key.scope_id,
+      month: monthOf(key.day),
+      visitors: '',
+      stale: 1,
+      revision: newSetRevision(),
+    })
     .onConflict((oc) => oc.columns(['environment', 'scope_id', 'month']).doUpdateSet({ stale: 1 }))
     .execute();
 }
@@ -174,7 +200,11 @@ export async function lockScopeMonthSet(trx: Db, key: ScopeMonth) {
 
 /** Stores the scope-month's built set and clears its stale mark. */
 export async function saveScopeMonthSet(trx: Db, key: ScopeMonth, visitors: string): Promise<void> {
-  await trx.updateTable('scope_month_visitors').set({ visitors, stale: 0 }).where(whereScopeMonth(key)).execute();
+  await trx
+    .updateTable('scope_month_visitors')
+    .set({ visitors, stale: 0, revision: newSetRevision() })
+    .where(whereScopeMonth(key))
+    .execute();
 }
 
 export async function deleteScopeMonthSet(trx: Db, key: ScopeMonth): Promise<void> {
@@ -193,19 +223,27 @@ export function tagSetsOfScopeDays(db: Db, scope: Scope, days: string[]) {
 }
 
 /**
- * The visitors of the scope's tags on days [from, to) not closed yet, with their number when
- * they have one. Driven by the open rows (a day or two of them) and their tags, not by the
+ * The visitors of the scope's tags on days [from, to) not closed yet: the numbers of those who
+ * have one and the ids of the others, each list joined by commas (ids are base64url), a tag-day's
+ * visitor once, a visitor as often as their tag-days. One row, not one a tag-day's visitor: a
+ * large account's day is some 30,000 of those, and their row objects cost more than the rest of
+ * a year's overview. Driven by the open rows (a day or two of them) and their tags, not by the
  * scope's days: over a year that would probe every tag-day of the scope.
  */
-export function openScopeVisitorDays(db: Db, scope: Scope, days: { from: string; to: string }) {
-  return db
+export async function openScopeVisitors(db: Db, scope: Scope, days: { from: string; to: string }) {
+  const joined = (value: RawBuilder<unknown>) =>
+    isPostgres(db) ? sql<string | null>`string_agg(${value}::text, ',')` : sql<string | null>`group_concat(${value}, ',')`;
+  const rows = db
     .selectFrom('tag_visitor_days as o')
     .innerJoin('tags as t', 't.id', 'o.tag_id')
     .select(['o.visitor', openRowNumber('o')])
     .where(inScope(scope, 't'))
     .where('o.day', '>=', days.from)
-    .where('o.day', '<', days.to)
-    .execute();
+    .where('o.day', '<', days.to);
+  return db
+    .selectFrom(rows.as('r'))
+    .select([joined(sql`r.number`).as('numbers'), joined(sql`CASE WHEN r.number IS NULL THEN r.visitor END`).as('keys')])
+    .executeTakeFirstOrThrow();
 }
 
 /**

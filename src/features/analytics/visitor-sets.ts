@@ -86,6 +86,22 @@ function wordsOf(text: string): Uint32Array {
   return words;
 }
 
+/** A stored set (a day set, or a month set of either encoding) decoded: its units, or its bitmap's words from word `first`. */
+export type DecodedSet = { units: Uint16Array } | { first: number; words: Uint32Array };
+
+/**
+ * Decodes a stored set of either kind (a day set never starts with BITMAP_MARK) into arrays of
+ * its own, not views of a shared buffer, to be kept (perf/visitor-set-cache.ts).
+ */
+export function decodeStoredSet(text: string): DecodedSet {
+  if (!text.startsWith(BITMAP_MARK)) return { units: new Uint16Array(unitsOf(text)) };
+  const colon = text.indexOf(':');
+  return { first: Number(text.slice(1, colon)), words: new Uint32Array(wordsOf(text.slice(colon + 1))) };
+}
+
+/** The bytes a decoded set holds. */
+export const decodedSize = (set: DecodedSet): number => ('units' in set ? set.units.byteLength : set.words.byteLength);
+
 /**
  * Counts distinct visitors: numbered ones in a growable bitmap, and visitors not numbered yet
  * (seen only on days not closed yet) by their id. Adding only sets bits; the bits set are
@@ -111,12 +127,17 @@ export class DistinctVisitors {
     if (word > this.highestWord) this.highestWord = word;
   }
 
-  /**
-   * Adds every number of a stored set: decoded straight into the bitmap, one pass. The loop
-   * repeats decodeVisitorSet's on purpose: this is a year report's hottest loop (src/perf/README.md).
-   */
+  /** Adds every number of a stored set. */
   addSet(text: string): void {
-    const units = unitsOf(text);
+    this.addUnits(unitsOf(text));
+  }
+
+  /**
+   * Adds every number of a set's 16-bit units: decoded straight into the bitmap, one pass. The
+   * loop repeats decodeVisitorSet's on purpose: this is a year report's hottest loop
+   * (src/perf/README.md).
+   */
+  private addUnits(units: Uint16Array): void {
     let bits = this.bits;
     let n = 0;
     for (let i = 0; i < units.length;) {
@@ -137,12 +158,15 @@ export class DistinctVisitors {
     if (n >>> 5 > this.highestWord) this.highestWord = n >>> 5;
   }
 
-  /** Adds every number of a month set (see BITMAP_MARK): a bitmap's words OR-ed in. */
+  /** Adds every number of a month set (see BITMAP_MARK). */
   addMonthSet(text: string): void {
-    if (!text.startsWith(BITMAP_MARK)) return this.addSet(text);
-    const colon = text.indexOf(':');
-    const first = Number(text.slice(1, colon));
-    const words = wordsOf(text.slice(colon + 1));
+    this.addDecoded(decodeStoredSet(text));
+  }
+
+  /** Adds every number of a decoded set: a bitmap's words OR-ed in, or a day set's units. */
+  addDecoded(set: DecodedSet): void {
+    if ('units' in set) return this.addUnits(set.units);
+    const { first, words } = set;
     const last = first + words.length - 1;
     if (last >= this.bits.length) this.grow(last);
     const bits = this.bits;
