@@ -278,6 +278,31 @@ describe('organization invitations', () => {
     await context.close();
   });
 
+  it('in the browser: a signed-in invitee who owes the required second factor is shown the set-up page; once nothing is owed, the link joins', async () => {
+    const erin = await createAccount(t, 'pro');
+    await invite(erin.email, 'viewer');
+    const path = await invitationPath(t, mailbox, erin.email);
+    const { context, page } = await newPage(holder.browser);
+    await signInBrowser(page, t.baseUrl, erin.email);
+    await accounts.setTwoFactorRequired(t.services, OPERATOR, { required: true });
+    try {
+      await page.goto(`${t.baseUrl}${path}`);
+      await page.waitForURL(`${t.baseUrl}/dashboard/account/two-factor`);
+      await expect(page.getByText('An invitation you opened waits for you on the Organizations page.').isVisible()).resolves.toBe(true);
+      await expect(page.getByRole('heading', { name: 'Authenticator app' }).isVisible()).resolves.toBe(true);
+      await expectAccessible(page);
+      await screenshots(page, 'invites-two-factor-first');
+    } finally {
+      await accounts.setTwoFactorRequired(t.services, OPERATOR, { required: false });
+    }
+    // Once nothing is owed, the same link joins.
+    await page.goto(`${t.baseUrl}${path}`);
+    await page.getByRole('button', { name: /^Join/ }).click();
+    await page.waitForURL(/done=joined/);
+    await expect(page.getByText('You joined the organization.').isVisible()).resolves.toBe(true);
+    await context.close();
+  });
+
   it('leaves the role of someone who became a member after the invite was sent as it is', async () => {
     const later = await createAccount(t, 'pro');
     const as = accounts.actorOfUser({ ...owner, plan: 'pro' });

@@ -23,7 +23,8 @@ function RequiredNotice({ status, user }: { status: TwoFactorStatus; user: Signe
   if (user.mustEnrol) {
     return (
       <Alert kind="info">
-        This instance requires two-factor sign-in. Set up an authenticator app or add a passkey to continue to the dashboard.
+        This instance requires two-factor sign-in. Set up an authenticator app or add a passkey to continue to the dashboard. An invitation
+        you opened waits for you on the Organizations page.
       </Alert>
     );
   }
