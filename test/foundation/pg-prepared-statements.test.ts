@@ -23,3 +23,26 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreS
     expect(prepared.some((text) => text.includes('"tags"'))).toBe(false);
   });
 });
+
+/**
+ * db/database.ts: the service's connections run with JIT compilation off, which otherwise
+ * compiles a query for longer than it runs once its estimated cost passes jit_above_cost.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('JIT compilation on PostgreSQL', () => {
+  const t = useApp();
+
+  it('is off on every connection of the pool, with the schema still the search path', async () => {
+    const settings = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        t.database.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<{
+            jit: string;
+            path: string;
+          }>`SELECT current_setting('jit') AS jit, current_setting('search_path') AS path`.execute(trx);
+          return rows[0]!;
+        }),
+      ),
+    );
+    expect(settings.every(({ jit, path }) => jit === 'off' && path === `"${t.env.DATABASE_SCHEMA}"`)).toBe(true);
+  });
+});

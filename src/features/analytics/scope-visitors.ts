@@ -104,9 +104,10 @@ export function scopeVisitors(db: Db, scope: Scope, period: Period): Promise<num
     const visitors = new DistinctVisitors();
     const { staleDays } = await addClosedSets(db, scope, visitors, period, true);
     await addTagSets(db, scope, visitors, staleDays);
-    const { numbers, keys } = await open;
-    for (const n of numbers?.split(',') ?? []) visitors.addNumber(Number(n));
-    for (const key of keys?.split(',') ?? []) visitors.addKey(key);
+    for (const entry of (await open)?.split(',') ?? []) {
+      if (entry.startsWith('~')) visitors.addKey(entry.slice(1));
+      else visitors.addNumber(Number(entry));
+    }
     return visitors.size;
   });
 }

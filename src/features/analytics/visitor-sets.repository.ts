@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { isPostgres, type Db } from '../../db/database.js';
 import { forUpdate } from '../../db/locks.js';
 import type { Database, Environment } from '../../db/schema.js';
@@ -223,16 +223,16 @@ export function tagSetsOfScopeDays(db: Db, scope: Scope, days: string[]) {
 }
 
 /**
- * The visitors of the scope's tags on days [from, to) not closed yet: the numbers of those who
- * have one and the ids of the others, each list joined by commas (ids are base64url), a tag-day's
- * visitor once, a visitor as often as their tag-days. One row, not one a tag-day's visitor: a
- * large account's day is some 30,000 of those, and their row objects cost more than the rest of
- * a year's overview. Driven by the open rows (a day or two of them) and their tags, not by the
- * scope's days: over a year that would probe every tag-day of the scope.
+ * The visitors of the scope's tags on days [from, to) not closed yet, joined by commas in one
+ * text: each one's number where it has one, else its id after a `~` (ids are base64url); a
+ * tag-day's visitor once, a visitor as often as their tag-days. One row, not one a tag-day's
+ * visitor: a large account's day is some 30,000 of those, and their row objects cost more than
+ * the rest of a year's overview. One aggregate reads the number once (two would look each
+ * unnumbered visitor up twice). Driven by the open rows (a day or two of them) and their tags,
+ * not by the scope's days: over a year that would probe every tag-day of the scope.
  */
-export async function openScopeVisitors(db: Db, scope: Scope, days: { from: string; to: string }) {
-  const joined = (value: RawBuilder<unknown>) =>
-    isPostgres(db) ? sql<string | null>`string_agg(${value}::text, ',')` : sql<string | null>`group_concat(${value}, ',')`;
+export async function openScopeVisitors(db: Db, scope: Scope, days: { from: string; to: string }): Promise<string | null> {
+  const entry = sql`coalesce(CAST(r.number AS text), '~' || r.visitor)`;
   const rows = db
     .selectFrom('tag_visitor_days as o')
     .innerJoin('tags as t', 't.id', 'o.tag_id')
@@ -240,10 +240,9 @@ export async function openScopeVisitors(db: Db, scope: Scope, days: { from: stri
     .where(inScope(scope, 't'))
     .where('o.day', '>=', days.from)
     .where('o.day', '<', days.to);
-  return db
-    .selectFrom(rows.as('r'))
-    .select([joined(sql`r.number`).as('numbers'), joined(sql`CASE WHEN r.number IS NULL THEN r.visitor END`).as('keys')])
-    .executeTakeFirstOrThrow();
+  const joined = isPostgres(db) ? sql<string | null>`string_agg(${entry}, ',')` : sql<string | null>`group_concat(${entry}, ',')`;
+  const { visitors } = await db.selectFrom(rows.as('r')).select(joined.as('visitors')).executeTakeFirstOrThrow();
+  return visitors;
 }
 
 /**
