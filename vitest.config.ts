@@ -49,7 +49,12 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: 'browser', include: BROWSER_TESTS, sequence: { groupOrder: 0 } } },
+      // A browser test walks several pages, each a round of Chromium, the server and the database
+      // on a CI machine whose two cores run both legs at once: up to a minute and more there.
+      {
+        extends: true,
+        test: { name: 'browser', include: BROWSER_TESTS, testTimeout: 120_000, hookTimeout: 60_000, sequence: { groupOrder: 0 } },
+      },
       { extends: true, test: { name: 'slow', include: SLOW_TESTS, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'memory', include: MEMORY_TESTS, isolate: true, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'stall', include: [STALL_TEST], sequence: { groupOrder: 1 } } },

@@ -7,8 +7,12 @@ import { describeOnce, useApp } from '../helpers/harness.js';
 
 const PASSWORD = 'long enough password';
 
-/** The command line against the same database as a running server, as an operator uses it. */
-describe('tagsvc command line', () => {
+/**
+ * The command line against the same database as a running server, as an operator uses it. A
+ * test here starts up to seven processes, each loading the whole service and some hashing a
+ * password: about 2 s each on a busy CI machine, so more than the default 30 s in all.
+ */
+describe('tagsvc command line', { timeout: 120_000 }, () => {
   const t = useApp();
   const email = 'ops@example.com';
 
