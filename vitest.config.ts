@@ -37,8 +37,10 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     isolate: false,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Generous: CI runs both legs at once on two cores, on machines up to three times slower than
+    // a developer's (a test taking 10 s here took over 30 there). A test that hangs still fails.
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
     projects: [
       {
         extends: true,

@@ -72,7 +72,7 @@ export class Receiver {
 }
 
 /** Polls `condition` until it holds (the worker runs asynchronously); fails after `timeoutMs`. */
-export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 30_000, what = 'condition'): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await condition();

@@ -50,7 +50,7 @@ export function deliveryRows(t: TestApp, webhookId: string) {
 }
 
 /** Waits until the webhook's first delivery has succeeded; returns its row. */
-export function firstDeliverySucceeded(t: TestApp, webhookId: string, timeoutMs = 10_000) {
+export function firstDeliverySucceeded(t: TestApp, webhookId: string, timeoutMs = 30_000) {
   return waitFor(
     async () => {
       const [row] = await deliveryRows(t, webhookId);
@@ -67,7 +67,7 @@ export function eventRows(t: TestApp, tagIds: string[]) {
 }
 
 /** Waits until every event of these tags has been turned into deliveries by the worker. */
-export async function waitDispatched(t: TestApp, tagIds: string[], count: number, timeoutMs = 10_000) {
+export async function waitDispatched(t: TestApp, tagIds: string[], count: number, timeoutMs = 30_000) {
   return waitFor(
     async () => {
       const rows = await eventRows(t, tagIds);
@@ -149,7 +149,7 @@ export function spawnTagsvc(args: string[], env: Record<string, string>): Spawne
   return {
     child,
     output: () => output,
-    waitForOutput(pattern, timeoutMs = 15_000) {
+    waitForOutput(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern}: ${output}`)), timeoutMs);
         const check = () => {
