@@ -3,7 +3,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 /**
  * A revision on each scope visitor set (scope_day_visitors, scope_month_visitors): a random
  * text the writer sets anew whenever it writes the set. A process keeps the sets it decoded,
- * keyed by their revision (perf/visitor-set-cache.ts), so a report reads the revisions and
+ * keyed by their revision (perf/revision-cache.ts), so a report reads the revisions and
  * fetches only the sets it has not kept. Each set existing now gets a revision of its own.
  */
 const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;

@@ -49,7 +49,7 @@ export function openVisitorDays(db: Db, tagId: string, days: { from: string; to:
 /**
  * A new revision for a scope set being written (scope_day_visitors and scope_month_visitors,
  * migration 0031): random, so a set deleted and written again never repeats a revision a
- * process may have kept (perf/visitor-set-cache.ts).
+ * process may have kept (perf/revision-cache.ts).
  */
 export const newSetRevision = (): string => randomBytes(6).toString('hex');
 
@@ -94,7 +94,7 @@ export function ensureScopeDaySet(trx: Db, key: ScopeDay) {
 export async function saveScopeDaySet(trx: Db, key: ScopeDay, visitors: string, rebuilt: boolean): Promise<void> {
   await trx
     .updateTable('scope_day_visitors')
-    .set(rebuilt ? { visitors, stale: 0, revision: newSetRevision() } : { visitors, revision: newSetRevision() })
+    .set({ visitors, revision: newSetRevision(), ...(rebuilt ? { stale: 0 } : {}) })
     .where(whereScopeDay(key))
     .execute();
 }

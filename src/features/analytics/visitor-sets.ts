@@ -91,7 +91,7 @@ export type DecodedSet = { units: Uint16Array } | { first: number; words: Uint32
 
 /**
  * Decodes a stored set of either kind (a day set never starts with BITMAP_MARK) into arrays of
- * its own, not views of a shared buffer, to be kept (perf/visitor-set-cache.ts).
+ * its own, not views of a shared buffer, to be kept (perf/revision-cache.ts).
  */
 export function decodeStoredSet(text: string): DecodedSet {
   if (!text.startsWith(BITMAP_MARK)) return { units: new Uint16Array(unitsOf(text)) };
