@@ -182,4 +182,49 @@ describe('analytics rollups', () => {
     expect(await breakdowns(x!, '2026-02-02', '2026-03-31')).toMatchObject({ total: 0, device: { mobile: 0, desktop: 0, tablet: 0 } });
     expect(await breakdowns(z!, '2026-01-20', '2026-04-05')).toMatchObject({ total: 0, browser: {} });
   });
+
+  it("reads a period's last month from its monthly rows only when that month has no views after the period", async () => {
+    const account = await createAccount(t, 'pro');
+    t.clock.freeze(new Date('2026-07-01T08:00:00.000Z'));
+    const [early, late] = await Promise.all(['Early', 'Late'].map((title) => createTag(t, account.key, { title })));
+    // [tag, day, views]: Early's views end on the 3rd; Late has more on the 20th.
+    const plan: Array<[CreatedTag, string, number]> = [
+      [early!, '2026-07-01', 1],
+      [early!, '2026-07-03', 2],
+      [late!, '2026-07-03', 1],
+      [late!, '2026-07-20', 3],
+    ];
+    for (const [tag, day, count] of plan) {
+      for (let i = 0; i < count; i++) await view(t, tag.short_id, { at: `${day}T12:0${i}:00.000Z`, visitor: visitorId(`l-${day}-${i}`) });
+    }
+    t.clock.freeze(new Date('2026-07-25T08:00:00.000Z'));
+    const counted = async (tag: CreatedTag, start: string, end: string) => {
+      const data = await getData(t, account.key, `/v1/tags/${tag.id}/analytics`, { start_date: start, end_date: end });
+      const devices = Object.values(data.by_device as Record<string, number>).reduce((a, b) => a + b, 0);
+      return { views: data.summary.total_views, devices };
+    };
+    // From the month's first day: Early's month has nothing later (its monthly rows are read),
+    // Late's has the 20th (its daily rows are).
+    expect(await counted(early!, '2026-07-01', '2026-07-10')).toEqual({ views: 3, devices: 3 });
+    expect(await counted(late!, '2026-07-01', '2026-07-10')).toEqual({ views: 1, devices: 1 });
+    // From a later day, the month's rows would hold the 1st.
+    expect(await counted(early!, '2026-07-02', '2026-07-10')).toEqual({ views: 2, devices: 2 });
+    // June's days and July's.
+    expect(await counted(late!, '2026-06-15', '2026-07-21')).toEqual({ views: 4, devices: 4 });
+
+    const overview = (start: string, end: string) =>
+      getData(t, account.key, '/v1/analytics/overview', { start_date: start, end_date: end });
+    const tenDays = await overview('2026-07-01', '2026-07-10');
+    expect(tenDays.top_tags).toEqual([
+      { id: early!.id, title: 'Early', views: 3 },
+      { id: late!.id, title: 'Late', views: 1 },
+    ]);
+    expect(tenDays.by_referrer).toEqual({ direct: 4 });
+    const throughThe20th = await overview('2026-07-01', '2026-07-21');
+    expect(throughThe20th.top_tags).toEqual([
+      { id: late!.id, title: 'Late', views: 4 },
+      { id: early!.id, title: 'Early', views: 3 },
+    ]);
+    expect(throughThe20th.by_referrer).toEqual({ direct: 7 });
+  });
 });

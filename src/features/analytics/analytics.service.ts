@@ -13,6 +13,7 @@ import * as repo from './reports.repository.js';
 import * as visitorStore from './visitor-sets.repository.js';
 import {
   dayMs,
+  daysAfterInLastMonth,
   daysOf,
   instantRange,
   periodFor,
@@ -144,11 +145,12 @@ type DimensionRows = Promise<Array<{ dimension: Dimension; value: string; views:
  */
 async function dimensionTotals(
   period: Period | undefined,
+  throughLastMonth: boolean,
   monthly: (months: repo.Range) => DimensionRows,
   daily: (days: repo.Range) => DimensionRows,
   extra: DimensionRows[] = [],
 ) {
-  const { months, days } = period ? splitByMonths(period) : { months: undefined, days: [] };
+  const { months, days } = period ? splitByMonths(period, throughLastMonth) : { months: undefined, days: [] };
   const totals = new Map<string, { dimension: Dimension; value: string; views: number }>();
   for (const rows of await Promise.all([...(months ? [monthly(months)] : []), ...days.map(daily), ...extra])) {
     for (const row of rows)
@@ -158,11 +160,21 @@ async function dimensionTotals(
   return [...totals.values()];
 }
 
+/**
+ * Whether the period's last month is read from monthly rows (splitByMonths): `hasDays` finds no
+ * rows on its days after the period (daysAfterInLastMonth).
+ */
+async function readsThroughLastMonth(period: Period | undefined, hasDays: (days: repo.Range) => Promise<boolean>) {
+  const after = period && daysAfterInLastMonth(period);
+  return after !== undefined && !(await hasDays(after));
+}
+
 /** A tag's breakdowns over a calendar's period: its whole UTC days from the rollups, the hours around them from its views. */
-function tagDimensionTotals(ctx: ServiceContext, tagId: string, calendar: Calendar) {
+async function tagDimensionTotals(ctx: ServiceContext, tagId: string, calendar: Calendar) {
   const { days, edges } = calendar.wholeDays;
   return dimensionTotals(
     days,
+    await readsThroughLastMonth(days, (range) => repo.tagHasDays(ctx.db, tagId, range)),
     (months) => repo.monthlyDimensionTotals(ctx.db, tagId, months),
     (range) => repo.dailyDimensionTotals(ctx.db, tagId, range),
     edges.map((range) => repo.viewDimensionTotals(ctx.db, tagId, range)),
@@ -437,9 +449,9 @@ export async function listTagLogs(
  * The most viewed tags of a calendar's period: its whole UTC days from the monthly and daily
  * rollups (see splitByMonths), the hours at its ends from the hourly ones.
  */
-async function topTags(ctx: ServiceContext, scope: Scope, calendar: Calendar) {
+async function topTags(ctx: ServiceContext, scope: Scope, calendar: Calendar, throughLastMonth: boolean) {
   const { days: whole, edges } = calendar.wholeDays;
-  const { months, days } = whole ? splitByMonths(whole) : { months: undefined, days: [] };
+  const { months, days } = whole ? splitByMonths(whole, throughLastMonth) : { months: undefined, days: [] };
   const parts = [
     ...(months ? [repo.monthlyTagViews(ctx.db, scope, months)] : []),
     ...days.map((range) => repo.dailyTagViews(ctx.db, scope, range)),
@@ -515,14 +527,18 @@ export async function overview(ctx: ServiceContext, actor: Actor, query: DateQue
   const previous = query.compare === 'previous' ? new Calendar(zone, previousPeriodFor(ctx, actor, period, zone)) : undefined;
   const { days: wholeDays, edges } = calendar.wholeDays;
   await Promise.all([rollUpViews(ctx.db), ctx.botViews.flush()]);
+  const throughLastMonth = readsThroughLastMonth(wholeDays, (range) => repo.scopeHasDays(ctx.db, scope, range));
   const [{ totals, daily }, top, dimensions, previousTotals] = await Promise.all([
     overviewTotals(ctx, scope, calendar),
-    topTags(ctx, scope, calendar),
-    dimensionTotals(
-      wholeDays,
-      (months) => repo.scopeMonthlyDimensionTotals(ctx.db, scope, months),
-      (range) => repo.scopeDailyDimensionTotals(ctx.db, scope, range),
-      edges.map((range) => repo.scopeViewDimensionTotals(ctx.db, scope, range)),
+    throughLastMonth.then((through) => topTags(ctx, scope, calendar, through)),
+    throughLastMonth.then((through) =>
+      dimensionTotals(
+        wholeDays,
+        through,
+        (months) => repo.scopeMonthlyDimensionTotals(ctx.db, scope, months),
+        (range) => repo.scopeDailyDimensionTotals(ctx.db, scope, range),
+        edges.map((range) => repo.scopeViewDimensionTotals(ctx.db, scope, range)),
+      ),
     ),
     previous && overviewTotals(ctx, scope, previous),
   ]);

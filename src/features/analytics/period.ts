@@ -150,12 +150,31 @@ function monthStartFrom(day: string): string {
 }
 
 /**
- * The period as the whole months inside it (read from monthly rollups) and the days before and
- * after them (from daily ones): a year reads about 13 rows a key instead of 365.
+ * The days after the period in the month it ends in, when the period holds that month's first
+ * day: if the rollups have none of them, that month's monthly rows count only days of the period
+ * (splitByMonths' `throughLastMonth`). Only the last month can be taken so: retention deletes
+ * a month's first days and keeps its monthly rows.
  */
-export function splitByMonths(period: Period): { months?: { from: string; to: string }; days: Array<{ from: string; to: string }> } {
+export function daysAfterInLastMonth(period: Period): { from: string; to: string } | undefined {
+  const lastMonth = monthOf(period.end);
+  if (lastMonth === period.end || lastMonth < period.start) return undefined;
+  return { from: period.end, to: monthAfter(lastMonth) };
+}
+
+/**
+ * The period as the whole months inside it (read from monthly rollups) and the days before and
+ * after them (from daily ones): a year reads about 13 rows a key instead of 365. With
+ * `throughLastMonth` (the days after the period in its last month hold no rows, see
+ * daysAfterInLastMonth), that month is read as a whole one: this month's report, the one asked
+ * most, then reads no daily rows.
+ */
+export function splitByMonths(
+  period: Period,
+  throughLastMonth = false,
+): { months?: { from: string; to: string }; days: Array<{ from: string; to: string }> } {
   const firstMonth = monthStartFrom(period.start);
-  const endMonth = monthOf(period.end);
+  const after = throughLastMonth ? daysAfterInLastMonth(period) : undefined;
+  const endMonth = after ? after.to : monthOf(period.end);
   if (firstMonth >= endMonth) return { days: [{ from: period.start, to: period.end }] };
   const days = [
     { from: period.start, to: firstMonth },

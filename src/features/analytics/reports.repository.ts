@@ -42,6 +42,19 @@ export function dailyRows(db: Db, tagId: string, days: { from: string; to: strin
     .execute();
 }
 
+/** Whether the tag has a daily row on any of days [from, to) (one index probe). */
+export async function tagHasDays(db: Db, tagId: string, days: { from: string; to: string }): Promise<boolean> {
+  const row = await db
+    .selectFrom('tag_daily')
+    .select('day')
+    .where('tag_id', '=', tagId)
+    .where('day', '>=', days.from)
+    .where('day', '<', days.to)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Views per dimension and value over days [from, to). */
 export function dailyDimensionTotals(db: Db, tagId: string, days: { from: string; to: string }) {
   return db
@@ -75,6 +88,12 @@ export function ofScopeDays(scope: Scope, days: { from: string; to: string }) {
       eb('day', '>=', days.from),
       eb('day', '<', days.to),
     ]);
+}
+
+/** Whether the scope has a daily row on any of days [from, to) (one index probe). */
+export async function scopeHasDays(db: Db, scope: Scope, days: { from: string; to: string }): Promise<boolean> {
+  const row = await db.selectFrom('scope_daily').select('day').where(ofScopeDays(scope, days)).limit(1).executeTakeFirst();
+  return row !== undefined;
 }
 
 export function scopeDailyRows(db: Db, scope: Scope, days: { from: string; to: string }) {
