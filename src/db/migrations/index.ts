@@ -30,6 +30,7 @@ import * as invites from './0028_invites.js';
 import * as scopeMonthVisitors from './0029_scope_month_visitors.js';
 import * as auditLogClustered from './0030_audit_log_clustered.js';
 import * as visitorSetRevisions from './0031_visitor_set_revisions.js';
+import * as coveringRollupKeys from './0032_covering_rollup_keys.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '0029_scope_month_visitors': scopeMonthVisitors,
   '0030_audit_log_clustered': auditLogClustered,
   '0031_visitor_set_revisions': visitorSetRevisions,
+  '0032_covering_rollup_keys': coveringRollupKeys,
 };
