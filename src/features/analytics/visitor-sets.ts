@@ -174,14 +174,27 @@ export class DistinctVisitors {
     if (last > this.highestWord) this.highestWord = last;
   }
 
-  /** The numbered visitors added, as a month set (see BITMAP_MARK). */
-  toMonthSet(): string {
-    if (this.unnumbered.size > 0) throw new Error('a month set holds numbered visitors only');
+  /** The words of the bitmap from its first set bit's to its last's. */
+  private span(): { first: number; words: Uint32Array } {
     let first = 0;
     while (first <= this.highestWord && this.bits[first] === 0) first++;
     let last = this.highestWord;
     while (last >= first && this.bits[last] === 0) last--;
-    const words = this.bits.subarray(first, last + 1);
+    return { first, words: this.bits.subarray(first, last + 1) };
+  }
+
+  /** The numbered visitors added, decoded as a bitmap of their own (to be kept, see addDecoded). */
+  toDecoded(): DecodedSet {
+    if (this.unnumbered.size > 0) throw new Error('a decoded set holds numbered visitors only');
+    const { first, words } = this.span();
+    return { first, words: words.slice() };
+  }
+
+  /** The numbered visitors added, as a month set (see BITMAP_MARK). */
+  toMonthSet(): string {
+    if (this.unnumbered.size > 0) throw new Error('a month set holds numbered visitors only');
+    const { first, words } = this.span();
+    const last = first + words.length - 1;
     // A number takes a day set's encoding 2 bytes at least; a bitmap takes 4 bytes a word.
     if (words.length > 0 && words.length * 4 < this.size * 2) {
       const bytes = LITTLE_ENDIAN ? Buffer.from(words.buffer, words.byteOffset, words.byteLength) : Buffer.allocUnsafe(words.byteLength);
