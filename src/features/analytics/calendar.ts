@@ -113,6 +113,11 @@ export class Calendar {
     return bucketOf(`${this.dayOfHour(hourMs)}T00:00:00Z`, granularity);
   }
 
+  /** The UTC days the period touches, whole or in part: those whose rollup rows may hold its views. */
+  get utcDays(): { from: string; to: string } {
+    return { from: toDay(floorDay(this.from)), to: toDay(ceilDay(this.to)) };
+  }
+
   /** The UTC days whose visitor sets count in the period: those whose noon is in it. */
   get visitorDays(): Period {
     return { start: toDay(ceilDay(this.from - DAY_MS / 2)), end: toDay(ceilDay(this.to - DAY_MS / 2)) };
