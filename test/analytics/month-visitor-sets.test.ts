@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
-import { DistinctVisitors } from '../../src/features/analytics/visitor-sets.js';
+import { decodeStoredSet, DistinctVisitors } from '../../src/features/analytics/visitor-sets.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { request } from '../helpers/app.js';
 import { useAccount } from '../helpers/harness.js';
@@ -32,7 +32,7 @@ describe('overview: month visitor sets', () => {
     return Object.fromEntries(
       rows.map((row) => {
         const visitors = new DistinctVisitors();
-        visitors.addMonthSet(row.visitors);
+        visitors.addDecoded(decodeStoredSet(row.visitors));
         return [row.month, [visitors.size, Number(row.stale)]];
       }),
     );

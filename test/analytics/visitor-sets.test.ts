@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeVisitorSet, DistinctVisitors, encodeVisitorSet, unionVisitorSet } from '../../src/features/analytics/visitor-sets.js';
+import {
+  decodeStoredSet,
+  decodeVisitorSet,
+  DistinctVisitors,
+  encodeVisitorSet,
+  unionVisitorSet,
+} from '../../src/features/analytics/visitor-sets.js';
 
 /**
  * The stored form of a closed day's visitors (numbers as 16-bit differences with an escape for
@@ -47,7 +53,7 @@ describe('visitor sets', () => {
     };
     const numbersOf = (monthSet: string, more: number[] = []) => {
       const counter = new DistinctVisitors();
-      counter.addMonthSet(monthSet);
+      counter.addDecoded(decodeStoredSet(monthSet));
       for (const n of more) counter.addNumber(n);
       return counter.size;
     };
@@ -68,5 +74,23 @@ describe('visitor sets', () => {
     const withKeys = new DistinctVisitors();
     withKeys.addKey('cookie-a');
     expect(() => withKeys.toMonthSet()).toThrow(/numbered visitors only/);
+  });
+
+  it('a decoded union holds exactly its numbers, in words of its own', () => {
+    const union = new DistinctVisitors();
+    union.addSet(encodeVisitorSet(edges));
+    union.addNumber(40);
+    const decoded = union.toDecoded();
+    union.addNumber(41);
+    const copy = new DistinctVisitors();
+    copy.addDecoded(decoded);
+    expect(copy.size).toBe(edges.length + 1);
+    copy.addNumber(41);
+    copy.addSet(encodeVisitorSet([1, 40, 2 ** 32 - 1]));
+    expect(copy.size).toBe(union.size);
+    expect(new DistinctVisitors().toDecoded()).toEqual({ first: 0, words: new Uint32Array(0) });
+    const withKeys = new DistinctVisitors();
+    withKeys.addKey('cookie-a');
+    expect(() => withKeys.toDecoded()).toThrow(/numbered visitors only/);
   });
 });

@@ -22,7 +22,7 @@ const keptSets = new RevisionCache<DecodedSet>(64 * 1024 * 1024, decodedSize);
 const setKey = (scope: Scope, kind: 'day' | 'month', first: string) =>
   `${kind}|${scope.environment}|${scope.organizationId ?? scope.userId}|${first}`;
 
-/** Days per read of sets not kept: about a month's, so what one read decodes dies young. */
+/** Days per read of sets not kept: about a month's, so the text one read fetches dies young (its sets are kept decoded). */
 const SET_READ_DAYS = 31;
 
 /** A read of sets not kept: the rows of one month's set, or of some days' sets. */

@@ -158,11 +158,6 @@ export class DistinctVisitors {
     if (n >>> 5 > this.highestWord) this.highestWord = n >>> 5;
   }
 
-  /** Adds every number of a month set (see BITMAP_MARK). */
-  addMonthSet(text: string): void {
-    this.addDecoded(decodeStoredSet(text));
-  }
-
   /** Adds every number of a decoded set: a bitmap's words OR-ed in, or a day set's units. */
   addDecoded(set: DecodedSet): void {
     if ('units' in set) return this.addUnits(set.units);
