@@ -17,6 +17,13 @@ describe('analytics rollups', () => {
 
   const report = (tag: CreatedTag, start: string, end: string, granularity = 'day') =>
     getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, { start_date: start, end_date: end, granularity });
+  /** [tag, day, views] rows: each view at noon of its day, by a visitor of its own. */
+  async function viewAsPlanned(plan: Array<[CreatedTag, string, number]>, visitorPrefix: string): Promise<void> {
+    for (const [tag, day, count] of plan) {
+      for (let i = 0; i < count; i++)
+        await view(t, tag.short_id, { at: `${day}T12:0${i}:00.000Z`, visitor: visitorId(`${visitorPrefix}-${day}-${i}`) });
+    }
+  }
   const uniques = (data: { timeseries: Array<{ date: string; unique: number }> }) =>
     Object.fromEntries(data.timeseries.filter((b) => b.unique > 0).map((b) => [b.date, b.unique]));
 
@@ -144,9 +151,7 @@ describe('analytics rollups', () => {
       [y!, '2026-04-04', 2],
       [z!, '2026-04-05', 9],
     ];
-    for (const [tag, day, count] of plan) {
-      for (let i = 0; i < count; i++) await view(t, tag.short_id, { at: `${day}T12:0${i}:00.000Z`, visitor: visitorId(`m-${day}-${i}`) });
-    }
+    await viewAsPlanned(plan, 'm');
     t.clock.freeze(new Date('2026-04-10T08:00:00.000Z'));
     const overview = await getData(t, account.key, '/v1/analytics/overview', { start_date: '2026-01-20', end_date: '2026-04-05' });
     expect(overview.top_tags).toEqual([
@@ -194,9 +199,7 @@ describe('analytics rollups', () => {
       [late!, '2026-07-03', 1],
       [late!, '2026-07-20', 3],
     ];
-    for (const [tag, day, count] of plan) {
-      for (let i = 0; i < count; i++) await view(t, tag.short_id, { at: `${day}T12:0${i}:00.000Z`, visitor: visitorId(`l-${day}-${i}`) });
-    }
+    await viewAsPlanned(plan, 'l');
     t.clock.freeze(new Date('2026-07-25T08:00:00.000Z'));
     const counted = async (tag: CreatedTag, start: string, end: string) => {
       const data = await getData(t, account.key, `/v1/tags/${tag.id}/analytics`, { start_date: start, end_date: end });
