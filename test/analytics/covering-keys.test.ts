@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type KyselyPlugin } from 'kysely';
+import { CompiledQuery, sql, type KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { dailyRows, monthlyDimensionTotals } from '../../src/features/analytics/reports.repository.js';
@@ -8,7 +8,8 @@ import { useAnalyticsApp } from './support.js';
  * Migration 0032: on PostgreSQL, a tag report reads its days' counts and its months' breakdowns
  * from the primary keys alone (index-only scans), not from heap pages scattered over the
  * tables. The plans are asked with the other scans off, so the test holds on tables of a few
- * rows: it fails when a report reads a column the key does not carry.
+ * rows: it fails when a report reads a column the key does not carry. On SQLite, a tag's days
+ * are read from tag_daily's own B-tree, clustered by its primary key.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('covering rollup keys on PostgreSQL', () => {
   const t = useAnalyticsApp();
@@ -41,5 +42,26 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('covering rollup keys on Postgre
     const range = { from: '2026-01-01', to: '2027-01-01' };
     expect(await planOf((db) => dailyRows(db, 'tag_x', range))).toContain('Index Only Scan using tag_daily_pk');
     expect(await planOf((db) => monthlyDimensionTotals(db, 'tag_x', range))).toContain('Index Only Scan using tag_monthly_dimensions_pk');
+  });
+});
+
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('tag_daily clustered on SQLite', () => {
+  const t = useAnalyticsApp();
+
+  it("reads a tag's days from the table's primary key, its indexes kept", async () => {
+    const db = t.database.db;
+    const { sql: text, parameters } = db
+      .selectFrom('tag_daily')
+      .select(['day', 'views'])
+      .where('tag_id', '=', 'tag_x')
+      .where('day', '>=', '2026-01-01')
+      .where('day', '<', '2027-01-01')
+      .compile();
+    const { rows: plan } = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${text}`, [...parameters]));
+    expect(plan.map((row) => row.detail).join('\n')).toMatch(/SEARCH tag_daily USING PRIMARY KEY/);
+    const { rows } = await sql<{
+      name: string;
+    }>`SELECT name FROM sqlite_master WHERE tbl_name = 'tag_daily' AND type = 'index' ORDER BY name`.execute(db);
+    expect(rows.map((row) => row.name)).toEqual(['tag_daily_org_idx', 'tag_daily_owner_idx']);
   });
 });
