@@ -255,7 +255,7 @@ async function tagVisitors(ctx: ServiceContext, tagId: string, calendar: Calenda
  * and spares the reads of its rows and visitor sets.
  */
 async function tagSummary(ctx: ServiceContext, tagId: string, calendar: Calendar) {
-  if (calendar.from >= calendar.to || !(await repo.tagHasDays(ctx.db, tagId, calendar.utcDays))) return summarize([], 0);
+  if (!(await repo.tagHasDays(ctx.db, tagId, calendar.utcDays))) return summarize([], 0);
   const [rows, visitors] = await Promise.all([tagCountRows(ctx, tagId, calendar, false), tagVisitors(ctx, tagId, calendar)]);
   return summarize(rows, visitors);
 }

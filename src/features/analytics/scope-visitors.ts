@@ -48,8 +48,9 @@ function setReads(db: Db, scope: Scope, months: string[], days: string[]): SetRe
  * it is built (with `months`), each other day's set; the sets this process keeps at the revision
  * read, the others read (the next read goes out before the last one's sets are added, so the
  * database works meanwhile) and kept. With `months` (a report), their union is kept too, under
- * the revisions of every set in it: the same period asked again adds one bitmap instead of a
- * year of sets (a busy account's is some 9 ms of the thread). Returns the days whose sets are
+ * the revisions of every set in it (stale days stay out: they are not among them): the same
+ * period asked again adds one bitmap instead of a year of sets (a busy account's is some 9 ms
+ * of the thread). Returns the days whose sets are
  * stale (may still hold a deleted tag's visitors), for their tags' own sets to count instead,
  * and how many days and months have sets.
  */
