@@ -403,12 +403,23 @@ export interface ScopeMonthVisitorsTable {
   scope_id: string;
   /** The UTC month's first day. */
   month: string;
-  /** A month set (visitor-sets.ts, encodeMonthSet); '' while never built. */
+  /** A month set (visitor-sets.ts, toMonthSet); '' while never built. */
   visitors: string;
   /** 1 while the set is to be (re)built from its days' sets: reports ignore it meanwhile. */
   stale: Generated<number>;
   /** As scope_day_visitors.revision. */
   revision: string;
+}
+
+/** A closed UTC month's distinct visitors of a tag: the union of its days' sets (migration 0033). */
+export interface TagMonthVisitorsTable {
+  tag_id: string;
+  /** The UTC month's first day. */
+  month: string;
+  /** A month set (visitor-sets.ts, toMonthSet); '' while never built. */
+  visitors: string;
+  /** 1 while the set is to be (re)built from its days' sets: reports ignore it meanwhile. */
+  stale: Generated<number>;
 }
 
 /** scope_id: the organization id for organization rows, else the owner's user id. */
@@ -638,6 +649,7 @@ export interface Database {
   tag_daily: TagDailyTable;
   visitors: VisitorsTable;
   tag_day_visitors: TagDayVisitorsTable;
+  tag_month_visitors: TagMonthVisitorsTable;
   scope_daily: ScopeDailyTable;
   scope_daily_dimensions: ScopeDailyDimensionsTable;
   scope_hourly: ScopeHourlyTable;

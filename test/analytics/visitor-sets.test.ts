@@ -45,17 +45,20 @@ describe('visitor sets', () => {
     expect(counter.size).toBe(edges.length);
   });
 
-  it('a month set is a bitmap of words where its numbers are dense, a day set where sparse; either adds back exactly its numbers', () => {
+  it('a month set is a bitmap of words where its numbers are dense, a day set where sparse; either adds back exactly its numbers, decoded or not', () => {
     const monthSetOf = (numbers: number[]) => {
       const counter = new DistinctVisitors();
       for (const n of numbers) counter.addNumber(n);
       return counter.toMonthSet();
     };
+    // Added decoded (as kept) or straight from the text: the same numbers either way.
     const numbersOf = (monthSet: string, more: number[] = []) => {
-      const counter = new DistinctVisitors();
-      counter.addDecoded(decodeStoredSet(monthSet));
-      for (const n of more) counter.addNumber(n);
-      return counter.size;
+      const [decoded, text] = [new DistinctVisitors(), new DistinctVisitors()];
+      decoded.addDecoded(decodeStoredSet(monthSet));
+      text.addSet(monthSet);
+      for (const n of more) [decoded, text].forEach((counter) => counter.addNumber(n));
+      expect(text.toDecoded()).toEqual(decoded.toDecoded());
+      return decoded.size;
     };
     // 3,000 of 4,000 numbers far from 0: 125 words from word 31,250 on.
     const dense = Array.from({ length: 4000 }, (_, i) => 1_000_000 + i).filter((n) => n % 4 !== 0);

@@ -26,6 +26,7 @@ import {
 import { Calendar, checkTimeZone, hourKey, type ZoneQuery } from './calendar.js';
 import { DistinctVisitors } from './visitor-sets.js';
 import { scopeVisitors } from './scope-visitors.js';
+import { closedTagSets } from './tag-visitors.js';
 import { rollUpViews } from './view-rollup.js';
 
 export type { DateQuery };
@@ -96,7 +97,8 @@ function breakdowns(rows: Array<{ dimension: string; value: string; views: numbe
 
 /**
  * Distinct visitors of the tag over the period, and per bucket when `bucketOfDay` groups days
- * (weeks, months): the union of closed days' visitor sets and of open days' visitor rows.
+ * (weeks, months): the union of the closed months' and days' visitor sets (tag-visitors.ts) and
+ * of open days' visitor rows.
  */
 async function distinctVisitors(
   ctx: ServiceContext,
@@ -109,7 +111,7 @@ async function distinctVisitors(
   const days = { from: period.start, to: period.end };
   // One snapshot: sealing moves a day's visitors from its open rows into its set.
   const [sets, open] = await readSnapshot(ctx.db, (db) =>
-    Promise.all([visitorStore.visitorSets(db, tagId, days), visitorStore.openVisitorDays(db, tagId, days)]),
+    Promise.all([closedTagSets(db, tagId, period, bucketOfDay), visitorStore.openVisitorDays(db, tagId, days)]),
   );
   const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));

@@ -182,3 +182,25 @@ export function splitByMonths(
   ].filter((range) => range.from < range.to);
   return { months: { from: firstMonth, to: endMonth }, days };
 }
+
+/** The first days of the months in [from, to), both first days. */
+export function monthsIn(months: { from: string; to: string }): string[] {
+  const firsts: string[] = [];
+  for (let month = months.from; month < months.to; month = monthAfter(month)) firsts.push(month);
+  return firsts;
+}
+
+/** The period's days outside the given whole months of it (first days, ascending), as ranges. */
+export function daysOutsideMonths(period: Period, months: readonly string[]): Array<{ from: string; to: string }> {
+  const ranges: Array<{ from: string; to: string }> = [];
+  let from = period.start;
+  for (const month of months) {
+    if (from < month) ranges.push({ from, to: month });
+    from = monthAfter(month);
+  }
+  if (from < period.end) ranges.push({ from, to: period.end });
+  return ranges;
+}
+
+/** The last day of `day`'s month. */
+export const lastDayOfMonth = (day: string): string => toDay(dayMs(monthAfter(day)) - DAY_MS);

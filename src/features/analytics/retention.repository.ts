@@ -105,6 +105,8 @@ async function purgeTagBefore(
     await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('hour', '<', cutoffHour).execute();
   for (const table of ['tag_visitor_days', 'tag_day_visitors', 'tag_daily_dimensions'] as const)
     await db.deleteFrom(table).where('tag_id', '=', tag.tag_id).where('day', '<', cutoffDay).execute();
+  // A month's visitor set goes with its first day: it would still count the gone days' visitors.
+  await db.deleteFrom('tag_month_visitors').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffDay).execute();
   await db.deleteFrom('tag_monthly_dimensions').where('tag_id', '=', tag.tag_id).where('month', '<', cutoffMonth).execute();
   const environment = tag.environment as never;
   if (withScopeRows) {

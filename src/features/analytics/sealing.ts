@@ -4,6 +4,7 @@ import { decodeVisitorSet, unionVisitorSet } from './visitor-sets.js';
 import { rollUpViews } from './view-rollup.js';
 import { hourOf, monthOf, toDay } from './period.js';
 import { buildScopeMonthSet } from './scope-visitors.js';
+import { buildTagMonthSet } from './tag-visitors.js';
 import { getOrCreate } from '../../lib/maps.js';
 import { transaction } from '../../db/transaction.js';
 import { setImmediate } from 'node:timers/promises';
@@ -15,13 +16,16 @@ import { setImmediate } from 'node:timers/promises';
 export const DAY_CLOSE_GRACE_MS = 10 * 60_000;
 export const HOUR_ROWS_KEPT_MS = 2 * 3_600_000;
 const TAG_DAYS_PER_PASS = 200;
-/** Month sets built per pass: each reads up to 31 day sets (a few milliseconds of the thread). */
+/** Month sets built per pass: each reads up to 31 day sets (a few milliseconds of the thread for a scope's). */
 const SCOPE_MONTHS_PER_PASS = 24;
+/** A tag's month holds a fraction of its scope's visitors: every tag's month is built within minutes of the month's end. */
+const TAG_MONTHS_PER_PASS = 500;
 
 /**
  * Closes the tag-days before `now - grace`: their visitor rows become a numbered visitor set
  * (merged with one sealed before, if a late view reopened the day), the day's unique count is
- * set from it, the rows go, and the scope's set of the day takes their visitors. The tag-days of
+ * set from it, the rows go, and the scope's set of the day takes their visitors; the month sets
+ * of the tag and the scope are marked to be built again (buildStaleMonths). The tag-days of
  * one scope and day close together, in one transaction: the scope's set is rewritten once for
  * them, not once per tag. Each tag's rollup row is locked first, in tag order, then the scope's
  * set, so reports always see a day's visitors in one of the two places. Returns how many
@@ -47,7 +51,8 @@ export async function closeVisitorDays(db: Db, nowMs: number): Promise<number> {
   }
   await repo.deleteVisitorHoursBefore(db, hourOf(new Date(nowMs - HOUR_ROWS_KEPT_MS).toISOString()));
   await rebuildStaleScopeDays(db, TAG_DAYS_PER_PASS);
-  await buildClosedScopeMonths(db, monthOf(before), SCOPE_MONTHS_PER_PASS);
+  await buildStaleMonths(db, monthOf(before), SCOPE_MONTHS_PER_PASS, SCOPE_MONTHS);
+  await buildStaleMonths(db, monthOf(before), TAG_MONTHS_PER_PASS, TAG_MONTHS);
   return closed;
 }
 
@@ -77,6 +82,7 @@ async function closeScopeDay(trx: Db, group: { day: string; scopeDay: repo.Scope
       keys.map((key) => numberOf.get(key)!),
     );
     await repo.saveVisitorSet(trx, tagId, day, set);
+    await repo.markTagMonthStale(trx, tagId, day);
     const count = decodeVisitorSet(set).length;
     if (daily && count !== Number(daily.unique_views)) await repo.setDayUniques(trx, tagId, day, count);
     await repo.deleteOpenDay(trx, tagId, day);
@@ -120,24 +126,51 @@ export async function rebuildStaleScopeDays(db: Db, limit: number): Promise<numb
   return stale.length;
 }
 
+/** How the seal job builds one kind of month set from its days' sets. */
+interface MonthSets<K> {
+  staleBefore(db: Db, month: string, limit: number): Promise<K[]>;
+  /** Whether the set is stale, its row locked until the transaction ends; undefined if it has none. */
+  lock(trx: Db, key: K): Promise<{ stale: number } | undefined>;
+  /** The union of the month's day sets; undefined when it has none left. */
+  build(trx: Db, key: K): Promise<string | undefined>;
+  save(trx: Db, key: K, visitors: string): Promise<void>;
+  remove(trx: Db, key: K): Promise<void>;
+}
+
+const SCOPE_MONTHS: MonthSets<repo.ScopeMonth> = {
+  staleBefore: repo.staleScopeMonthsBefore,
+  lock: repo.lockScopeMonthSet,
+  build: (trx, key) => buildScopeMonthSet(trx, repo.scopeFromId(key.environment, key.scope_id), key.month),
+  save: repo.saveScopeMonthSet,
+  remove: repo.deleteScopeMonthSet,
+};
+
+const TAG_MONTHS: MonthSets<repo.TagMonth> = {
+  staleBefore: repo.staleTagMonthsBefore,
+  lock: repo.lockTagMonthSet,
+  build: buildTagMonthSet,
+  save: repo.saveTagMonthSet,
+  remove: repo.deleteTagMonthSet,
+};
+
 /**
- * Builds up to `limit` scope-month sets marked stale, of months before `month` (every day of
- * which is closed), oldest first, each in its own transaction under its row's lock: the union
+ * Builds up to `limit` month sets of one kind marked stale, of months before `month` (every day
+ * of which is closed), oldest first, each in its own transaction under its row's lock: the union
  * of its days' sets. A day set that changes afterwards (a late view's day closed again, a tag
  * deleted) marks it stale again. A month with no day sets left goes. The thread is given back
- * between months; a backlog (the months before migration 0029) takes a pass per `limit`.
- * Returns how many were built (or dropped).
+ * between months; a backlog (the months before migrations 0029 and 0033) takes a pass per
+ * `limit`, reports counting from the day sets meanwhile. Returns how many were built (or dropped).
  */
-async function buildClosedScopeMonths(db: Db, month: string, limit: number): Promise<number> {
-  const stale = await repo.staleScopeMonthsBefore(db, month, limit);
+async function buildStaleMonths<K>(db: Db, month: string, limit: number, sets: MonthSets<K>): Promise<number> {
+  const stale = await sets.staleBefore(db, month, limit);
   for (const key of stale) {
     await transaction(db, async (trx) => {
-      const current = await repo.lockScopeMonthSet(trx, key);
+      const current = await sets.lock(trx, key);
       // Built (or gone) meanwhile.
       if (!current?.stale) return;
-      const set = await buildScopeMonthSet(trx, repo.scopeFromId(key.environment, key.scope_id), key.month);
-      if (set === undefined) await repo.deleteScopeMonthSet(trx, key);
-      else await repo.saveScopeMonthSet(trx, key, set);
+      const set = await sets.build(trx, key);
+      if (set === undefined) await sets.remove(trx, key);
+      else await sets.save(trx, key, set);
     });
     await setImmediate();
   }

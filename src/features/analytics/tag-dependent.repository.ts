@@ -60,6 +60,7 @@ export async function deleteTagAnalytics(trx: Db, tagId: string): Promise<void> 
     ['tag_visitor_hours', 'hour'],
     ['tag_visitor_days', 'day'],
     ['tag_day_visitors', 'day'],
+    ['tag_month_visitors', 'month'],
     ['tag_monthly', 'month'],
     ['tag_daily', 'day'],
     ['link_clicks', 'occurred_at'],

@@ -23,6 +23,65 @@ export function visitorSets(db: Db, tagId: string, days: { from: string; to: str
     .execute();
 }
 
+/** A tag-month: the key of a tag's monthly sets (tag_month_visitors); `month` is the month's first day. */
+export interface TagMonth {
+  tag_id: string;
+  month: string;
+}
+
+/** The tag's built sets (not stale) of the given months (first days). */
+export function builtTagMonthSets(db: Db, tagId: string, months: readonly string[]) {
+  return db
+    .selectFrom('tag_month_visitors')
+    .select(['month', 'visitors'])
+    .where('tag_id', '=', tagId)
+    .where('month', 'in', months)
+    .where('stale', '=', 0)
+    .execute();
+}
+
+const whereTagMonth = (key: TagMonth) => (eb: ExpressionBuilder<Database, 'tag_month_visitors'>) =>
+  eb.and([eb('tag_id', '=', key.tag_id), eb('month', '=', key.month)]);
+
+/**
+ * Marks the set of the tag-day's month to be (re)built, creating its row if absent: the day's
+ * set changed (or is new). A row already stale is left unwritten (and so is locked, on
+ * PostgreSQL, as a written one would be).
+ */
+export async function markTagMonthStale(trx: Db, tagId: string, day: string): Promise<void> {
+  await trx
+    .insertInto('tag_month_visitors')
+    .values({ tag_id: tagId, month: monthOf(day), visitors: '', stale: 1 })
+    .onConflict((oc) => oc.columns(['tag_id', 'month']).doUpdateSet({ stale: 1 }).where('tag_month_visitors.stale', '=', 0))
+    .execute();
+}
+
+/** Tag-months before `month` whose sets are to be (re)built, oldest first. */
+export function staleTagMonthsBefore(db: Db, month: string, limit: number): Promise<TagMonth[]> {
+  return db
+    .selectFrom('tag_month_visitors')
+    .select(['tag_id', 'month'])
+    .where('stale', '=', 1)
+    .where('month', '<', month)
+    .orderBy('month')
+    .limit(limit)
+    .execute();
+}
+
+/** Whether the tag-month's set is stale, its row locked (PostgreSQL) until the transaction ends; undefined if it has none. */
+export async function lockTagMonthSet(trx: Db, key: TagMonth) {
+  return forUpdate(trx, trx.selectFrom('tag_month_visitors').select('stale').where(whereTagMonth(key))).executeTakeFirst();
+}
+
+/** Stores the tag-month's built set and clears its stale mark. */
+export async function saveTagMonthSet(trx: Db, key: TagMonth, visitors: string): Promise<void> {
+  await trx.updateTable('tag_month_visitors').set({ visitors, stale: 0 }).where(whereTagMonth(key)).execute();
+}
+
+export async function deleteTagMonthSet(trx: Db, key: TagMonth): Promise<void> {
+  await trx.deleteFrom('tag_month_visitors').where(whereTagMonth(key)).execute();
+}
+
 /**
  * An open row's visitor number: the one stored with it, else the visitor's current one, if any
  * (numbered after the row was written, by the closing of another tag-day). Only rows without a

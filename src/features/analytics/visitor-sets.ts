@@ -94,9 +94,15 @@ export type DecodedSet = { units: Uint16Array } | { first: number; words: Uint32
  * its own, not views of a shared buffer, to be kept (perf/revision-cache.ts).
  */
 export function decodeStoredSet(text: string): DecodedSet {
-  if (!text.startsWith(BITMAP_MARK)) return { units: new Uint16Array(unitsOf(text)) };
+  const bitmap = bitmapOf(text);
+  return bitmap ? { first: bitmap.first, words: new Uint32Array(bitmap.words) } : { units: new Uint16Array(unitsOf(text)) };
+}
+
+/** A month set's bitmap (its words possibly a view of a shared buffer); undefined for the other encoding. */
+function bitmapOf(text: string): { first: number; words: Uint32Array } | undefined {
+  if (!text.startsWith(BITMAP_MARK)) return undefined;
   const colon = text.indexOf(':');
-  return { first: Number(text.slice(1, colon)), words: new Uint32Array(wordsOf(text.slice(colon + 1))) };
+  return { first: Number(text.slice(1, colon)), words: wordsOf(text.slice(colon + 1)) };
 }
 
 /** The bytes a decoded set holds. */
@@ -127,9 +133,11 @@ export class DistinctVisitors {
     if (word > this.highestWord) this.highestWord = word;
   }
 
-  /** Adds every number of a stored set. */
+  /** Adds every number of a stored set of either kind (a day set, or a month set: see BITMAP_MARK). */
   addSet(text: string): void {
-    this.addUnits(unitsOf(text));
+    const bitmap = bitmapOf(text);
+    if (bitmap) this.addWords(bitmap.first, bitmap.words);
+    else this.addUnits(unitsOf(text));
   }
 
   /**
@@ -161,7 +169,11 @@ export class DistinctVisitors {
   /** Adds every number of a decoded set: a bitmap's words OR-ed in, or a day set's units. */
   addDecoded(set: DecodedSet): void {
     if ('units' in set) return this.addUnits(set.units);
-    const { first, words } = set;
+    this.addWords(set.first, set.words);
+  }
+
+  /** ORs in a bitmap's words from word `first` on. */
+  private addWords(first: number, words: Uint32Array): void {
     const last = first + words.length - 1;
     if (last >= this.bits.length) this.grow(last);
     const bits = this.bits;
