@@ -43,8 +43,9 @@ export interface DayRows {
   tag_visitor_days: unknown[][];
   tag_day_visitors: unknown[][];
   scope_day_visitors: unknown[][];
-  /** Filled by the caller as the days move into another month (month-sets.ts). */
+  /** These two filled by the caller as the days move into another month (month-sets.ts). */
   scope_month_visitors: unknown[][];
+  tag_month_visitors: unknown[][];
   visitors: unknown[][];
 }
 
@@ -326,6 +327,7 @@ export class DayGenerator {
         .sort((a, b) => (a[0] < b[0] ? -1 : 1))
         .map(([key, numbers]) => [...key.split('|'), dayKey, encodeVisitorSet(Float64Array.from(numbers).sort()), newSetRevision()]),
       scope_month_visitors: [],
+      tag_month_visitors: [],
       visitors: [],
     };
   }

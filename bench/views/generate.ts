@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { dataEnv } from '../lib/data.js';
 import { DayGenerator, type ActiveTags, type DayRows, type GeneratedTag } from './day.js';
 import { HOUR_WEIGHTS, Visitors, WEEKDAY_WEIGHTS, ZIPF_EXPONENT } from './model.js';
-import { ScopeMonthSets } from './month-sets.js';
+import { MonthSets, SCOPE_MONTHS, TAG_MONTHS } from './month-sets.js';
 import { PostgresSink } from './postgres-sink.js';
 import { AliasTable, Random } from './random.js';
 import { createOwnerAndTags } from './setup.js';
@@ -24,7 +24,7 @@ export interface GenerateOptions {
 
 /** What the bench needs to know about a generated dataset; written beside it as JSON. */
 /** Moves on whenever the generated tables change: a kept dataset of another version is made anew. */
-export const DATASET_VERSION = 4;
+export const DATASET_VERSION = 5;
 
 export interface DatasetManifest {
   version: typeof DATASET_VERSION;
@@ -137,7 +137,8 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
     let lastReport = genStart;
     let active = activeTags(tags, 0);
     let views = 0;
-    const monthSets = new ScopeMonthSets();
+    const scopeMonths = new MonthSets(SCOPE_MONTHS);
+    const tagMonths = new MonthSets(TAG_MONTHS);
     for (let d = 0; d < DAYS; d++) {
       if (tags.some((t) => t.firstDay === d) && d > 0) active = activeTags(tags, d);
       const dayStart = firstDayMs + d * DAY_MS;
@@ -145,7 +146,9 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
         index: d,
         open: dayStart + DAY_MS > until,
       });
-      day.scope_month_visitors = monthSets.addDay(new Date(dayStart).toISOString().slice(0, 10), day.scope_day_visitors);
+      const dayKey = new Date(dayStart).toISOString().slice(0, 10);
+      day.scope_month_visitors = scopeMonths.addDay(dayKey, day.scope_day_visitors);
+      day.tag_month_visitors = tagMonths.addDay(dayKey, day.tag_day_visitors);
       await sink.write(day);
       for (const table of TABLE_NAMES) rows[table] += day[table].length;
       views += perDay[d]!;
@@ -160,10 +163,11 @@ export async function generateDataset(options: GenerateOptions): Promise<Dataset
       }
     }
     const numbered = generator.visitorRows(firstDayMs);
-    const openMonth = monthSets.openMonthRows();
-    await sink.write({ visitors: numbered, scope_month_visitors: openMonth });
+    const openMonths = { scope_month_visitors: scopeMonths.openMonthRows(), tag_month_visitors: tagMonths.openMonthRows() };
+    await sink.write({ visitors: numbered, ...openMonths });
     rows.visitors = numbered.length;
-    rows.scope_month_visitors += openMonth.length;
+    rows.scope_month_visitors += openMonths.scope_month_visitors.length;
+    rows.tag_month_visitors += openMonths.tag_month_visitors.length;
     progress('  finishing: indexes of views, scope and monthly rollups, database settings');
     await sink.finish();
     const generationSeconds = (performance.now() - genStart) / 1000;

@@ -3,7 +3,7 @@ import type { DayRows } from './day.js';
 
 /**
  * The columns the generator writes, in the order of its row arrays, with their PostgreSQL
- * types for the unnest() casts. They mirror src/db/migrations (0005, 0006, 0009, 0013, 0019, 0029); a column
+ * types for the unnest() casts. They mirror src/db/migrations (0005, 0006, 0009, 0013, 0019, 0029, 0031, 0033); a column
  * added there without a default makes the inserts fail loudly, which is the point.
  */
 export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' | 'int']>> = {
@@ -99,6 +99,12 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['visitors', 'text'],
     ['stale', 'int'],
     ['revision', 'text'],
+  ],
+  tag_month_visitors: [
+    ['tag_id', 'text'],
+    ['month', 'text'],
+    ['visitors', 'text'],
+    ['stale', 'int'],
   ],
   visitors: [
     ['id', 'int'],
