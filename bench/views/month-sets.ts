@@ -3,18 +3,10 @@ import { DistinctVisitors } from '../../src/features/analytics/visitor-sets.js';
 import { newSetRevision } from '../../src/features/analytics/visitor-sets.repository.js';
 import { getOrCreate } from '../../src/lib/maps.js';
 
-/** Where a kind of month set finds its key and its visitors in a day set's row. */
-interface MonthSetShape {
-  /** The key columns (before the day) of a day set's row. */
-  keyColumns: number;
-  /** Whether the month set's row ends with a revision (scope_month_visitors, migration 0031). */
-  revision: boolean;
-}
-
-/** scope_day_visitors rows ([environment, scope_id, day, visitors, revision]) into scope_month_visitors. */
-export const SCOPE_MONTHS: MonthSetShape = { keyColumns: 2, revision: true };
-/** tag_day_visitors rows ([tag_id, day, visitors]) into tag_month_visitors. */
-export const TAG_MONTHS: MonthSetShape = { keyColumns: 1, revision: false };
+/** The key columns (before the day) of scope_day_visitors rows ([environment, scope_id, day, visitors, revision]). */
+export const SCOPE_MONTHS = 2;
+/** The key columns of tag_day_visitors rows ([tag_id, day, visitors]). */
+export const TAG_MONTHS = 1;
 
 /**
  * The month sets (scope_month_visitors, tag_month_visitors) the seal job would have built from
@@ -25,7 +17,8 @@ export class MonthSets {
   private month: string | undefined;
   private readonly sets = new Map<string, DistinctVisitors>();
 
-  constructor(private readonly shape: MonthSetShape) {}
+  /** `keyColumns`: SCOPE_MONTHS or TAG_MONTHS. */
+  constructor(private readonly keyColumns: number) {}
 
   /** Takes a day's day-set rows; returns the rows of the month it closes, if the day is the first of another month. */
   addDay(day: string, daySets: unknown[][]): unknown[][] {
@@ -35,7 +28,7 @@ export class MonthSets {
       this.sets.clear();
       this.month = monthOf(day);
     }
-    const { keyColumns } = this.shape;
+    const { keyColumns } = this;
     for (const row of daySets)
       getOrCreate(this.sets, row.slice(0, keyColumns).map(String).join('|'), () => new DistinctVisitors()).addSet(
         row[keyColumns + 1] as string,
@@ -51,12 +44,6 @@ export class MonthSets {
   private rows(closed: boolean): unknown[][] {
     return [...this.sets]
       .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([key, visitors]) => [
-        ...key.split('|'),
-        this.month,
-        closed ? visitors.toMonthSet() : '',
-        closed ? 0 : 1,
-        ...(this.shape.revision ? [newSetRevision()] : []),
-      ]);
+      .map(([key, visitors]) => [...key.split('|'), this.month, closed ? visitors.toMonthSet() : '', closed ? 0 : 1, newSetRevision()]);
   }
 }

@@ -105,6 +105,7 @@ export const TABLES: Record<keyof DayRows, Array<[name: string, pgType: 'text' |
     ['month', 'text'],
     ['visitors', 'text'],
     ['stale', 'int'],
+    ['revision', 'text'],
   ],
   visitors: [
     ['id', 'int'],

@@ -420,6 +420,8 @@ export interface TagMonthVisitorsTable {
   visitors: string;
   /** 1 while the set is to be (re)built from its days' sets: reports ignore it meanwhile. */
   stale: Generated<number>;
+  /** As scope_day_visitors.revision. */
+  revision: string;
 }
 
 /** scope_id: the organization id for organization rows, else the owner's user id. */

@@ -4,9 +4,9 @@ import { LRUCache } from 'lru-cache';
  * Values this process derived from stored rows, kept by key and the row's revision: a random
  * text its writer sets anew every time it writes the row. A reader that reads the revision in
  * its snapshot and finds the value kept under it has exactly what the row holds, whatever any
- * process has written since, so no change needs announcing. Used for the scope visitor sets
- * (features/analytics/scope-visitors.ts, migration 0031): a year's overview of a large account
- * reads about 8 MB of them otherwise, most of its time.
+ * process has written since, so no change needs announcing. Used for the visitor sets
+ * (features/analytics/kept-sets.ts, migrations 0031 and 0033): a year's overview of a large
+ * account reads about 8 MB of them otherwise, most of its time.
  *
  * A row without a revision ('') is never kept. Bounded by the bytes the values hold (`sizeOf`),
  * least recently used out first.

@@ -10,7 +10,9 @@ import { sql, type Kysely } from 'kysely';
  * As with scope_month_visitors (migration 0029), a row marked `stale` is a set to build, which
  * reports ignore: the seal job builds it once every day of the month is closed, and marks it
  * stale again whenever one of those days' sets changes. The rows this migration adds, one per
- * month with day sets, stale and empty, are the backfill of the months closed before it.
+ * month with day sets, stale and empty, are the backfill of the months closed before it. A
+ * built set has a revision, as the scope sets have (migration 0031): a process keeps the sets it
+ * decoded, so a report of a busy tag fetches a year's 2 MB of sets once, not on every request.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -19,6 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('month', 'text', (c) => c.notNull())
     .addColumn('visitors', 'text', (c) => c.notNull())
     .addColumn('stale', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('revision', 'text', (c) => c.notNull().defaultTo(''))
     .addPrimaryKeyConstraint('tag_month_visitors_pk', ['tag_id', 'month'])
     .execute();
   // What the seal job looks for every minute: the tags' months just over among years of them.

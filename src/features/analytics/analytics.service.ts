@@ -24,7 +24,7 @@ import {
   type Period,
 } from './period.js';
 import { Calendar, checkTimeZone, hourKey, type ZoneQuery } from './calendar.js';
-import { DistinctVisitors } from './visitor-sets.js';
+import { DistinctVisitors, type DecodedSet } from './visitor-sets.js';
 import { scopeVisitors } from './scope-visitors.js';
 import { closedTagSets } from './tag-visitors.js';
 import { rollUpViews } from './view-rollup.js';
@@ -113,9 +113,9 @@ async function distinctVisitors(
   const [sets, open] = await readSnapshot(ctx.db, (db) =>
     Promise.all([closedTagSets(db, tagId, period, bucketOfDay), visitorStore.openVisitorDays(db, tagId, days)]),
   );
-  const parts = new Map<string, { sets: string[]; numbers: number[]; keys: string[] }>();
+  const parts = new Map<string, { sets: DecodedSet[]; numbers: number[]; keys: string[] }>();
   const part = (day: string) => getOrCreate(parts, bucketOfDay?.(day) ?? '', () => ({ sets: [], numbers: [], keys: [] }));
-  for (const row of sets) part(row.day).sets.push(row.visitors);
+  for (const row of sets) part(row.day).sets.push(row.set);
   for (const row of open) {
     if (row.number === null) part(row.day).keys.push(row.visitor);
     else part(row.day).numbers.push(Number(row.number));
@@ -126,7 +126,7 @@ async function distinctVisitors(
   const perBucket = new Map<string, number>();
   for (const [key, { sets, numbers, keys }] of parts) {
     for (const counter of bucketOfDay ? [total, bucket] : [total]) {
-      for (const set of sets) counter.addSet(set);
+      for (const set of sets) counter.addDecoded(set);
       for (const n of numbers) counter.addNumber(n);
       for (const k of keys) counter.addKey(k);
     }

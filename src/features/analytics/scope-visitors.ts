@@ -1,23 +1,16 @@
 import { createHash } from 'node:crypto';
 import { readSnapshot, type Db } from '../../db/database.js';
-import { RevisionCache } from '../../perf/revision-cache.js';
 import type { Scope } from '../accounts/index.js';
 import { monthAfter, monthOf, splitByMonths, type Period } from './period.js';
 import * as visitorStore from './visitor-sets.repository.js';
-import { decodedSize, decodeStoredSet, DistinctVisitors, type DecodedSet } from './visitor-sets.js';
+import { decodeStoredSet, DistinctVisitors } from './visitor-sets.js';
+import { keptSets } from './kept-sets.js';
 
 /**
  * A scope's distinct visitors over UTC days (the overview's unique_views): the sets of its
  * closed months (scope_month_visitors) where built, its closed days' sets (scope_day_visitors)
  * for the other days, and the open rows of days not closed yet.
  */
-
-/**
- * The sets this process has decoded, by revision (perf/revision-cache.ts): a large account's
- * year is about 6 MB of them, and each is written once or a few times, when its day or month
- * closes, so a report mostly finds them kept and reads only their revisions.
- */
-const keptSets = new RevisionCache<DecodedSet>(64 * 1024 * 1024, decodedSize);
 
 const setKey = (scope: Scope, kind: 'day' | 'month', first: string) =>
   `${kind}|${scope.environment}|${scope.organizationId ?? scope.userId}|${first}`;

@@ -29,14 +29,24 @@ export interface TagMonth {
   month: string;
 }
 
-/** The tag's built sets (not stale) of the given months (first days). */
-export function builtTagMonthSets(db: Db, tagId: string, months: readonly string[]) {
+/** The tag's months among the given ones (first days) whose sets are built and not stale, with their revisions. */
+export function builtTagMonths(db: Db, tagId: string, months: readonly string[]) {
   return db
     .selectFrom('tag_month_visitors')
-    .select(['month', 'visitors'])
+    .select(['month', 'revision'])
     .where('tag_id', '=', tagId)
     .where('month', 'in', months)
     .where('stale', '=', 0)
+    .execute();
+}
+
+/** The tag's sets of the given months, with their revisions; reports read them only when builtTagMonths lists them. */
+export function tagMonthSets(db: Db, tagId: string, months: readonly string[]) {
+  return db
+    .selectFrom('tag_month_visitors')
+    .select(['month', 'visitors', 'revision'])
+    .where('tag_id', '=', tagId)
+    .where('month', 'in', months)
     .execute();
 }
 
@@ -51,7 +61,7 @@ const whereTagMonth = (key: TagMonth) => (eb: ExpressionBuilder<Database, 'tag_m
 export async function markTagMonthStale(trx: Db, tagId: string, day: string): Promise<void> {
   await trx
     .insertInto('tag_month_visitors')
-    .values({ tag_id: tagId, month: monthOf(day), visitors: '', stale: 1 })
+    .values({ tag_id: tagId, month: monthOf(day), visitors: '', stale: 1, revision: newSetRevision() })
     .onConflict((oc) => oc.columns(['tag_id', 'month']).doUpdateSet({ stale: 1 }).where('tag_month_visitors.stale', '=', 0))
     .execute();
 }
@@ -75,7 +85,7 @@ export async function lockTagMonthSet(trx: Db, key: TagMonth) {
 
 /** Stores the tag-month's built set and clears its stale mark. */
 export async function saveTagMonthSet(trx: Db, key: TagMonth, visitors: string): Promise<void> {
-  await trx.updateTable('tag_month_visitors').set({ visitors, stale: 0 }).where(whereTagMonth(key)).execute();
+  await trx.updateTable('tag_month_visitors').set({ visitors, stale: 0, revision: newSetRevision() }).where(whereTagMonth(key)).execute();
 }
 
 export async function deleteTagMonthSet(trx: Db, key: TagMonth): Promise<void> {
@@ -106,8 +116,8 @@ export function openVisitorDays(db: Db, tagId: string, days: { from: string; to:
 }
 
 /**
- * A new revision for a scope set being written (scope_day_visitors and scope_month_visitors,
- * migration 0031): random, so a set deleted and written again never repeats a revision a
+ * A new revision for a set being written (scope_day_visitors and scope_month_visitors, migration
+ * 0031; tag_month_visitors, 0033): random, so a set deleted and written again never repeats a revision a
  * process may have kept (perf/revision-cache.ts).
  */
 export const newSetRevision = (): string => randomBytes(6).toString('hex');
