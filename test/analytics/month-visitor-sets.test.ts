@@ -1,11 +1,20 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
-import { decodeStoredSet, DistinctVisitors } from '../../src/features/analytics/visitor-sets.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { request } from '../helpers/app.js';
 import { useAccount } from '../helpers/harness.js';
-import { createTag, getData, useAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+import {
+  createTag,
+  getData,
+  useAnalyticsApp,
+  view,
+  visitorId,
+  type CreatedTag,
+  MONTH_EDGE_PERIODS,
+  monthSetSizes,
+  REPORT_ZONES,
+  sealAt,
+} from './support.js';
 
 /**
  * The overview's distinct visitors read a closed UTC month's visitors from its month set
@@ -29,32 +38,14 @@ describe('overview: month visitor sets', () => {
       .where('scope_id', '=', owner.userId)
       .orderBy('month')
       .execute();
-    return Object.fromEntries(
-      rows.map((row) => {
-        const visitors = new DistinctVisitors();
-        visitors.addDecoded(decodeStoredSet(row.visitors));
-        return [row.month, [visitors.size, Number(row.stale)]];
-      }),
-    );
+    return monthSetSizes(rows);
   }
-
-  // Whole months, months cut at either end, single days at month ends, and a period of no whole month.
-  const PERIODS: Array<[string, string]> = [
-    ['2025-10-01', '2026-01-06'],
-    ['2025-10-15', '2025-12-15'],
-    ['2025-11-01', '2025-12-01'],
-    ['2025-11-01', '2026-01-01'],
-    ['2025-10-31', '2025-11-02'],
-    ['2025-11-30', '2025-12-02'],
-    ['2025-12-02', '2025-12-31'],
-  ];
-  const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'];
 
   /** unique_views and the previous period's, for every period and zone. */
   async function allUniques(): Promise<string[]> {
     const answers = [];
-    for (const [start, end] of PERIODS) {
-      for (const timezone of ZONES) {
+    for (const [start, end] of MONTH_EDGE_PERIODS) {
+      for (const timezone of REPORT_ZONES) {
         const data = await getData(t, owner.key, '/v1/analytics/overview', {
           start_date: start,
           end_date: end,
@@ -70,10 +61,7 @@ describe('overview: month visitor sets', () => {
   const uniques = async (start: string, end: string): Promise<number> =>
     (await getData(t, owner.key, '/v1/analytics/overview', { start_date: start, end_date: end })).totals.unique_views;
 
-  const seal = (at: string) => {
-    t.clock.freeze(new Date(at));
-    return closeVisitorDays(t.database.db, t.clock.now().getTime());
-  };
+  const seal = (at: string) => sealAt(t, at);
 
   /** As migration 0029 leaves the months closed before it: a stale, empty set for each. */
   async function asMigrated(): Promise<void> {

@@ -3,6 +3,8 @@ import { expect } from 'vitest';
 import { isPostgres, type Db } from '../../src/db/database.js';
 import type { ViewsTable } from '../../src/db/schema.js';
 import { newId } from '../../src/lib/ids.js';
+import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
+import { DistinctVisitors } from '../../src/features/analytics/visitor-sets.js';
 import { request, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { useApp } from '../helpers/harness.js';
 
@@ -198,4 +200,35 @@ export async function inboxRecords(db: Db): Promise<unknown[][]> {
   const text = isPostgres(db) ? sql<string>`records::text` : sql<string>`json(records)`;
   const rows = await db.selectFrom('view_inbox').select(text.as('text')).orderBy('seq').execute();
   return rows.flatMap((row) => JSON.parse(row.text) as unknown[][]);
+}
+
+/** Periods whose ends fall on and around month edges (whole months, months cut at either end, single days at month ends, no whole month) in late 2025. */
+export const MONTH_EDGE_PERIODS: Array<[string, string]> = [
+  ['2025-10-01', '2026-01-06'],
+  ['2025-10-15', '2025-12-15'],
+  ['2025-11-01', '2025-12-01'],
+  ['2025-11-01', '2026-01-01'],
+  ['2025-10-31', '2025-11-02'],
+  ['2025-11-30', '2025-12-02'],
+  ['2025-12-02', '2025-12-31'],
+];
+
+/** Zones east and west of UTC, one of them not a whole number of hours off. */
+export const REPORT_ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'];
+
+/** Month visitor sets' rows (scope_month_visitors, tag_month_visitors) as month: [visitors, stale]. */
+export function monthSetSizes(rows: Array<{ month: string; visitors: string; stale: number }>): Record<string, [number, number]> {
+  return Object.fromEntries(
+    rows.map((row) => {
+      const visitors = new DistinctVisitors();
+      visitors.addSet(row.visitors);
+      return [row.month, [visitors.size, Number(row.stale)]];
+    }),
+  );
+}
+
+/** Runs the seal job (closeVisitorDays) as at `at`, the test clock frozen there. */
+export function sealAt(t: TestApp, at: string): Promise<number> {
+  t.clock.freeze(new Date(at));
+  return closeVisitorDays(t.database.db, t.clock.now().getTime());
 }

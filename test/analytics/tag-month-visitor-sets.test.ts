@@ -1,11 +1,20 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closeVisitorDays } from '../../src/features/analytics/sealing.js';
-import { DistinctVisitors } from '../../src/features/analytics/visitor-sets.js';
 import { analyticsRetentionJob } from '../../src/jobs/analytics-retention.js';
 import { request } from '../helpers/app.js';
 import { useAccount } from '../helpers/harness.js';
-import { createTag, getData, useAnalyticsApp, view, visitorId, type CreatedTag } from './support.js';
+import {
+  createTag,
+  getData,
+  useAnalyticsApp,
+  view,
+  visitorId,
+  type CreatedTag,
+  MONTH_EDGE_PERIODS,
+  monthSetSizes,
+  REPORT_ZONES,
+  sealAt,
+} from './support.js';
 
 /**
  * A tag report's distinct visitors read a closed UTC month's visitors from the tag's month set
@@ -30,26 +39,9 @@ describe('tag report: month visitor sets', () => {
       .where('tag_id', '=', tag.id)
       .orderBy('month')
       .execute();
-    return Object.fromEntries(
-      rows.map((row) => {
-        const visitors = new DistinctVisitors();
-        if (row.visitors) visitors.addSet(row.visitors);
-        return [row.month, [visitors.size, Number(row.stale)]];
-      }),
-    );
+    return monthSetSizes(rows);
   }
 
-  // Whole months, months cut at either end, single days at month ends, and a period of no whole month.
-  const PERIODS: Array<[string, string]> = [
-    ['2025-10-01', '2026-01-06'],
-    ['2025-10-15', '2025-12-15'],
-    ['2025-11-01', '2025-12-01'],
-    ['2025-11-01', '2026-01-01'],
-    ['2025-10-31', '2025-11-02'],
-    ['2025-11-30', '2025-12-02'],
-    ['2025-12-02', '2025-12-31'],
-  ];
-  const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata'];
   const GRANULARITIES = ['day', 'week', 'month'];
 
   const report = (tag: CreatedTag, query: Record<string, string>) => getData(t, owner.key, `/v1/tags/${tag.id}/analytics`, query);
@@ -58,8 +50,8 @@ describe('tag report: month visitor sets', () => {
   async function allUniques(): Promise<string[]> {
     const answers = [];
     for (const tag of [A, B]) {
-      for (const [start, end] of PERIODS) {
-        for (const timezone of ZONES) {
+      for (const [start, end] of MONTH_EDGE_PERIODS) {
+        for (const timezone of REPORT_ZONES) {
           for (const granularity of GRANULARITIES) {
             const data = await report(tag, { start_date: start, end_date: end, timezone, granularity, compare: 'previous' });
             const buckets = data.timeseries.map((bucket: { date: string; unique: number }) => `${bucket.date}=${bucket.unique}`);
@@ -76,10 +68,7 @@ describe('tag report: month visitor sets', () => {
   const uniques = async (tag: CreatedTag, start: string, end: string, granularity = 'day'): Promise<number> =>
     (await report(tag, { start_date: start, end_date: end, granularity })).summary.unique_views;
 
-  const seal = (at: string) => {
-    t.clock.freeze(new Date(at));
-    return closeVisitorDays(t.database.db, t.clock.now().getTime());
-  };
+  const seal = (at: string) => sealAt(t, at);
 
   /** As migration 0033 leaves the months closed before it: a stale, empty set for each. */
   async function asMigrated(): Promise<void> {
