@@ -18,7 +18,7 @@ export const HOUR_ROWS_KEPT_MS = 2 * 3_600_000;
 const TAG_DAYS_PER_PASS = 200;
 /** Month sets built per pass: each reads up to 31 day sets (a few milliseconds of the thread for a scope's). */
 const SCOPE_MONTHS_PER_PASS = 24;
-/** A tag's month holds a fraction of its scope's visitors: every tag's month is built within minutes of the month's end. */
+/** A tag's month holds a fraction of its scope's visitors: 500 a run (a run a minute) build a few thousand tags' months within minutes of the month's end. */
 const TAG_MONTHS_PER_PASS = 500;
 
 /**

@@ -36,7 +36,10 @@ export async function closedTagSets(
     if (kept) sets.push({ day: month, set: kept });
     else missing.push(month);
   }
-  const outside = daysOutsideMonths(period, built.map((row) => row.month).sort());
+  const outside = daysOutsideMonths(
+    period,
+    built.map((row) => row.month),
+  );
   const monthRows = missing.length > 0 ? visitorStore.tagMonthSets(db, tagId, missing) : Promise.resolve([]);
   const dayRows = Promise.all(outside.map((range) => visitorStore.visitorSets(db, tagId, range)));
   dayRows.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile

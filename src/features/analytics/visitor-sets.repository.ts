@@ -29,7 +29,7 @@ export interface TagMonth {
   month: string;
 }
 
-/** The tag's months among the given ones (first days) whose sets are built and not stale, with their revisions. */
+/** The tag's months among the given ones (first days) whose sets are built and not stale, in order, with their revisions. */
 export function builtTagMonths(db: Db, tagId: string, months: readonly string[]) {
   return db
     .selectFrom('tag_month_visitors')
@@ -37,6 +37,7 @@ export function builtTagMonths(db: Db, tagId: string, months: readonly string[])
     .where('tag_id', '=', tagId)
     .where('month', 'in', months)
     .where('stale', '=', 0)
+    .orderBy('month')
     .execute();
 }
 
@@ -117,8 +118,8 @@ export function openVisitorDays(db: Db, tagId: string, days: { from: string; to:
 
 /**
  * A new revision for a set being written (scope_day_visitors and scope_month_visitors, migration
- * 0031; tag_month_visitors, 0033): random, so a set deleted and written again never repeats a revision a
- * process may have kept (perf/revision-cache.ts).
+ * 0031; tag_month_visitors, 0033): random, so a set deleted and written again never repeats a
+ * revision a process may have kept (perf/revision-cache.ts).
  */
 export const newSetRevision = (): string => randomBytes(6).toString('hex');
 
