@@ -16,7 +16,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('exact caches on PostgreSQL', ()
   const feedName = () => `tagsvc cache feed ${t.config.databaseSchema}`;
 
   beforeAll(async () => {
-    sql = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path="${t.config.databaseSchema}"` });
+    sql = new pg.Client({ connectionString: t.config.databaseUrl, options: `-c search_path="${t.config.databaseSchema}"` });
     await sql.connect();
   });
   afterAll(() => sql.end());
@@ -93,7 +93,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('exact caches on PostgreSQL', ()
   });
 
   it('creating a webhook announces no key change (its plan-count lock writes nothing)', async () => {
-    const listener = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    const listener = new pg.Client({ connectionString: t.config.databaseUrl });
     await listener.connect();
     const topics: string[] = [];
     listener.on('notification', (message) => topics.push(message.payload ?? ''));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import type pino from 'pino';
+import { inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
@@ -15,6 +16,7 @@ import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startWorker } from '../../src/worker.js';
 import { TestClock } from './clock.js';
+import { cloneTemplate, dropClone } from './pg-template.js';
 import { freshBucket, s3Env } from './s3.js';
 
 /**
@@ -60,6 +62,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const dataDir = mkdtempSync(join(tmpdir(), 'tagsvc-test-'));
   const databaseUrl = process.env.TEST_DATABASE_URL;
   const schema = databaseUrl ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  // A copy of the run's migrated database, unless the test points the app elsewhere itself.
+  const cloned =
+    databaseUrl && options.env?.DATABASE_URL === undefined ? await cloneTemplate(databaseUrl, inject('pgTemplate'), schema!) : undefined;
   const objectStore = (options.blobStore ?? TEST_BLOB_STORE) === 's3' ? { BLOB_STORE: 's3', ...s3Env(await freshBucket()) } : {};
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
@@ -68,7 +73,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     SECRET_KEY: randomBytes(32).toString('hex'),
     // Feature tests make many requests with one key; the limiter has its own tests that turn it on.
     RATE_LIMITS: 'false',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema!, DATABASE_POOL_SIZE: '4' } : {}),
+    ...(databaseUrl ? { DATABASE_URL: cloned ?? databaseUrl, DATABASE_SCHEMA: schema!, DATABASE_POOL_SIZE: '4' } : {}),
     ...objectStore,
     ...options.env,
   };
@@ -93,7 +98,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await stopWorker?.();
       await app.close();
       await services.close();
-      if (databaseUrl && schema) {
+      if (cloned) await dropClone(databaseUrl!, schema!);
+      else if (databaseUrl && schema) {
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
