@@ -32,6 +32,7 @@ import * as auditLogClustered from './0030_audit_log_clustered.js';
 import * as visitorSetRevisions from './0031_visitor_set_revisions.js';
 import * as coveringRollupKeys from './0032_covering_rollup_keys.js';
 import * as tagMonthVisitors from './0033_tag_month_visitors.js';
+import * as setRevisionKeys from './0034_set_revision_keys.js';
 
 /** Every migration, in order. Names sort in the order they must run; never rename one. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0031_visitor_set_revisions': visitorSetRevisions,
   '0032_covering_rollup_keys': coveringRollupKeys,
   '0033_tag_month_visitors': tagMonthVisitors,
+  '0034_set_revision_keys': setRevisionKeys,
 };
