@@ -96,4 +96,23 @@ describe('visitor sets', () => {
     withKeys.addKey('cookie-a');
     expect(() => withKeys.toDecoded()).toThrow(/numbered visitors only/);
   });
+
+  it('a released count hands on an empty bitmap: the next counts see none of its numbers', () => {
+    const dense = Array.from({ length: 5000 }, (_, i) => 3_000_000 + i * 7);
+    const first = new DistinctVisitors();
+    first.addSet(encodeVisitorSet(dense));
+    first.addNumber(12);
+    expect(first.size).toBe(dense.length + 1);
+    first.release();
+    expect(first.size).toBe(0);
+    // The next counts take the released bitmaps: only what each adds is counted, at any number.
+    const counts = Array.from({ length: 5 }, () => new DistinctVisitors());
+    counts.forEach((count, i) => count.addNumber(3_000_000 + i * 7));
+    expect(counts.map((count) => count.size)).toEqual([1, 1, 1, 1, 1]);
+    expect(counts[0]!.toDecoded()).toEqual({ first: (3_000_000 / 32) | 0, words: new Uint32Array([1 << (3_000_000 % 32)]) });
+    for (const count of counts) count.release();
+    const again = new DistinctVisitors();
+    again.addDecoded(decodeStoredSet(encodeVisitorSet([5, 2 ** 32 - 1])));
+    expect(again.size).toBe(2);
+  });
 });

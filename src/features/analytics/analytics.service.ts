@@ -135,7 +135,10 @@ async function distinctVisitors(
       bucket.clear();
     }
   }
-  return { total: total.size, perBucket };
+  const size = total.size;
+  total.release();
+  bucket.release();
+  return { total: size, perBucket };
 }
 
 type DimensionRows = Promise<Array<{ dimension: Dimension; value: string; views: number | string }>>;

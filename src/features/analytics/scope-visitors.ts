@@ -91,7 +91,10 @@ async function addClosedSets(db: Db, scope: Scope, visitors: DistinctVisitors, p
     next?.catch(() => undefined); // awaited in the next turn; not an unhandled rejection meanwhile
     for (const row of rows) closed.addDecoded(keptSets.keep(row.key, row.revision, decodeStoredSet(row.visitors)));
   }
-  if (closed !== visitors) visitors.addDecoded(keptSets.keep(unionKey, unionRevision, closed.toDecoded()));
+  if (closed !== visitors) {
+    visitors.addDecoded(keptSets.keep(unionKey, unionRevision, closed.toDecoded()));
+    closed.release();
+  }
   return { staleDays, found };
 }
 
@@ -124,7 +127,9 @@ export function scopeVisitors(db: Db, scope: Scope, period: Period): Promise<num
       if (entry.startsWith('~')) visitors.addKey(entry.slice(1));
       else visitors.addNumber(Number(entry));
     }
-    return visitors.size;
+    const size = visitors.size;
+    visitors.release();
+    return size;
   });
 }
 
@@ -138,5 +143,7 @@ export async function buildScopeMonthSet(db: Db, scope: Scope, month: string): P
   const { staleDays, found } = await addClosedSets(db, scope, visitors, { start: month, end: monthAfter(month) }, false);
   if (found === 0) return undefined;
   await addTagSets(db, scope, visitors, staleDays);
-  return visitors.toMonthSet();
+  const monthSet = visitors.toMonthSet();
+  visitors.release();
+  return monthSet;
 }

@@ -55,5 +55,7 @@ export async function buildTagMonthSet(db: Db, key: visitorStore.TagMonth): Prom
   if (sets.length === 0) return undefined;
   const visitors = new DistinctVisitors();
   for (const row of sets) visitors.addSet(row.visitors);
-  return visitors.toMonthSet();
+  const monthSet = visitors.toMonthSet();
+  visitors.release();
+  return monthSet;
 }
