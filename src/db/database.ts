@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, sql, type MigrationProvider } from 'kysely';
+import { isPostgres } from './dialect.js';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Config } from '../config.js';
@@ -17,8 +18,7 @@ import type { Database } from './schema.js';
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
 
-/** For code that holds only a `db` (or a transaction of it) and must word a query per dialect. */
-export const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+export { isPostgres };
 
 export interface DatabaseHandle {
   db: Db;

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * Reports at millions of views read rollups only:
@@ -11,7 +12,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * - tag_monthly_dimensions: a year's breakdowns from about 13 rows a value instead of 365.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
 
   await db.schema
     .createTable('visitors')

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * pending_views: the views committed but not yet rolled up. A page waits only for its view
@@ -8,7 +9,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * its events, however late.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   let table = db.schema.createTable('pending_views').addColumn('view_id', 'text', (c) => c.primaryKey());
   // One B-tree instead of a rowid table plus its key's index: the row is written with every view.
   if (!postgres) table = table.modifyEnd(sql`WITHOUT ROWID`);

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * PostgreSQL: triggers that notify the processes' exact caches (perf/pg-change-feed.ts) when the
@@ -8,7 +9,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * SQLite, the database's own change counter does this job.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!isPostgres(db)) return;
   await sql`
     CREATE OR REPLACE FUNCTION tagsvc_cache_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -32,6 +33,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!isPostgres(db)) return;
   await sql`DROP FUNCTION tagsvc_cache_changed() CASCADE`.execute(db);
 }

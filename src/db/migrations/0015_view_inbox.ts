@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * view_inbox: the views answered but not yet ingested. A page waits only for its view's record
@@ -31,8 +32,6 @@ const FIELDS = [
   'logged',
   'duration_seconds',
 ] as const;
-
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = isPostgres(db);

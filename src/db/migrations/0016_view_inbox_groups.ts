@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * view_inbox keeps one row per group of views committed together (features/analytics/
@@ -9,8 +10,6 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * A record left from before (one view) becomes a group of one, so none is lost across the
  * change, in either direction. On PostgreSQL, vacuums leave the inbox's empty pages in place.
  */
-
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('view_inbox').renameColumn('record', 'records').execute();

@@ -1,4 +1,5 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * link_clicks: one row per counted click of a web link block of a public page (the redirect
@@ -12,8 +13,6 @@ import { PostgresAdapter, type Kysely } from 'kysely';
  * analytics (its TagDependent), like its views: no foreign key, whose check would cost every
  * stored click a look-up of its tag, which the insert makes once a group already.
  */
-
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = isPostgres(db);

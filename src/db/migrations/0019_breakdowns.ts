@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 import { dimensionValues, SCOPE_DIMENSIONS } from '../dimensions.js';
 
 /**
@@ -15,7 +16,7 @@ const UTM = ['utm_source', 'utm_medium', 'utm_campaign'] as const;
 const NEW_TAG_DIMENSIONS = ['os', 'referrer', 'city', ...UTM] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   for (const column of UTM) await db.schema.alterTable('views').addColumn(column, 'text').execute();
 
   for (const [table, bucket] of [

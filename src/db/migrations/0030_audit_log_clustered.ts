@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type CreateTableBuilder, type Kysely } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * The audit log keyed by time: every change of the service writes one entry in its own
@@ -8,8 +9,6 @@ import { PostgresAdapter, sql, type CreateTableBuilder, type Kysely } from 'kyse
  * organization's (organization_id set) or a user's own space's (organization_id null). Five
  * B-trees an entry before, two now on SQLite (three on PostgreSQL: its heap besides).
  */
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
-
 const COLUMNS = sql.raw(
   'id, created_at, organization_id, owner_id, environment, actor_type, actor_id, actor_name, action, target_id, ip, request_id, details',
 );

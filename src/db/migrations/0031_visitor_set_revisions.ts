@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * A revision on each scope visitor set (scope_day_visitors, scope_month_visitors): a random
@@ -6,8 +7,6 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * keyed by their revision (perf/revision-cache.ts), so a report reads the revisions and
  * fetches only the sets it has not kept. Each set existing now gets a revision of its own.
  */
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
-
 const TABLES = ['scope_day_visitors', 'scope_month_visitors'] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {

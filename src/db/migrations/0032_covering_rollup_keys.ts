@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * A tag report's days and breakdowns read from adjacent pages. The rollup appends a tag's rows
@@ -25,8 +26,6 @@ const KEYS: Array<{ table: string; constraint: string; columns: string[]; includ
     include: ['views'],
   },
 ];
-
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 async function arrangeForReports(db: Kysely<unknown>, arranged: boolean): Promise<void> {
   if (!isPostgres(db)) return clusterDailyRows(db, arranged);

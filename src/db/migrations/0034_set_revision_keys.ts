@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.js';
 
 /**
  * SQLite: the revisions and stale marks of the visitor sets are read from indexes. A report reads
@@ -23,8 +24,6 @@ const KEYS = [
     columns: ['environment', 'scope_id', 'day', 'stale', 'revision'],
   },
 ];
-
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (isPostgres(db)) return;
