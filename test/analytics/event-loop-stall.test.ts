@@ -32,7 +32,7 @@ async function lagSincePrevious(server: TestApp): Promise<number> {
   return Number(max[1]) * 1000;
 }
 
-/** A GET whose body is kept as received (parsed after the probe stops: parsing blocks too). */
+/** A GET whose body is kept as received, to be parsed once the steps are measured. */
 function download(t: TestApp, key: string, path: string): Promise<{ status: number; body: Buffer[] }> {
   return new Promise((resolve, reject) => {
     const req = http.request(new URL(path, t.baseUrl), { headers: { authorization: `Bearer ${key}` } }, (res) => {
@@ -124,7 +124,7 @@ describe(`event-loop stalls at ${VIEWS.toLocaleString('en-US')} views`, () => {
     const steps = laps.map((step) => `${step.name} ${step.ms.toFixed(0)} ms`).join(', ');
     console.log(`event-loop stall at ${VIEWS} views: worst ${worst.toFixed(1)} ms (${steps})`);
 
-    // What each request answered, checked once the probe is off.
+    // What each request answered, checked once every step is measured.
     const body = Buffer.concat(exported.body).toString('utf8');
     expect(exported.status, body.slice(0, 300)).toBe(200);
     const data = JSON.parse(body).data as {

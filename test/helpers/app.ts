@@ -5,7 +5,6 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import type pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -16,7 +15,7 @@ import { OPERATOR } from '../../src/features/accounts/index.js';
 import { createServices, type Services } from '../../src/services.js';
 import { startWorker } from '../../src/worker.js';
 import { TestClock } from './clock.js';
-import { cloneTemplate, dropClone } from './pg-template.js';
+import { cloneTemplate, dropClone, dropSchema } from './pg-template.js';
 import { freshBucket, s3Env } from './s3.js';
 
 /**
@@ -99,12 +98,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await app.close();
       await services.close();
       if (cloned) await dropClone(databaseUrl!, schema!);
-      else if (databaseUrl && schema) {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      }
+      else if (databaseUrl && schema) await dropSchema(databaseUrl, schema);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

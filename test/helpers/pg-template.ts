@@ -58,6 +58,11 @@ export async function cloneTemplate(url: string, template: string, name: string)
   return cloneUrl;
 }
 
+/** Drops a schema a test app migrated in a database of the test's own choosing. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  await withClient(url, (client) => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
+}
+
 /** Drops a copy, ending whatever sessions a test left open on it. */
 export async function dropClone(url: string, name: string): Promise<void> {
   await withClient(url, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
